@@ -1,0 +1,57 @@
+import type { z } from 'zod';
+import type { ResolvedPolicy } from '../shared/policy.js';
+import type { OutputLine, ToolDisplay, ToolEffect, ToolErrorCode } from '../shared/tool.js';
+import type { PathGuard } from './path-guard.js';
+
+/** Everything a tool may use. Tools get their world only through this, never through globals. */
+export interface ToolContext {
+  readonly callId: string;
+  readonly workspace: string;
+  readonly policy: ResolvedPolicy;
+  /** Aborted when the call is cancelled or its executor shuts down. */
+  readonly signal: AbortSignal;
+  /** Policy-checked path resolution; a denial throws a `ToolFailure` the runner turns into a result. */
+  readonly paths: PathGuard;
+  /** Streams one line of output to whoever watches this call. */
+  emit(stream: OutputLine['stream'], text: string): void;
+}
+
+/** What `run` returns; the runner fills in `isError: false` when it is absent. */
+export interface ToolOutcome {
+  output: string;
+  isError?: boolean;
+  code?: ToolErrorCode;
+  display?: ToolDisplay;
+}
+
+/** A tool: one per file, built with `defineTool`. */
+export interface Tool<Input extends z.ZodObject = z.ZodObject> {
+  readonly name: string;
+  /** Model-facing: what the tool does, when to use it, what it returns. */
+  readonly description: string;
+  readonly effect: ToolEffect;
+  readonly input: Input;
+  run(input: z.infer<Input>, ctx: ToolContext): Promise<ToolOutcome>;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a registry holds tools of every input type.
+export type AnyTool = Tool<any>;
+
+/** Declares a tool; the only way tools are made, so every tool has the same shape. */
+export function defineTool<Input extends z.ZodObject>(tool: Tool<Input>): Tool<Input> {
+  return tool;
+}
+
+/**
+ * Thrown inside `run` to end the call with an error result the model can act on.
+ * The runner catches it; it never crosses the wire as an exception.
+ */
+export class ToolFailure extends Error {
+  constructor(
+    readonly code: ToolErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ToolFailure';
+  }
+}

@@ -1,0 +1,55 @@
+import type { ExecutorBoot, ExecutorHealth } from '../shared/executor-boot.js';
+import { createExecutorRouter, type ExecutorRouter } from '../shared/executor-router.js';
+import { OutputHub } from './output-hub.js';
+import { PathGuard } from './path-guard.js';
+import { ToolRegistry } from './tool-registry.js';
+import { ToolRunner } from './tool-runner.js';
+import { toolsFor } from './tools/index.js';
+
+export interface Executor {
+  readonly router: ExecutorRouter;
+  readonly runner: ToolRunner;
+  readonly registry: ToolRegistry;
+}
+
+/** Largest tool input accepted, as JSON; a whole-file write of a large source file fits. */
+const MAX_INPUT_BYTES = 8 * 1024 * 1024;
+
+/**
+ * One executor's world: its registry, runner and router, built from its boot
+ * configuration. Nothing here is module-level, so several executors with
+ * different policies can live in one process (tests do this).
+ */
+export function createExecutor(boot: ExecutorBoot, onShutdown: () => void): Executor {
+  const startedAt = performance.now();
+  const registry = new ToolRegistry(toolsFor(boot.policy, boot.diagnosticTools));
+  const outputs = new OutputHub();
+  const runner = new ToolRunner({
+    registry,
+    policy: boot.policy,
+    paths: new PathGuard(boot.policy),
+    outputs,
+    maxInputBytes: Math.min(MAX_INPUT_BYTES, boot.maxFrameBytes),
+  });
+  const router = createExecutorRouter({
+    listTools: () => registry.definitions(),
+    callTool: (request, signal) => runner.call(request, signal),
+    toolOutput: (callId, signal) => outputs.subscribe(callId, signal),
+    health: (): ExecutorHealth => ({
+      pid: process.pid,
+      policy: boot.policy.name,
+      enforcement: boot.enforcement,
+      workspace: boot.policy.workspace,
+      uptimeMs: Math.round(performance.now() - startedAt),
+      toolCount: registry.size,
+      runningCalls: runner.runningCount,
+      nodeVersion: process.version,
+    }),
+    shutdown: () => {
+      runner.cancelAll('executor shutting down');
+      setImmediate(onShutdown);
+      return { ok: true };
+    },
+  });
+  return { router, runner, registry };
+}

@@ -1,0 +1,103 @@
+#!/usr/bin/env node
+/**
+ * The executor process. The harness that spawned it is its only peer: frames
+ * arrive on fd 0 and leave on fd 1, both ends of socketpairs that only the two
+ * processes hold. Processes the executor starts get their own stdio, so they
+ * cannot reach this channel. Logs go to fd 2.
+ */
+import { Console } from 'node:console';
+import net from 'node:net';
+import { ExecutorBoot } from '../shared/executor-boot.js';
+import { LineSplitter } from '../shared/line-splitter.js';
+import { createExecutor } from './executor.js';
+import { RpcServer } from './server/rpc-server.js';
+
+// Anything printed to stdout would corrupt the channel, so console goes to stderr.
+globalThis.console = new Console({ stdout: process.stderr, stderr: process.stderr });
+
+/** Grace for tools to kill what they started before the process exits. */
+const EXIT_GRACE_MS = 300;
+/** The boot frame carries a policy; nothing legitimate comes near this. */
+const MAX_BOOT_BYTES = 1024 * 1024;
+
+function fatal(message: string, code: number): never {
+  process.stderr.write(`skate executor: ${message}\n`);
+  process.exit(code);
+}
+
+function openChannel(): { input: net.Socket; output: net.Socket } {
+  try {
+    return {
+      input: new net.Socket({ fd: 0, readable: true, writable: false }),
+      output: new net.Socket({ fd: 1, readable: false, writable: true }),
+    };
+  } catch {
+    return fatal(
+      'stdin and stdout must be the channel from a harness; to serve remote harnesses run `skate executor serve --listen HOST:PORT`',
+      2,
+    );
+  }
+}
+
+const { input, output } = openChannel();
+const send = (frame: string) => {
+  output.write(`${frame}\n`);
+};
+
+let server: RpcServer | undefined;
+let stopping = false;
+let maxFrameBytes = MAX_BOOT_BYTES;
+
+function stop(reason: string, runner?: { cancelAll(reason: string): void }): void {
+  if (stopping) return;
+  stopping = true;
+  server?.close();
+  runner?.cancelAll(reason);
+  setTimeout(() => process.exit(0), EXIT_GRACE_MS).unref();
+  // Exit as soon as the event loop is otherwise idle.
+  input.destroy();
+  output.end();
+}
+
+let runnerRef: { cancelAll(reason: string): void } | undefined;
+
+const splitter = new LineSplitter(
+  Number.MAX_SAFE_INTEGER,
+  (line) => {
+    if (server) {
+      server.receive(line);
+      return;
+    }
+    let boot: ExecutorBoot;
+    try {
+      boot = ExecutorBoot.parse(JSON.parse(line));
+    } catch (error) {
+      fatal(`invalid boot frame: ${(error as Error).message}`, 2);
+    }
+    maxFrameBytes = boot.maxFrameBytes;
+    const executor = createExecutor(boot, () => stop('shutdown requested', executor.runner));
+    runnerRef = executor.runner;
+    server = new RpcServer({
+      router: executor.router,
+      send,
+      onInternalError: (error) => console.error('internal error:', error.cause ?? error),
+    });
+  },
+  (bytes, head) => {
+    if (!server) fatal(`boot frame of ${bytes} bytes is too large`, 2);
+    server.oversized(bytes, maxFrameBytes, head);
+  },
+);
+
+// The frame limit applies once booted; the splitter checks against the live value.
+const push = (chunk: Buffer) => {
+  splitter.setLimit(server ? maxFrameBytes : MAX_BOOT_BYTES);
+  splitter.push(chunk);
+};
+input.on('data', push);
+// The harness closing its end, or dying, is the signal to go: no executor outlives its harness.
+input.on('end', () => stop('harness closed the channel', runnerRef));
+input.on('error', () => stop('channel error', runnerRef));
+output.on('error', () => stop('channel error', runnerRef));
+process.on('SIGTERM', () => stop('SIGTERM', runnerRef));
+process.on('unhandledRejection', (reason) => console.error('unhandled rejection:', reason));

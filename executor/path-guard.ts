@@ -1,0 +1,142 @@
+import { realpath } from 'node:fs/promises';
+import path from 'node:path';
+import picomatch from 'picomatch';
+import type { ResolvedPolicy } from '../shared/policy.js';
+import { ToolFailure } from './define-tool.js';
+
+/** Kernel interfaces: they look like files but reading or writing them acts on processes and devices. */
+const MAGIC_ROOTS = ['/proc', '/sys', '/dev'];
+
+type Matcher = (candidate: string) => boolean;
+
+function isGlob(pattern: string): boolean {
+  return /[*?[\]{}]/.test(pattern);
+}
+
+/** True when `child` is `root` or lies beneath it. */
+export function isWithin(root: string, child: string): boolean {
+  if (root === '/') return true;
+  return child === root || child.startsWith(root.endsWith('/') ? root : `${root}/`);
+}
+
+function matcherFor(pattern: string): Matcher {
+  if (!isGlob(pattern)) return (candidate) => isWithin(pattern, candidate);
+  const match = picomatch(pattern, { dot: true });
+  // A glob denies what it matches and everything beneath a matching directory.
+  return (candidate) => {
+    for (let p = candidate; ; p = path.dirname(p)) {
+      if (match(p)) return true;
+      if (p === '/') return false;
+    }
+  };
+}
+
+/** Resolves a path to its real location even when its last components do not exist yet. */
+export async function realpathDeep(absolute: string): Promise<string> {
+  const missing: string[] = [];
+  let current = absolute;
+  for (;;) {
+    try {
+      const real = await realpath(current);
+      return missing.length === 0 ? real : path.join(real, ...missing.reverse());
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
+      const parent = path.dirname(current);
+      if (parent === current) return absolute;
+      missing.push(path.basename(current));
+      current = parent;
+    }
+  }
+}
+
+/**
+ * The policy as file tools see it: resolves real paths and explains denials in
+ * words a model can act on. The kernel sandbox is the guarantee; this layer
+ * exists for clear messages and for executors running without one.
+ */
+export class PathGuard {
+  private readonly readDeny: Matcher[];
+  private readonly protectedPaths: Matcher[];
+
+  constructor(private readonly policy: ResolvedPolicy) {
+    this.readDeny = policy.read.deny.map(matcherFor);
+    this.protectedPaths = policy.protected.map(matcherFor);
+  }
+
+  /** Absolute form of a model-supplied path, relative to the workspace. */
+  absolute(input: string): string {
+    return path.resolve(this.policy.workspace, input);
+  }
+
+  async forRead(input: string): Promise<string> {
+    const real = await this.resolve(input, 'read');
+    this.checkReadable(input, real);
+    return real;
+  }
+
+  async forWrite(input: string): Promise<string> {
+    const real = await this.resolve(input, 'write');
+    this.checkReadable(input, real);
+    const name = this.policy.name;
+    if (!this.policy.write.allow.some((root) => isWithin(root, real))) {
+      const roots = this.policy.write.allow.length > 0 ? this.policy.write.allow.join(', ') : 'none';
+      throw new ToolFailure(
+        'denied',
+        `write denied by policy "${name}": ${shown(input, real)} is outside the writable paths [${roots}]`,
+      );
+    }
+    const hit = this.policy.protected.find((_, i) => this.protectedPaths[i]!(real));
+    if (hit !== undefined) {
+      throw new ToolFailure(
+        'denied',
+        `write denied by policy "${name}": ${shown(input, real)} is protected (${hit}); it stays read-only`,
+      );
+    }
+    return real;
+  }
+
+  /** Whether a real path may be read, for tools that walk trees and skip what they may not show. */
+  readable(real: string): boolean {
+    return (
+      this.policy.read.allow.some((root) => isWithin(root, real)) && !this.readDeny.some((deny) => deny(real))
+    );
+  }
+
+  private checkReadable(input: string, real: string): void {
+    const name = this.policy.name;
+    if (!this.policy.read.allow.some((root) => isWithin(root, real))) {
+      throw new ToolFailure(
+        'denied',
+        `read denied by policy "${name}": ${shown(input, real)} is outside the readable paths [${this.policy.read.allow.join(', ')}]`,
+      );
+    }
+    const hit = this.policy.read.deny.find((_, i) => this.readDeny[i]!(real));
+    if (hit !== undefined) {
+      throw new ToolFailure(
+        'denied',
+        `read denied by policy "${name}": ${shown(input, real)} matches the denied path ${hit}`,
+      );
+    }
+  }
+
+  private async resolve(input: string, access: 'read' | 'write'): Promise<string> {
+    if (input.includes('\0')) throw new ToolFailure('invalid_input', 'path contains a NUL byte');
+    const absolute = this.absolute(input);
+    const real = await realpathDeep(absolute);
+    for (const candidate of [absolute, real]) {
+      const root = MAGIC_ROOTS.find((magic) => isWithin(magic, candidate));
+      if (root) {
+        throw new ToolFailure(
+          'denied',
+          `${access} denied: ${shown(input, real)} is under ${root}, a kernel interface, not a file; file tools do not touch it`,
+        );
+      }
+    }
+    return real;
+  }
+}
+
+function shown(input: string, real: string): string {
+  return input === real ? real : `${input} (${real})`;
+}

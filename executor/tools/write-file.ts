@@ -1,0 +1,42 @@
+import { mkdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { defineTool } from '../define-tool.js';
+import { existingMode, looksBinary, writeFileSafely } from '../fs/file-text.js';
+import { unifiedDiff } from '../fs/text-diff.js';
+
+export const writeFileTool = defineTool({
+  name: 'write_file',
+  effect: 'write',
+  description:
+    'Create a file or replace its whole content. Creates missing parent directories. Prefer edit_file ' +
+    'for changes to part of an existing file. Returns what changed as a summary.',
+  input: z.object({
+    path: z.string().min(1).describe('File to write, relative to the workspace or absolute.'),
+    content: z.string().describe('The complete new content of the file.'),
+  }),
+  async run(input, ctx) {
+    const file = await ctx.paths.forWrite(input.path);
+    let before: string | undefined;
+    try {
+      const data = await readFile(file);
+      before = looksBinary(data) ? undefined : data.toString('utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    const mode = await existingMode(file);
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFileSafely(file, input.content, mode);
+    const lines = input.content.length === 0 ? 0 : input.content.split('\n').length;
+    const bytes = Buffer.byteLength(input.content);
+    const created = mode === undefined;
+    const { diff, additions, deletions } = unifiedDiff(input.path, before ?? '', input.content);
+    const summary = created
+      ? `created ${input.path} (${bytes} bytes, ${lines} lines)`
+      : `wrote ${input.path} (${bytes} bytes, ${lines} lines; +${additions} -${deletions})`;
+    return {
+      output: summary,
+      display: { type: 'diff', path: input.path, diff, additions, deletions, created },
+    };
+  },
+});

@@ -1,0 +1,378 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createTRPCClient, type TRPCClient } from '@trpc/client';
+import WebSocket from 'ws';
+import type { ExecutorBoot, ExecutorHealth } from '../../shared/executor-boot.js';
+import type { ExecutorRouter } from '../../shared/executor-router.js';
+import type { EnforcementLevel, ResolvedPolicy } from '../../shared/policy.js';
+import { type OutputLine, type ToolDefinition, ToolResult } from '../../shared/tool.js';
+import { ExecutorChannelError, executorErrorFromUnknown } from './executor-errors.js';
+import { type ExecutorLauncher, unconfinedLauncher } from './executor-launch.js';
+import { executorLink } from './executor-link.js';
+import { type FrameChannel, stdioChannel, webSocketChannel } from './frame-channel.js';
+import { RpcClient } from './rpc-client.js';
+
+export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
+const DEFAULT_STARTUP_TIMEOUT_MS = 15_000;
+/** After a cancel, how long the executor has to report what it stopped before the call is given up. */
+const CANCEL_GRACE_MS = 5_000;
+/** After a result, how long trailing output lines may take to arrive. */
+const OUTPUT_DRAIN_MS = 1_000;
+/** Lines of executor stderr kept to explain an unexpected exit. */
+const STDERR_TAIL_LINES = 20;
+
+export interface SpawnExecutorOptions {
+  policy: ResolvedPolicy;
+  launcher?: ExecutorLauncher;
+  /** Offer the `noop` and `emit_lines` diagnostic tools (tests and benchmarks). */
+  diagnosticTools?: boolean;
+  maxFrameBytes?: number;
+  startupTimeoutMs?: number;
+  /** Each line the executor writes to stderr. */
+  onLog?(line: string): void;
+}
+
+export interface ConnectExecutorOptions {
+  token: string;
+  maxFrameBytes?: number;
+  startupTimeoutMs?: number;
+}
+
+export interface CallToolOptions {
+  /** Cancels the call; the executor's own account of the cancellation is returned when it comes in time. */
+  signal?: AbortSignal;
+  /** Receives the call's output lines as they are produced. */
+  onOutput?(line: OutputLine): void;
+}
+
+export interface ExecutorExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  reason: string;
+}
+
+/** One live connection: a process (or remote socket), its channel and the tRPC client over it. */
+interface Connection {
+  readonly rpc: RpcClient;
+  readonly trpc: TRPCClient<ExecutorRouter>;
+  readonly channel: FrameChannel;
+  readonly child: ChildProcess | undefined;
+  readonly exited: Promise<ExecutorExit>;
+  readonly enforcement: EnforcementLevel;
+}
+
+/** Executors still running; killed when the harness process exits, so none outlives it. */
+const liveChildren = new Set<ChildProcess>();
+let exitHookInstalled = false;
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on('exit', () => {
+    for (const child of liveChildren) child.kill('SIGKILL');
+  });
+}
+
+/**
+ * The harness's only way to tools: a tRPC client connected to an executor
+ * process. It spawns (or connects to) the executor, caches its tool list,
+ * calls tools with cancellation and output streaming, notices the executor's
+ * death and can start a replacement.
+ */
+export class ExecutorClient {
+  private connection: Connection;
+  private toolsCache: Promise<ToolDefinition[]> | undefined;
+  private callSeq = 0;
+  private readonly exitListeners = new Set<(exit: ExecutorExit) => void>();
+
+  private constructor(
+    connection: Connection,
+    private readonly respawn: (() => Promise<Connection>) | undefined,
+  ) {
+    this.connection = connection;
+    this.watch(connection);
+  }
+
+  /** Starts an executor process under `policy` and waits until it answers. */
+  static async spawn(options: SpawnExecutorOptions): Promise<ExecutorClient> {
+    const start = () => startProcess(options);
+    const client = new ExecutorClient(await start(), start);
+    await client.ready(options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS);
+    return client;
+  }
+
+  /** Connects to an executor served by `skate executor serve` on another host or in a container. */
+  static async connect(url: string, options: ConnectExecutorOptions): Promise<ExecutorClient> {
+    const start = () => openRemote(url, options);
+    const client = new ExecutorClient(await start(), start);
+    await client.ready(options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS);
+    return client;
+  }
+
+  get pid(): number | undefined {
+    return this.connection.child?.pid;
+  }
+
+  get enforcement(): EnforcementLevel {
+    return this.connection.enforcement;
+  }
+
+  /** Calls `listener` whenever the current executor ends, expectedly or not. */
+  onExit(listener: (exit: ExecutorExit) => void): () => void {
+    this.exitListeners.add(listener);
+    return () => this.exitListeners.delete(listener);
+  }
+
+  /** The executor's tools, fetched once per executor. */
+  listTools(): Promise<ToolDefinition[]> {
+    this.toolsCache ??= this.connection.trpc.listTools.query().catch((error: unknown) => {
+      this.toolsCache = undefined;
+      throw executorErrorFromUnknown(error);
+    });
+    return this.toolsCache;
+  }
+
+  /**
+   * Runs one tool. A tool's failure (denied, bad input, unknown tool, cancelled)
+   * is a result with `isError`; only a broken channel or a dead executor throws,
+   * as an `ExecutorChannelError` or `ExecutorRpcError`.
+   */
+  async callTool(name: string, input: unknown, options: CallToolOptions = {}): Promise<ToolResult> {
+    const { trpc } = this.connection;
+    const callId = `call-${++this.callSeq}`;
+    let outputDone: Promise<void> | undefined;
+    let stopOutput: (() => void) | undefined;
+    if (options.onOutput) {
+      const onOutput = options.onOutput;
+      outputDone = new Promise<void>((resolve) => {
+        const subscription = trpc.toolOutput.subscribe(
+          { callId },
+          { onData: onOutput, onStopped: resolve, onError: () => resolve(), onComplete: resolve },
+        );
+        stopOutput = () => {
+          subscription.unsubscribe();
+          resolve();
+        };
+      });
+    }
+    const call = trpc.callTool.mutate({ callId, name, input }, { context: { cancel: options.signal } });
+    try {
+      const result = ToolResult.parse(await withCancelGrace(call, options.signal, name));
+      if (outputDone) await withTimeout(outputDone, OUTPUT_DRAIN_MS);
+      return result;
+    } catch (error) {
+      if (error instanceof CancelGraceElapsed) {
+        return {
+          output: `${name} was cancelled; the executor did not confirm in time`,
+          isError: true,
+          code: 'cancelled',
+        };
+      }
+      throw executorErrorFromUnknown(error);
+    } finally {
+      stopOutput?.();
+    }
+  }
+
+  async health(): Promise<ExecutorHealth> {
+    try {
+      return await this.connection.trpc.health.query();
+    } catch (error) {
+      throw executorErrorFromUnknown(error);
+    }
+  }
+
+  /** Asks the executor to stop, waits for it, and kills it if it does not go in time. */
+  async shutdown(timeoutMs = 3_000): Promise<ExecutorExit> {
+    const { trpc, channel, child, exited } = this.connection;
+    if (child && child.exitCode === null && child.signalCode === null) {
+      await withTimeout(
+        trpc.shutdown.mutate().catch(() => undefined),
+        timeoutMs,
+      );
+    }
+    channel.close();
+    const timer = setTimeout(() => child?.kill('SIGKILL'), timeoutMs);
+    try {
+      return await exited;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Kills the executor at once. */
+  kill(): void {
+    this.connection.child?.kill('SIGKILL');
+    this.connection.channel.close();
+  }
+
+  /** Replaces a dead (or live) executor with a fresh one under the same options. */
+  async restart(): Promise<void> {
+    if (!this.respawn) throw new ExecutorChannelError('closed', 'this executor cannot be restarted');
+    const old = this.connection;
+    old.child?.kill('SIGKILL');
+    old.channel.close();
+    this.connection = await this.respawn();
+    this.toolsCache = undefined;
+    this.watch(this.connection);
+    await this.ready(DEFAULT_STARTUP_TIMEOUT_MS);
+  }
+
+  private watch(connection: Connection): void {
+    void connection.exited.then((exit) => {
+      if (this.connection !== connection) return;
+      for (const listener of this.exitListeners) listener(exit);
+    });
+  }
+
+  private async ready(timeoutMs: number): Promise<void> {
+    const tools = this.listTools();
+    const timedOut = await withTimeout(
+      tools.then(() => false),
+      timeoutMs,
+      true,
+    );
+    if (timedOut) {
+      this.kill();
+      throw new ExecutorChannelError('startup_timeout', `executor did not answer within ${timeoutMs} ms`);
+    }
+  }
+}
+
+class CancelGraceElapsed extends Error {}
+
+/** Once `signal` aborts, gives the executor `CANCEL_GRACE_MS` to answer before giving up on the call. */
+function withCancelGrace<T>(promise: Promise<T>, signal: AbortSignal | undefined, name: string): Promise<T> {
+  if (!signal) return promise;
+  return new Promise<T>((resolve, reject) => {
+    let timer: NodeJS.Timeout | undefined;
+    const onAbort = () => {
+      timer = setTimeout(() => reject(new CancelGraceElapsed(name)), CANCEL_GRACE_MS);
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+    });
+  });
+}
+
+function withTimeout<T, F = undefined>(promise: Promise<T>, ms: number, fallback?: F): Promise<T | F> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<F>((resolve) => {
+    timer = setTimeout(() => resolve(fallback as F), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+function createConnection(
+  channelFor: (rpc: RpcClient) => FrameChannel,
+  maxFrameBytes: number,
+  onStray: (message: string) => void,
+): { rpc: RpcClient; channel: FrameChannel; trpc: TRPCClient<ExecutorRouter> } {
+  let channel: FrameChannel | undefined;
+  const rpc = new RpcClient((frame) => channel?.send(frame), maxFrameBytes, onStray);
+  channel = channelFor(rpc);
+  const trpc = createTRPCClient<ExecutorRouter>({ links: [executorLink(rpc)] });
+  return { rpc, channel, trpc };
+}
+
+async function startProcess(options: SpawnExecutorOptions): Promise<Connection> {
+  const launch = (options.launcher ?? unconfinedLauncher)(options.policy);
+  const maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+  const child = spawn(launch.command, launch.args, {
+    cwd: launch.cwd,
+    env: launch.env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  installExitHook();
+  liveChildren.add(child);
+  const stderrTail: string[] = [];
+  let stderrRest = '';
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', (chunk: string) => {
+    const lines = (stderrRest + chunk).split('\n');
+    stderrRest = lines.pop()!;
+    for (const line of lines) {
+      options.onLog?.(line);
+      stderrTail.push(line);
+      if (stderrTail.length > STDERR_TAIL_LINES) stderrTail.shift();
+    }
+  });
+  const spawned = new Promise<void>((resolve, reject) => {
+    child.once('spawn', resolve);
+    child.once('error', (error) =>
+      reject(new ExecutorChannelError('spawn_failed', `cannot start the executor: ${error.message}`)),
+    );
+  });
+  const exited = new Promise<ExecutorExit>((resolve) => {
+    child.once('close', (code, signal) => {
+      liveChildren.delete(child);
+      const tail = stderrTail.length > 0 ? `:\n${stderrTail.join('\n')}` : '';
+      resolve({ code, signal, reason: `executor exited (code ${code}, signal ${signal})${tail}` });
+    });
+  });
+  const { rpc, channel, trpc } = createConnection(
+    (rpc) =>
+      stdioChannel(child.stdout!, child.stdin!, maxFrameBytes, {
+        frame: (text) => rpc.receive(text),
+        closed: () => undefined,
+        oversized: (bytes) => options.onLog?.(`executor sent an oversized frame (${bytes} bytes); skipped`),
+      }),
+    maxFrameBytes,
+    (message) => options.onLog?.(message),
+  );
+  void exited.then((exit) => rpc.failAll(new ExecutorChannelError('exited', exit.reason)));
+  await spawned;
+  const boot: ExecutorBoot = {
+    type: 'boot',
+    protocol: 1,
+    policy: options.policy,
+    enforcement: launch.enforcement,
+    diagnosticTools: options.diagnosticTools ?? false,
+    maxFrameBytes,
+  };
+  channel.send(JSON.stringify(boot));
+  return { rpc, trpc, channel, child, exited, enforcement: launch.enforcement };
+}
+
+async function openRemote(url: string, options: ConnectExecutorOptions): Promise<Connection> {
+  const maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+  const socket = new WebSocket(url, {
+    headers: { authorization: `Bearer ${options.token}` },
+    maxPayload: maxFrameBytes,
+    perMessageDeflate: false,
+  });
+  await new Promise<void>((resolve, reject) => {
+    socket.once('open', resolve);
+    socket.once('unexpected-response', (_request, response) =>
+      reject(
+        new ExecutorChannelError(
+          response.statusCode === 401 ? 'closed' : 'spawn_failed',
+          `executor at ${url} refused the connection: HTTP ${response.statusCode}`,
+        ),
+      ),
+    );
+    socket.once('error', (error) =>
+      reject(
+        new ExecutorChannelError('spawn_failed', `cannot reach the executor at ${url}: ${error.message}`),
+      ),
+    );
+  });
+  let resolveExit!: (exit: ExecutorExit) => void;
+  const exited = new Promise<ExecutorExit>((resolve) => {
+    resolveExit = resolve;
+  });
+  const { rpc, channel, trpc } = createConnection(
+    (rpc) =>
+      webSocketChannel(socket, {
+        frame: (text) => rpc.receive(text),
+        closed: (reason) => resolveExit({ code: null, signal: null, reason: `remote executor: ${reason}` }),
+      }),
+    maxFrameBytes,
+    () => undefined,
+  );
+  void exited.then((exit) => rpc.failAll(new ExecutorChannelError('exited', exit.reason)));
+  // The remote end reports its own enforcement through `health`; until asked, claim nothing.
+  return { rpc, trpc, channel, child: undefined, exited, enforcement: 'none' };
+}

@@ -1,0 +1,22 @@
+// Bundles the compiled executor (dist/executor/main.js, from tsc) into one ESM
+// entry plus lazily loaded chunks. An executor starts ~40% faster from a bundle
+// than from ~200 separate modules, and every tool call waits on that start.
+import { build } from 'esbuild';
+
+await build({
+  entryPoints: { executor: 'dist/executor/main.js' },
+  outdir: 'dist/executor/bundle',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  sourcemap: 'linked',
+  chunkNames: 'chunks/[name]-[hash]',
+  // Native addons load from node_modules; bundling cannot inline them.
+  external: ['isolated-vm'],
+  banner: {
+    js: "import { createRequire as __skateRequire } from 'node:module'; const require = __skateRequire(import.meta.url);",
+  },
+  logLevel: 'warning',
+});

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { EnforcementLevel, ResolvedPolicy } from './policy.js';
+
+/**
+ * The first line the harness writes to a new executor. Configuration travels
+ * over the private channel rather than argv or the environment, which other
+ * processes can read.
+ */
+export const ExecutorBoot = z.object({
+  type: z.literal('boot'),
+  protocol: z.literal(1),
+  policy: ResolvedPolicy,
+  enforcement: EnforcementLevel,
+  /** Registers the `noop` and `emit_lines` tools that tests and benchmarks use. */
+  diagnosticTools: z.boolean().default(false),
+  /** Largest frame accepted on the channel, in bytes. */
+  maxFrameBytes: z.number().int().positive(),
+});
+export type ExecutorBoot = z.infer<typeof ExecutorBoot>;
+
+/** What `health` reports about a running executor. */
+export const ExecutorHealth = z.object({
+  pid: z.number().int(),
+  policy: z.string(),
+  enforcement: EnforcementLevel,
+  workspace: z.string(),
+  uptimeMs: z.number(),
+  toolCount: z.number().int(),
+  runningCalls: z.number().int(),
+  nodeVersion: z.string(),
+});
+export type ExecutorHealth = z.infer<typeof ExecutorHealth>;
