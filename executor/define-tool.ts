@@ -32,6 +32,8 @@ export interface Tool<Input extends z.ZodObject = z.ZodObject> {
   readonly effect: ToolEffect;
   readonly input: Input;
   run(input: z.infer<Input>, ctx: ToolContext): Promise<ToolOutcome>;
+  /** Releases what the tool keeps between calls (a worker process, say) when its executor stops. */
+  dispose?(): Promise<void> | void;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a registry holds tools of every input type.

@@ -86,7 +86,13 @@ export class PathGuard {
         `write denied by policy "${name}": ${shown(input, real)} is outside the writable paths [${roots}]`,
       );
     }
-    const hit = this.policy.protected.find((_, i) => this.protectedPaths[i]!(real));
+    // A protected path guards writable roots that contain it; a write root granted inside a
+    // protected directory (the plan file inside .skate) is the more specific rule and wins.
+    const roots = this.policy.write.allow.filter((root) => isWithin(root, real));
+    const hit = this.policy.protected.find(
+      (pattern, i) =>
+        this.protectedPaths[i]!(real) && roots.some((root) => isGlob(pattern) || isWithin(root, pattern)),
+    );
     if (hit !== undefined) {
       throw new ToolFailure(
         'denied',

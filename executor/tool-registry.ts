@@ -25,6 +25,11 @@ export class ToolRegistry {
     return this.tools.size;
   }
 
+  /** Lets every tool release what it holds; failures are ignored, the process is going away. */
+  async dispose(): Promise<void> {
+    await Promise.allSettled([...this.tools.values()].map(async (tool) => tool.dispose?.()));
+  }
+
   names(): string[] {
     return [...this.tools.keys()];
   }

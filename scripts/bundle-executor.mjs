@@ -1,6 +1,7 @@
-// Bundles the compiled executor (dist/executor/main.js, from tsc) into one ESM
+// After tsc: bundles the compiled executor (dist/executor/main.js, from tsc) into one ESM
 // entry plus lazily loaded chunks. An executor starts ~40% faster from a bundle
 // than from ~200 separate modules, and every tool call waits on that start.
+import { chmod } from 'node:fs/promises';
 import { build } from 'esbuild';
 
 await build({
@@ -20,3 +21,6 @@ await build({
   },
   logLevel: 'warning',
 });
+
+// tsc does not set the executable bit; `npx skate` runs the bin file directly.
+await chmod('dist/harness/cli/main.js', 0o755);

@@ -7,12 +7,9 @@ const PathPattern = z
 
 /**
  * Network access. An object rather than a boolean so that a domain allowlist
- * (`{ mode: 'allowlist', domains: [...] }`) can be added without a format change.
+ * (`{ mode: 'allowlist', domains: [...] }`) can join as another mode without a format change.
  */
-export const NetworkPolicy = z.discriminatedUnion('mode', [
-  z.object({ mode: z.literal('off') }),
-  z.object({ mode: z.literal('on') }),
-]);
+export const NetworkPolicy = z.object({ mode: z.enum(['off', 'on']) }).strict();
 export type NetworkPolicy = z.infer<typeof NetworkPolicy>;
 
 export const PolicyLimits = z.object({
@@ -51,8 +48,12 @@ export const PolicyFile = z
     network: NetworkPolicy,
     environment: z.object({
       allow: z
-        .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*\*?$/, 'a variable name, optionally ending in *'))
-        .describe('Variables passed through from the harness environment; `LC_*` style prefixes allowed.'),
+        .array(
+          z
+            .string()
+            .regex(/^(\*|[A-Za-z_][A-Za-z0-9_]*\*?)$/, 'a variable name, optionally ending in *, or * alone'),
+        )
+        .describe('Variables passed through from the harness environment; `LC_*` prefixes and `*` allowed.'),
       set: z.record(z.string(), z.string()).default({}).describe('Variables set to fixed values.'),
     }),
     limits: PolicyLimits,

@@ -1,14 +1,15 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createTRPCClient, type TRPCClient } from '@trpc/client';
 import WebSocket from 'ws';
-import type { ExecutorBoot, ExecutorHealth } from '../../shared/executor-boot.js';
+import type { ExecutorHealth } from '../../shared/executor-boot.js';
 import type { ExecutorRouter } from '../../shared/executor-router.js';
 import type { EnforcementLevel, ResolvedPolicy } from '../../shared/policy.js';
 import { type OutputLine, type ToolDefinition, ToolResult } from '../../shared/tool.js';
 import { ExecutorChannelError, executorErrorFromUnknown } from './executor-errors.js';
-import { type ExecutorLauncher, unconfinedLauncher } from './executor-launch.js';
+import type { ExecutorLauncher } from './executor-launch.js';
 import { executorLink } from './executor-link.js';
-import { type FrameChannel, stdioChannel, webSocketChannel } from './frame-channel.js';
+import { type ExecutorExit, startExecutorProcess } from './executor-process.js';
+import { type FrameChannel, webSocketChannel } from './frame-channel.js';
 import { RpcClient } from './rpc-client.js';
 
 export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
@@ -17,8 +18,6 @@ const DEFAULT_STARTUP_TIMEOUT_MS = 15_000;
 const CANCEL_GRACE_MS = 5_000;
 /** After a result, how long trailing output lines may take to arrive. */
 const OUTPUT_DRAIN_MS = 1_000;
-/** Lines of executor stderr kept to explain an unexpected exit. */
-const STDERR_TAIL_LINES = 20;
 
 export interface SpawnExecutorOptions {
   policy: ResolvedPolicy;
@@ -44,12 +43,6 @@ export interface CallToolOptions {
   onOutput?(line: OutputLine): void;
 }
 
-export interface ExecutorExit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  reason: string;
-}
-
 /** One live connection: a process (or remote socket), its channel and the tRPC client over it. */
 interface Connection {
   readonly rpc: RpcClient;
@@ -58,18 +51,6 @@ interface Connection {
   readonly child: ChildProcess | undefined;
   readonly exited: Promise<ExecutorExit>;
   readonly enforcement: EnforcementLevel;
-}
-
-/** Executors still running; killed when the harness process exits, so none outlives it. */
-const liveChildren = new Set<ChildProcess>();
-let exitHookInstalled = false;
-
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on('exit', () => {
-    for (const child of liveChildren) child.kill('SIGKILL');
-  });
 }
 
 /**
@@ -278,62 +259,36 @@ function createConnection(
 }
 
 async function startProcess(options: SpawnExecutorOptions): Promise<Connection> {
-  const launch = (options.launcher ?? unconfinedLauncher)(options.policy);
   const maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
-  const child = spawn(launch.command, launch.args, {
-    cwd: launch.cwd,
-    env: launch.env,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  installExitHook();
-  liveChildren.add(child);
-  const stderrTail: string[] = [];
-  let stderrRest = '';
-  child.stderr!.setEncoding('utf8');
-  child.stderr!.on('data', (chunk: string) => {
-    const lines = (stderrRest + chunk).split('\n');
-    stderrRest = lines.pop()!;
-    for (const line of lines) {
-      options.onLog?.(line);
-      stderrTail.push(line);
-      if (stderrTail.length > STDERR_TAIL_LINES) stderrTail.shift();
-    }
-  });
-  const spawned = new Promise<void>((resolve, reject) => {
-    child.once('spawn', resolve);
-    child.once('error', (error) =>
-      reject(new ExecutorChannelError('spawn_failed', `cannot start the executor: ${error.message}`)),
-    );
-  });
-  const exited = new Promise<ExecutorExit>((resolve) => {
-    child.once('close', (code, signal) => {
-      liveChildren.delete(child);
-      const tail = stderrTail.length > 0 ? `:\n${stderrTail.join('\n')}` : '';
-      resolve({ code, signal, reason: `executor exited (code ${code}, signal ${signal})${tail}` });
-    });
-  });
-  const { rpc, channel, trpc } = createConnection(
-    (rpc) =>
-      stdioChannel(child.stdout!, child.stdin!, maxFrameBytes, {
-        frame: (text) => rpc.receive(text),
-        closed: () => undefined,
-        oversized: (bytes) => options.onLog?.(`executor sent an oversized frame (${bytes} bytes); skipped`),
-      }),
+  let rpc: RpcClient | undefined;
+  const executor = await startExecutorProcess(
+    {
+      policy: options.policy,
+      maxFrameBytes,
+      ...(options.launcher && { launcher: options.launcher }),
+      ...(options.diagnosticTools && { diagnosticTools: true }),
+      ...(options.onLog && { onLog: options.onLog }),
+    },
+    {
+      frame: (text) => rpc?.receive(text),
+      oversized: (bytes) => options.onLog?.(`executor sent an oversized frame (${bytes} bytes); skipped`),
+    },
+  );
+  rpc = new RpcClient(
+    (frame) => executor.channel.send(frame),
     maxFrameBytes,
     (message) => options.onLog?.(message),
   );
-  void exited.then((exit) => rpc.failAll(new ExecutorChannelError('exited', exit.reason)));
-  await spawned;
-  const boot: ExecutorBoot = {
-    type: 'boot',
-    protocol: 1,
-    policy: options.policy,
-    enforcement: launch.enforcement,
-    diagnosticTools: options.diagnosticTools ?? false,
-    maxFrameBytes,
+  const connectedRpc = rpc;
+  void executor.exited.then((exit) => connectedRpc.failAll(new ExecutorChannelError('exited', exit.reason)));
+  return {
+    rpc,
+    trpc: createTRPCClient<ExecutorRouter>({ links: [executorLink(rpc)] }),
+    channel: executor.channel,
+    child: executor.child,
+    exited: executor.exited,
+    enforcement: executor.enforcement,
   };
-  channel.send(JSON.stringify(boot));
-  return { rpc, trpc, channel, child, exited, enforcement: launch.enforcement };
 }
 
 async function openRemote(url: string, options: ConnectExecutorOptions): Promise<Connection> {

@@ -1,0 +1,63 @@
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { DEFAULT_MAX_FRAME_BYTES } from '../../executor/executor-client.js';
+import { serveExecutors } from '../../executor/executor-server.js';
+import { resolveCliPolicy, resolveWorkspace } from '../open-executor.js';
+import { UsageError } from '../usage-error.js';
+
+export interface ExecutorServeOptions {
+  listen: string;
+  policy: string;
+  workspace: string;
+  tokenFile?: string | undefined;
+}
+
+function parseListen(listen: string): { host: string; port: number } {
+  const match = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(listen);
+  const port = match ? Number(match[3]) : Number.NaN;
+  if (!match || port > 65_535)
+    throw new UsageError(`--listen takes HOST:PORT, e.g. 127.0.0.1:7700; got "${listen}"`);
+  return { host: (match[1] ?? match[2])!, port };
+}
+
+async function readToken(tokenFile: string | undefined): Promise<{ token: string; generated: boolean }> {
+  if (tokenFile) {
+    const token = (await readFile(tokenFile, 'utf8')).trim();
+    if (token.length < 16) throw new UsageError(`the token in ${tokenFile} is shorter than 16 characters`);
+    return { token, generated: false };
+  }
+  const fromEnv = process.env.SKATE_EXECUTOR_TOKEN;
+  if (fromEnv) {
+    if (fromEnv.length < 16) throw new UsageError('SKATE_EXECUTOR_TOKEN is shorter than 16 characters');
+    return { token: fromEnv, generated: false };
+  }
+  return { token: randomBytes(24).toString('base64url'), generated: true };
+}
+
+/** `skate executor serve --listen HOST:PORT`: serves sandboxed executors to remote harnesses. */
+export async function executorServeCommand(options: ExecutorServeOptions): Promise<number> {
+  const { host, port } = parseListen(options.listen);
+  const workspace = await resolveWorkspace(options.workspace);
+  const policy = await resolveCliPolicy(options.policy, workspace);
+  const { token, generated } = await readToken(options.tokenFile);
+  const server = await serveExecutors({
+    host,
+    port,
+    token,
+    policy,
+    maxFrameBytes: DEFAULT_MAX_FRAME_BYTES,
+    onLog: (line) => process.stderr.write(`${line}\n`),
+  });
+  process.stderr.write(
+    `skate executor serving ${server.url} (policy ${policy.name}, workspace ${workspace})\n`,
+  );
+  if (generated) {
+    process.stderr.write(`token (set SKATE_EXECUTOR_TOKEN to this in the harness): ${token}\n`);
+  }
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await server.close();
+  return 0;
+}

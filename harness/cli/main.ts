@@ -1,0 +1,138 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { ExecutorChannelError, ExecutorRpcError } from '../executor/executor-errors.js';
+import { executorServeCommand } from './commands/executor-serve-command.js';
+import { toolCommand } from './commands/tool-command.js';
+import { toolsCommand } from './commands/tools-command.js';
+import type { ExecutorOptions } from './open-executor.js';
+import { UsageError } from './usage-error.js';
+
+const USAGE = `usage:
+  skate tools [--policy P] [--workspace DIR] [--executor ws://HOST:PORT] [--json]
+  skate tool NAME --input JSON|- [--policy P] [--workspace DIR] [--executor ws://HOST:PORT] [--stream]
+  skate executor serve --listen HOST:PORT [--policy P] [--workspace DIR] [--token-file FILE]
+
+options:
+  --policy P        a built-in policy (execute, readonly, plan, full), one in ~/.skate/policies, or a file; default execute
+  --workspace DIR   the directory the agent works in; default the current directory
+  --executor URL    use a remote executor (token in SKATE_EXECUTOR_TOKEN) instead of starting one
+  --verbose         show the executor's own log on stderr
+`;
+
+const COMMON = {
+  policy: { type: 'string', default: 'execute' },
+  workspace: { type: 'string', default: '.' },
+  executor: { type: 'string' },
+  verbose: { type: 'boolean', default: false },
+  'diagnostic-tools': { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+/** Runs a parseArgs call, turning its complaints into usage errors. */
+function parsed<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+async function run(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'tools': {
+      const { values, positionals } = parsed(() =>
+        parseArgs({
+          args: rest,
+          options: { ...COMMON, json: { type: 'boolean', default: false } },
+          allowPositionals: true,
+        }),
+      );
+      if (values.help) return help();
+      if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
+      return toolsCommand({ ...common(values), json: values.json });
+    }
+    case 'tool': {
+      const { values, positionals } = parsed(() =>
+        parseArgs({
+          args: rest,
+          options: { ...COMMON, input: { type: 'string' }, stream: { type: 'boolean', default: false } },
+          allowPositionals: true,
+        }),
+      );
+      if (values.help) return help();
+      const [name, ...extra] = positionals;
+      if (!name) throw new UsageError('skate tool needs a tool name (see `skate tools`)');
+      if (extra.length > 0) throw new UsageError(`unexpected argument: ${extra[0]}`);
+      if (values.input === undefined)
+        throw new UsageError('skate tool needs --input JSON (or --input - for stdin)');
+      return toolCommand({ ...common(values), name, input: values.input, stream: values.stream });
+    }
+    case 'executor': {
+      const [sub, ...subRest] = rest;
+      if (sub !== 'serve')
+        throw new UsageError('the executor command is `skate executor serve --listen HOST:PORT`');
+      const { values } = parsed(() =>
+        parseArgs({
+          args: subRest,
+          options: { ...COMMON, listen: { type: 'string' }, 'token-file': { type: 'string' } },
+        }),
+      );
+      if (values.help) return help();
+      if (!values.listen) throw new UsageError('skate executor serve needs --listen HOST:PORT');
+      return executorServeCommand({
+        listen: values.listen,
+        policy: values.policy,
+        workspace: values.workspace,
+        tokenFile: values['token-file'],
+      });
+    }
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      return help();
+    default:
+      throw new UsageError(`unknown command: ${command}`);
+  }
+}
+
+interface CommonValues {
+  policy: string;
+  workspace: string;
+  executor?: string | undefined;
+  verbose: boolean;
+  'diagnostic-tools': boolean;
+}
+
+function common(values: CommonValues): ExecutorOptions {
+  return {
+    policy: values.policy,
+    workspace: values.workspace,
+    executor: values.executor,
+    verbose: values.verbose,
+    diagnosticTools: values['diagnostic-tools'],
+  };
+}
+
+function help(): number {
+  process.stdout.write(USAGE);
+  return 0;
+}
+
+try {
+  process.exitCode = await run(process.argv.slice(2));
+} catch (error) {
+  if (error instanceof UsageError) {
+    process.stderr.write(`skate: ${error.message}\n\n${USAGE}`);
+    process.exitCode = 2;
+  } else if (error instanceof ExecutorChannelError || error instanceof ExecutorRpcError) {
+    process.stderr.write(`skate: executor ${error.code}: ${error.message}\n`);
+    process.exitCode = 1;
+  } else {
+    process.stderr.write(
+      `skate: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    process.exitCode = 1;
+  }
+}

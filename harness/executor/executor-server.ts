@@ -1,0 +1,116 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer } from 'ws';
+import type { ResolvedPolicy } from '../../shared/policy.js';
+import type { ExecutorLauncher } from './executor-launch.js';
+import { startExecutorProcess } from './executor-process.js';
+
+export interface ExecutorServerOptions {
+  host: string;
+  port: number;
+  /** Shared secret a harness presents as `Authorization: Bearer <token>`. */
+  token: string;
+  policy: ResolvedPolicy;
+  launcher?: ExecutorLauncher;
+  maxFrameBytes: number;
+  onLog?(line: string): void;
+}
+
+export interface RunningExecutorServer {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}
+
+/** Constant-time check of the bearer token, so timing does not reveal how much of a guess was right. */
+function authorized(request: IncomingMessage, expected: Buffer): boolean {
+  const header = request.headers.authorization ?? '';
+  const match = /^Bearer (.+)$/.exec(header);
+  return match !== null && timingSafeEqual(digest(match[1]!), expected);
+}
+
+function reject(socket: Duplex, status: number, text: string): void {
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+}
+
+/**
+ * Serves executors to remote harnesses over WebSocket. The token is checked
+ * here, outside the sandbox, before any executor exists; each connection then
+ * gets its own executor process, started under the policy exactly as a local
+ * harness would start it, and frames are relayed between the two. The token
+ * never reaches an executor.
+ */
+export async function serveExecutors(options: ExecutorServerOptions): Promise<RunningExecutorServer> {
+  const expected = digest(options.token);
+  const http: Server = createServer((_request, response) => {
+    response
+      .writeHead(426, { 'content-type': 'text/plain' })
+      .end('a Skate executor: connect with WebSocket\n');
+  });
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: options.maxFrameBytes,
+    perMessageDeflate: false,
+  });
+  const log = (line: string) => options.onLog?.(line);
+
+  http.on('upgrade', (request, socket, head) => {
+    if (!authorized(request, expected)) {
+      log(`refused ${request.socket.remoteAddress}: bad or missing token`);
+      reject(socket, 401, 'Unauthorized');
+      return;
+    }
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      const peer = request.socket.remoteAddress;
+      log(`connection from ${peer}`);
+      void startExecutorProcess(
+        {
+          policy: options.policy,
+          maxFrameBytes: options.maxFrameBytes,
+          ...(options.launcher && { launcher: options.launcher }),
+          onLog: (line) => log(`[executor] ${line}`),
+        },
+        { frame: (text) => ws.send(text) },
+      ).then(
+        (executor) => {
+          ws.on('message', (data, isBinary) => {
+            if (isBinary) return;
+            // Frames are one per line towards the executor; JSON never needs a raw newline.
+            executor.channel.send(data.toString().replace(/[\r\n]/g, ' '));
+          });
+          ws.on('close', () => {
+            executor.channel.close();
+            setTimeout(() => executor.child.kill('SIGKILL'), 3_000).unref();
+          });
+          void executor.exited.then((exit) => {
+            log(`executor for ${peer} ended: ${exit.reason}`);
+            ws.close(1011, 'executor exited');
+          });
+        },
+        (error: Error) => {
+          log(`cannot start an executor for ${peer}: ${error.message}`);
+          ws.close(1011, 'executor failed to start');
+        },
+      );
+    });
+  });
+
+  await new Promise<void>((resolve, reject_) => {
+    http.once('error', reject_);
+    http.listen(options.port, options.host, resolve);
+  });
+  const address = http.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `ws://${host}:${address.port}`,
+    async close() {
+      for (const client of wss.clients) client.terminate();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}

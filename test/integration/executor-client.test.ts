@@ -1,0 +1,160 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ExecutorClient } from '../../harness/executor/executor-client.js';
+import { ExecutorChannelError } from '../../harness/executor/executor-errors.js';
+import type { OutputLine } from '../../shared/tool.js';
+import { testPolicy } from '../support/policies.js';
+import { eventually, isAlive } from '../support/processes.js';
+import { tempDir } from '../support/temp-dir.js';
+
+async function spawnExecutor(
+  workspace: string,
+  policyName = 'test',
+): Promise<ExecutorClient & AsyncDisposable> {
+  const client = await ExecutorClient.spawn({
+    policy: testPolicy(workspace, { name: policyName }),
+    diagnosticTools: true,
+  });
+  return Object.assign(client, {
+    async [Symbol.asyncDispose]() {
+      await client.shutdown();
+    },
+  });
+}
+
+describe('ExecutorClient with a real executor process', () => {
+  it('lists tools with JSON Schema inputs and reports health', async () => {
+    await using dir = await tempDir();
+    await using executor = await spawnExecutor(dir.path);
+    const tools = await executor.listTools();
+    const names = tools.map((tool) => tool.name);
+    expect(names).toEqual(expect.arrayContaining(['read_file', 'write_file', 'noop', 'emit_lines']));
+    const read = tools.find((tool) => tool.name === 'read_file')!;
+    expect(read.effect).toBe('read');
+    expect(read.inputSchema).toMatchObject({ type: 'object', required: ['path'] });
+    // Cached: the same array comes back without another round trip.
+    expect(await executor.listTools()).toBe(tools);
+    const health = await executor.health();
+    expect(health).toMatchObject({
+      policy: 'test',
+      enforcement: 'none',
+      workspace: dir.path,
+      toolCount: tools.length,
+    });
+    expect(health.pid).toBe(executor.pid);
+  });
+
+  it('writes and reads files through the channel', async () => {
+    await using dir = await tempDir();
+    await using executor = await spawnExecutor(dir.path);
+    const written = await executor.callTool('write_file', { path: 'notes/a.md', content: '# hi\n' });
+    expect(written).toMatchObject({ isError: false, output: 'created notes/a.md (5 bytes, 2 lines)' });
+    expect(await readFile(path.join(dir.path, 'notes/a.md'), 'utf8')).toBe('# hi\n');
+    expect(await executor.callTool('read_file', { path: 'notes/a.md' })).toMatchObject({ output: '1\t# hi' });
+  });
+
+  it('streams output lines before the result and in order', async () => {
+    await using dir = await tempDir();
+    await using executor = await spawnExecutor(dir.path);
+    const lines: OutputLine[] = [];
+    const result = await executor.callTool(
+      'emit_lines',
+      { count: 200 },
+      { onOutput: (line) => lines.push(line) },
+    );
+    expect(result.output).toBe('emitted 200 lines');
+    expect(lines.map((line) => line.text)).toEqual(Array.from({ length: 200 }, (_, i) => `line ${i + 1}`));
+    expect(new Set(lines.map((line) => line.stream))).toEqual(new Set(['stdout']));
+  });
+
+  it('cancels a running call and the executor confirms it', async () => {
+    await using dir = await tempDir();
+    await using executor = await spawnExecutor(dir.path);
+    const controller = new AbortController();
+    const lines: OutputLine[] = [];
+    const started = Date.now();
+    const pending = executor.callTool(
+      'emit_lines',
+      { count: 1000, intervalMs: 20 },
+      {
+        signal: controller.signal,
+        onOutput: (line) => {
+          lines.push(line);
+          if (lines.length === 3) controller.abort();
+        },
+      },
+    );
+    const result = await pending;
+    expect(result).toMatchObject({ isError: true, code: 'cancelled' });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(lines.length).toBeLessThan(20);
+    // Still serving afterwards.
+    expect(await executor.callTool('noop', {})).toMatchObject({ output: 'ok' });
+    expect((await executor.health()).runningCalls).toBe(0);
+  });
+
+  it('runs calls concurrently and answers each in its own order', async () => {
+    await using dir = await tempDir();
+    await using executor = await spawnExecutor(dir.path);
+    const slow = executor.callTool('emit_lines', { count: 5, intervalMs: 40 });
+    const fast = executor.callTool('noop', {});
+    const order: string[] = [];
+    await Promise.all([slow.then(() => order.push('slow')), fast.then(() => order.push('fast'))]);
+    expect(order).toEqual(['fast', 'slow']);
+  });
+
+  it('leaves no pending state behind after many calls', async () => {
+    await using dir = await tempDir();
+    await using executor = await spawnExecutor(dir.path);
+    for (let i = 0; i < 500; i++) await executor.callTool('noop', {});
+    const health = await executor.health();
+    expect(health.runningCalls).toBe(0);
+    // The client's own bookkeeping: one request (health) was answered, nothing remains.
+    expect(
+      (executor as unknown as { connection: { rpc: { pendingCount: number } } }).connection.rpc.pendingCount,
+    ).toBe(0);
+  });
+
+  it('fails pending calls with a typed error when the executor dies, and can start a new one', async () => {
+    await using dir = await tempDir();
+    await using executor = await spawnExecutor(dir.path);
+    const firstPid = executor.pid!;
+    const exits: string[] = [];
+    executor.onExit((exit) => exits.push(exit.reason));
+    const pending = executor.callTool('emit_lines', { count: 100, intervalMs: 50 });
+    setTimeout(() => process.kill(firstPid, 'SIGKILL'), 100);
+    const error = await pending.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ExecutorChannelError);
+    expect(error).toMatchObject({ code: 'exited' });
+    expect(exits).toHaveLength(1);
+    // Later calls fail the same way, at once.
+    await expect(executor.callTool('noop', {})).rejects.toMatchObject({ code: 'exited' });
+    await executor.restart();
+    expect(executor.pid).not.toBe(firstPid);
+    expect(await executor.callTool('noop', {})).toMatchObject({ output: 'ok' });
+  });
+
+  it('keeps two executors with different policies apart', async () => {
+    await using a = await tempDir();
+    await using b = await tempDir();
+    await using first = await spawnExecutor(a.path, 'alpha');
+    await using second = await spawnExecutor(b.path, 'beta');
+    expect((await first.health()).policy).toBe('alpha');
+    expect((await second.health()).policy).toBe('beta');
+    const denied = await first.callTool('write_file', { path: path.join(b.path, 'x'), content: 'x' });
+    expect(denied).toMatchObject({ code: 'denied', output: expect.stringContaining('policy "alpha"') });
+    expect(await second.callTool('write_file', { path: 'x', content: 'x' })).toMatchObject({
+      isError: false,
+    });
+  });
+
+  it('shuts the executor down and leaves no process', async () => {
+    await using dir = await tempDir();
+    const executor = await spawnExecutor(dir.path);
+    const pid = executor.pid!;
+    const exit = await executor.shutdown();
+    expect(exit.code).toBe(0);
+    expect(await eventually(async () => !(await isAlive(pid)))).toBe(true);
+  });
+});
