@@ -14,6 +14,8 @@ export interface ToolContext {
   readonly paths: PathGuard;
   /** Streams one line of output to whoever watches this call. */
   emit(stream: OutputLine['stream'], text: string): void;
+  /** Argv prefix for every command a tool starts (see `ExecutorBoot.commandWrapper`); may be empty. */
+  readonly commandWrapper: readonly string[];
 }
 
 /** What `run` returns; the runner fills in `isError: false` when it is absent. */

@@ -30,6 +30,7 @@ export function createExecutor(boot: ExecutorBoot, onShutdown: () => void): Exec
     paths: new PathGuard(boot.policy),
     outputs,
     maxInputBytes: Math.min(MAX_INPUT_BYTES, boot.maxFrameBytes),
+    commandWrapper: boot.commandWrapper,
   });
   const router = createExecutorRouter({
     listTools: () => registry.definitions(),
@@ -39,6 +40,8 @@ export function createExecutor(boot: ExecutorBoot, onShutdown: () => void): Exec
       pid: process.pid,
       policy: boot.policy.name,
       enforcement: boot.enforcement,
+      resourceLimits: boot.resourceLimits,
+      commandIsolation: boot.commandWrapper.length > 0,
       workspace: boot.policy.workspace,
       uptimeMs: Math.round(performance.now() - startedAt),
       toolCount: registry.size,

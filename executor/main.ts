@@ -5,15 +5,12 @@
  * processes hold. Processes the executor starts get their own stdio, so they
  * cannot reach this channel. Logs go to fd 2.
  */
-import { Console } from 'node:console';
+import './stdio-guard.js';
 import net from 'node:net';
 import { ExecutorBoot } from '../shared/executor-boot.js';
 import { LineSplitter } from '../shared/line-splitter.js';
-import { createExecutor } from './executor.js';
+import { createExecutor, type Executor } from './executor.js';
 import { RpcServer } from './server/rpc-server.js';
-
-// Anything printed to stdout would corrupt the channel, so console goes to stderr.
-globalThis.console = new Console({ stdout: process.stderr, stderr: process.stderr });
 
 /** Grace for tools to kill what they started before the process exits. */
 const EXIT_GRACE_MS = 300;
@@ -45,21 +42,22 @@ const send = (frame: string) => {
 };
 
 let server: RpcServer | undefined;
+let executor: Executor | undefined;
 let stopping = false;
 let maxFrameBytes = MAX_BOOT_BYTES;
 
-function stop(reason: string, runner?: { cancelAll(reason: string): void }): void {
+/** Stops serving, cancels running calls, lets tools release what they hold, and exits. */
+function stop(reason: string): void {
   if (stopping) return;
   stopping = true;
   server?.close();
-  runner?.cancelAll(reason);
+  executor?.runner.cancelAll(reason);
+  void executor?.registry.dispose();
   setTimeout(() => process.exit(0), EXIT_GRACE_MS).unref();
   // Exit as soon as the event loop is otherwise idle.
   input.destroy();
   output.end();
 }
-
-let runnerRef: { cancelAll(reason: string): void } | undefined;
 
 const splitter = new LineSplitter(
   Number.MAX_SAFE_INTEGER,
@@ -75,8 +73,7 @@ const splitter = new LineSplitter(
       fatal(`invalid boot frame: ${(error as Error).message}`, 2);
     }
     maxFrameBytes = boot.maxFrameBytes;
-    const executor = createExecutor(boot, () => stop('shutdown requested', executor.runner));
-    runnerRef = executor.runner;
+    executor = createExecutor(boot, () => stop('shutdown requested'));
     server = new RpcServer({
       router: executor.router,
       send,
@@ -96,8 +93,8 @@ const push = (chunk: Buffer) => {
 };
 input.on('data', push);
 // The harness closing its end, or dying, is the signal to go: no executor outlives its harness.
-input.on('end', () => stop('harness closed the channel', runnerRef));
-input.on('error', () => stop('channel error', runnerRef));
-output.on('error', () => stop('channel error', runnerRef));
-process.on('SIGTERM', () => stop('SIGTERM', runnerRef));
+input.on('end', () => stop('harness closed the channel'));
+input.on('error', () => stop('channel error'));
+output.on('error', () => stop('channel error'));
+process.on('SIGTERM', () => stop('SIGTERM'));
 process.on('unhandledRejection', (reason) => console.error('unhandled rejection:', reason));

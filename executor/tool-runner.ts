@@ -13,6 +13,8 @@ export interface ToolRunnerOptions {
   outputs: OutputHub;
   /** Largest tool input accepted, as JSON bytes. */
   maxInputBytes: number;
+  /** Argv prefix for commands tools start. */
+  commandWrapper?: readonly string[];
 }
 
 /** Shortens text to `limit` bytes of UTF-8 with a notice saying what was cut. */
@@ -81,6 +83,7 @@ export class ToolRunner {
         signal: callSignal,
         paths,
         emit: outputs.open(request.callId),
+        commandWrapper: this.options.commandWrapper ?? [],
       });
       if (callSignal.aborted && outcome.code === undefined) {
         return failure('cancelled', `${tool.name} was cancelled`);

@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { EnforcementLevel, ResolvedPolicy } from './policy.js';
 
+/** How memory and process limits are enforced around an executor. */
+export const ResourceLimits = z.enum(['cgroup-v1', 'cgroup-v2', 'none']);
+export type ResourceLimits = z.infer<typeof ResourceLimits>;
+
 /**
  * The first line the harness writes to a new executor. Configuration travels
  * over the private channel rather than argv or the environment, which other
@@ -11,6 +15,13 @@ export const ExecutorBoot = z.object({
   protocol: z.literal(1),
   policy: ResolvedPolicy,
   enforcement: EnforcementLevel,
+  resourceLimits: ResourceLimits.default('none'),
+  /**
+   * Argv prefix every command the executor starts runs under (skate-confine:
+   * Landlock isolation from the executor, a subreaper that kills all the command
+   * started). Empty where the helper is not available.
+   */
+  commandWrapper: z.array(z.string()).default([]),
   /** Registers the `noop` and `emit_lines` tools that tests and benchmarks use. */
   diagnosticTools: z.boolean().default(false),
   /** Largest frame accepted on the channel, in bytes. */
@@ -23,6 +34,8 @@ export const ExecutorHealth = z.object({
   pid: z.number().int(),
   policy: z.string(),
   enforcement: EnforcementLevel,
+  resourceLimits: ResourceLimits,
+  commandIsolation: z.boolean(),
   workspace: z.string(),
   uptimeMs: z.number(),
   toolCount: z.number().int(),

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { ExecutorChannelError, ExecutorRpcError } from '../executor/executor-errors.js';
+import type { SandboxMode } from '../sandbox/choose-launcher.js';
+import { SandboxUnavailableError } from '../sandbox/sandbox-errors.js';
 import { executorServeCommand } from './commands/executor-serve-command.js';
 import { toolCommand } from './commands/tool-command.js';
 import { toolsCommand } from './commands/tools-command.js';
@@ -16,7 +18,9 @@ options:
   --policy P        a built-in policy (execute, readonly, plan, full), one in ~/.skate/policies, or a file; default execute
   --workspace DIR   the directory the agent works in; default the current directory
   --executor URL    use a remote executor (token in SKATE_EXECUTOR_TOKEN) instead of starting one
-  --verbose         show the executor's own log on stderr
+  --sandbox MODE    required (default): refuse to run a restricted policy without the kernel sandbox;
+                    best-effort: run anyway, with only the tools' own checks
+  --verbose         show the executor's own log and sandbox notes on stderr
 `;
 
 const COMMON = {
@@ -25,6 +29,7 @@ const COMMON = {
   executor: { type: 'string' },
   verbose: { type: 'boolean', default: false },
   'diagnostic-tools': { type: 'boolean', default: false },
+  sandbox: { type: 'string', default: 'required' },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
@@ -85,6 +90,7 @@ async function run(argv: string[]): Promise<number> {
         policy: values.policy,
         workspace: values.workspace,
         tokenFile: values['token-file'],
+        sandbox: sandboxMode(values.sandbox),
       });
     }
     case undefined:
@@ -103,10 +109,19 @@ interface CommonValues {
   executor?: string | undefined;
   verbose: boolean;
   'diagnostic-tools': boolean;
+  sandbox: string;
+}
+
+function sandboxMode(value: string): SandboxMode {
+  if (value !== 'required' && value !== 'best-effort') {
+    throw new UsageError(`--sandbox takes required or best-effort, not "${value}"`);
+  }
+  return value;
 }
 
 function common(values: CommonValues): ExecutorOptions {
   return {
+    sandbox: sandboxMode(values.sandbox),
     policy: values.policy,
     workspace: values.workspace,
     executor: values.executor,
@@ -126,6 +141,9 @@ try {
   if (error instanceof UsageError) {
     process.stderr.write(`skate: ${error.message}\n\n${USAGE}`);
     process.exitCode = 2;
+  } else if (error instanceof SandboxUnavailableError) {
+    process.stderr.write(`skate: ${error.message}\n`);
+    process.exitCode = 1;
   } else if (error instanceof ExecutorChannelError || error instanceof ExecutorRpcError) {
     process.stderr.write(`skate: executor ${error.code}: ${error.message}\n`);
     process.exitCode = 1;

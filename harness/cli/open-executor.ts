@@ -2,6 +2,7 @@ import { realpath, stat } from 'node:fs/promises';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import { ExecutorClient } from '../executor/executor-client.js';
 import { formatPolicyProblem, loadPolicy } from '../policy/load-policy.js';
+import { launcherFor, type SandboxMode } from '../sandbox/choose-launcher.js';
 import { UsageError } from './usage-error.js';
 
 export interface ExecutorOptions {
@@ -11,6 +12,7 @@ export interface ExecutorOptions {
   executor?: string | undefined;
   diagnosticTools?: boolean;
   verbose?: boolean;
+  sandbox: SandboxMode;
 }
 
 /** The workspace as a real, existing directory, or a usage error saying what is wrong. */
@@ -41,8 +43,10 @@ export async function openExecutor(options: ExecutorOptions): Promise<ExecutorCl
   }
   const workspace = await resolveWorkspace(options.workspace);
   const policy = await resolveCliPolicy(options.policy, workspace);
+  const note = (line: string) => process.stderr.write(`skate: ${line}\n`);
   return ExecutorClient.spawn({
     policy,
+    launcher: await launcherFor(policy, options.sandbox, { ...(options.verbose && { onNote: note }) }),
     diagnosticTools: options.diagnosticTools ?? false,
     ...(options.verbose && { onLog: (line: string) => process.stderr.write(`[executor] ${line}\n`) }),
   });

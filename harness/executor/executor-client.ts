@@ -1,14 +1,12 @@
 import type { ChildProcess } from 'node:child_process';
-import { createTRPCClient, type TRPCClient } from '@trpc/client';
 import WebSocket from 'ws';
 import type { ExecutorHealth } from '../../shared/executor-boot.js';
-import type { ExecutorRouter } from '../../shared/executor-router.js';
 import type { EnforcementLevel, ResolvedPolicy } from '../../shared/policy.js';
 import { type OutputLine, type ToolDefinition, ToolResult } from '../../shared/tool.js';
 import { ExecutorChannelError, executorErrorFromUnknown } from './executor-errors.js';
 import type { ExecutorLauncher } from './executor-launch.js';
-import { executorLink } from './executor-link.js';
 import { type ExecutorExit, startExecutorProcess } from './executor-process.js';
+import { createExecutorTrpc, type ExecutorTrpc } from './executor-trpc.js';
 import { type FrameChannel, webSocketChannel } from './frame-channel.js';
 import { RpcClient } from './rpc-client.js';
 
@@ -46,7 +44,7 @@ export interface CallToolOptions {
 /** One live connection: a process (or remote socket), its channel and the tRPC client over it. */
 interface Connection {
   readonly rpc: RpcClient;
-  readonly trpc: TRPCClient<ExecutorRouter>;
+  readonly trpc: ExecutorTrpc;
   readonly channel: FrameChannel;
   readonly child: ChildProcess | undefined;
   readonly exited: Promise<ExecutorExit>;
@@ -105,7 +103,7 @@ export class ExecutorClient {
 
   /** The executor's tools, fetched once per executor. */
   listTools(): Promise<ToolDefinition[]> {
-    this.toolsCache ??= this.connection.trpc.listTools.query().catch((error: unknown) => {
+    this.toolsCache ??= this.connection.trpc.listTools().catch((error: unknown) => {
       this.toolsCache = undefined;
       throw executorErrorFromUnknown(error);
     });
@@ -125,17 +123,14 @@ export class ExecutorClient {
     if (options.onOutput) {
       const onOutput = options.onOutput;
       outputDone = new Promise<void>((resolve) => {
-        const subscription = trpc.toolOutput.subscribe(
-          { callId },
-          { onData: onOutput, onStopped: resolve, onError: () => resolve(), onComplete: resolve },
-        );
+        const subscription = trpc.toolOutput({ callId }, { onData: onOutput, onEnd: resolve });
         stopOutput = () => {
           subscription.unsubscribe();
           resolve();
         };
       });
     }
-    const call = trpc.callTool.mutate({ callId, name, input }, { context: { cancel: options.signal } });
+    const call = trpc.callTool({ callId, name, input }, options.signal);
     try {
       const result = ToolResult.parse(await withCancelGrace(call, options.signal, name));
       if (outputDone) await withTimeout(outputDone, OUTPUT_DRAIN_MS);
@@ -156,7 +151,7 @@ export class ExecutorClient {
 
   async health(): Promise<ExecutorHealth> {
     try {
-      return await this.connection.trpc.health.query();
+      return await this.connection.trpc.health();
     } catch (error) {
       throw executorErrorFromUnknown(error);
     }
@@ -167,7 +162,7 @@ export class ExecutorClient {
     const { trpc, channel, child, exited } = this.connection;
     if (child && child.exitCode === null && child.signalCode === null) {
       await withTimeout(
-        trpc.shutdown.mutate().catch(() => undefined),
+        trpc.shutdown().catch(() => undefined),
         timeoutMs,
       );
     }
@@ -250,11 +245,11 @@ function createConnection(
   channelFor: (rpc: RpcClient) => FrameChannel,
   maxFrameBytes: number,
   onStray: (message: string) => void,
-): { rpc: RpcClient; channel: FrameChannel; trpc: TRPCClient<ExecutorRouter> } {
+): { rpc: RpcClient; channel: FrameChannel; trpc: ExecutorTrpc } {
   let channel: FrameChannel | undefined;
   const rpc = new RpcClient((frame) => channel?.send(frame), maxFrameBytes, onStray);
   channel = channelFor(rpc);
-  const trpc = createTRPCClient<ExecutorRouter>({ links: [executorLink(rpc)] });
+  const trpc = createExecutorTrpc(rpc);
   return { rpc, channel, trpc };
 }
 
@@ -283,7 +278,7 @@ async function startProcess(options: SpawnExecutorOptions): Promise<Connection> 
   void executor.exited.then((exit) => connectedRpc.failAll(new ExecutorChannelError('exited', exit.reason)));
   return {
     rpc,
-    trpc: createTRPCClient<ExecutorRouter>({ links: [executorLink(rpc)] }),
+    trpc: createExecutorTrpc(rpc),
     channel: executor.channel,
     child: executor.child,
     exited: executor.exited,

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import type { ResourceLimits } from '../../shared/executor-boot.js';
 import type { EnforcementLevel, ResolvedPolicy } from '../../shared/policy.js';
 import { distPath } from '../project-paths.js';
 import { executorEnvironment } from './executor-env.js';
@@ -10,27 +10,38 @@ export interface ExecutorLaunch {
   env: Record<string, string>;
   cwd: string;
   enforcement: EnforcementLevel;
+  resourceLimits: ResourceLimits;
+  /** Argv prefix for every command the executor starts; see `ExecutorBoot.commandWrapper`. */
+  commandWrapper: string[];
+  /** Undoes what preparing the launch left on the host, once the executor has exited. */
+  cleanup?(): Promise<void>;
 }
 
 /** Builds the launch for a policy; the kernel sandbox plugs in here. */
-export type ExecutorLauncher = (policy: ResolvedPolicy) => ExecutorLaunch;
+export type ExecutorLauncher = (policy: ResolvedPolicy) => Promise<ExecutorLaunch>;
 
-const SETPRIV = '/usr/bin/setpriv';
+/** Wraps each command in skate-confine: Landlock isolation from the executor and a subreaper. */
+export function confineWrapper(): string[] {
+  return [distPath('bin', 'skate-confine'), '--landlock', '--subreaper', '--oom-score-adj', '500', '--'];
+}
 
 /**
  * Starts the executor as a plain child process, with no kernel confinement.
- * `setpriv --pdeathsig KILL` makes the kernel kill it if the harness dies, even
+ * `skate-confine --pdeathsig` makes the kernel kill it if the harness dies, even
  * by SIGKILL, before the executor notices its channel closing.
  */
-export const unconfinedLauncher: ExecutorLauncher = (policy) => {
-  const entry = distPath('executor', 'bundle', 'executor.js');
-  const node = [process.execPath, entry];
-  const [command, ...args] = existsSync(SETPRIV) ? [SETPRIV, '--pdeathsig', 'KILL', '--', ...node] : node;
+export function unconfinedLauncher(enforcement: 'none' | 'best-effort' = 'none'): ExecutorLauncher {
+  return async (policy) => plainLaunch(policy, enforcement);
+}
+
+function plainLaunch(policy: ResolvedPolicy, enforcement: EnforcementLevel): ExecutorLaunch {
   return {
-    command: command!,
-    args,
+    command: distPath('bin', 'skate-confine'),
+    args: ['--pdeathsig', '--', process.execPath, distPath('executor', 'bundle', 'executor.js')],
     env: executorEnvironment(policy, process.env),
     cwd: policy.workspace,
-    enforcement: 'none',
+    enforcement,
+    resourceLimits: 'none',
+    commandWrapper: confineWrapper(),
   };
-};
+}

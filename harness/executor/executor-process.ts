@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { ExecutorBoot } from '../../shared/executor-boot.js';
 import type { EnforcementLevel, ResolvedPolicy } from '../../shared/policy.js';
+import { launcherFor } from '../sandbox/choose-launcher.js';
 import { ExecutorChannelError } from './executor-errors.js';
-import { type ExecutorLauncher, unconfinedLauncher } from './executor-launch.js';
+import type { ExecutorLauncher } from './executor-launch.js';
 import { type FrameChannel, type FrameHandlers, stdioChannel } from './frame-channel.js';
 
 /** Lines of executor stderr kept to explain an unexpected exit. */
@@ -10,6 +11,7 @@ const STDERR_TAIL_LINES = 20;
 
 export interface ExecutorProcessOptions {
   policy: ResolvedPolicy;
+  /** How to start it; by default the kernel sandbox, refusing (fail closed) where it cannot be built. */
   launcher?: ExecutorLauncher;
   diagnosticTools?: boolean;
   maxFrameBytes: number;
@@ -55,7 +57,8 @@ export async function startExecutorProcess(
   options: ExecutorProcessOptions,
   handlers: Omit<FrameHandlers, 'closed'>,
 ): Promise<ExecutorProcess> {
-  const launch = (options.launcher ?? unconfinedLauncher)(options.policy);
+  const launcher = options.launcher ?? (await launcherFor(options.policy, 'required'));
+  const launch = await launcher(options.policy);
   const child = spawn(launch.command, launch.args, {
     cwd: launch.cwd,
     env: launch.env,
@@ -78,7 +81,9 @@ export async function startExecutorProcess(
     child.once('close', (code, signal) => {
       liveChildren.delete(child);
       const tail = stderrTail.length > 0 ? `:\n${stderrTail.join('\n')}` : '';
-      resolve({ code, signal, reason: `executor exited (code ${code}, signal ${signal})${tail}` });
+      const exit = { code, signal, reason: `executor exited (code ${code}, signal ${signal})${tail}` };
+      // Cgroups and placeholders go once the sandbox is gone; a failure to clean up must not hide the exit.
+      void (launch.cleanup?.() ?? Promise.resolve()).catch(() => undefined).finally(() => resolve(exit));
     });
   });
   await new Promise<void>((resolve, reject) => {
@@ -96,6 +101,8 @@ export async function startExecutorProcess(
     protocol: 1,
     policy: options.policy,
     enforcement: launch.enforcement,
+    resourceLimits: launch.resourceLimits,
+    commandWrapper: launch.commandWrapper,
     diagnosticTools: options.diagnosticTools ?? false,
     maxFrameBytes: options.maxFrameBytes,
   };

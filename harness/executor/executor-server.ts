@@ -20,6 +20,8 @@ export interface ExecutorServerOptions {
 
 export interface RunningExecutorServer {
   readonly url: string;
+  /** Host pids of the executors serving open connections (their sandboxes' outermost process). */
+  executorPids(): number[];
   close(): Promise<void>;
 }
 
@@ -58,6 +60,7 @@ export async function serveExecutors(options: ExecutorServerOptions): Promise<Ru
     perMessageDeflate: false,
   });
   const log = (line: string) => options.onLog?.(line);
+  const live = new Set<number>();
 
   http.on('upgrade', (request, socket, head) => {
     if (!authorized(request, expected)) {
@@ -68,6 +71,16 @@ export async function serveExecutors(options: ExecutorServerOptions): Promise<Ru
     wss.handleUpgrade(request, socket, head, (ws) => {
       const peer = request.socket.remoteAddress;
       log(`connection from ${peer}`);
+      // Frames can arrive while the sandbox is still being built; hold them until the executor is up.
+      let forward: ((frame: string) => void) | undefined;
+      const early: string[] = [];
+      ws.on('message', (data, isBinary) => {
+        if (isBinary) return;
+        // Frames are one per line towards the executor; JSON never needs a raw newline.
+        const frame = data.toString().replace(/[\r\n]/g, ' ');
+        if (forward) forward(frame);
+        else early.push(frame);
+      });
       void startExecutorProcess(
         {
           policy: options.policy,
@@ -78,16 +91,18 @@ export async function serveExecutors(options: ExecutorServerOptions): Promise<Ru
         { frame: (text) => ws.send(text) },
       ).then(
         (executor) => {
-          ws.on('message', (data, isBinary) => {
-            if (isBinary) return;
-            // Frames are one per line towards the executor; JSON never needs a raw newline.
-            executor.channel.send(data.toString().replace(/[\r\n]/g, ' '));
-          });
-          ws.on('close', () => {
+          const pid = executor.child.pid;
+          if (pid !== undefined) live.add(pid);
+          forward = (frame) => executor.channel.send(frame);
+          for (const frame of early.splice(0)) forward(frame);
+          const stop = () => {
             executor.channel.close();
             setTimeout(() => executor.child.kill('SIGKILL'), 3_000).unref();
-          });
+          };
+          if (ws.readyState !== ws.OPEN) stop();
+          ws.on('close', stop);
           void executor.exited.then((exit) => {
+            if (pid !== undefined) live.delete(pid);
             log(`executor for ${peer} ended: ${exit.reason}`);
             ws.close(1011, 'executor exited');
           });
@@ -108,6 +123,7 @@ export async function serveExecutors(options: ExecutorServerOptions): Promise<Ru
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
     url: `ws://${host}:${address.port}`,
+    executorPids: () => [...live],
     async close() {
       for (const client of wss.clients) client.terminate();
       await new Promise<void>((resolve) => http.close(() => resolve()));

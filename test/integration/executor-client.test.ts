@@ -38,11 +38,12 @@ describe('ExecutorClient with a real executor process', () => {
     const health = await executor.health();
     expect(health).toMatchObject({
       policy: 'test',
-      enforcement: 'none',
+      enforcement: 'kernel',
+      commandIsolation: true,
       workspace: dir.path,
       toolCount: tools.length,
     });
-    expect(health.pid).toBe(executor.pid);
+    expect(executor.enforcement).toBe('kernel');
   });
 
   it('writes and reads files through the channel', async () => {

@@ -42,6 +42,8 @@ export async function rawExecutor(policy: ResolvedPolicy, maxFrameBytes = 1024 *
     protocol: 1,
     policy,
     enforcement: 'none',
+    resourceLimits: 'none',
+    commandWrapper: [],
     diagnosticTools: true,
     maxFrameBytes,
   };

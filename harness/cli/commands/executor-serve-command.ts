@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { DEFAULT_MAX_FRAME_BYTES } from '../../executor/executor-client.js';
 import { serveExecutors } from '../../executor/executor-server.js';
+import { launcherFor, type SandboxMode } from '../../sandbox/choose-launcher.js';
 import { resolveCliPolicy, resolveWorkspace } from '../open-executor.js';
 import { UsageError } from '../usage-error.js';
 
@@ -10,6 +11,7 @@ export interface ExecutorServeOptions {
   policy: string;
   workspace: string;
   tokenFile?: string | undefined;
+  sandbox: SandboxMode;
 }
 
 function parseListen(listen: string): { host: string; port: number } {
@@ -45,6 +47,7 @@ export async function executorServeCommand(options: ExecutorServeOptions): Promi
     port,
     token,
     policy,
+    launcher: await launcherFor(policy, options.sandbox),
     maxFrameBytes: DEFAULT_MAX_FRAME_BYTES,
     onLog: (line) => process.stderr.write(`${line}\n`),
   });

@@ -1,0 +1,258 @@
+/*
+ * skate-confine: the part of Skate's sandbox that Node cannot do itself.
+ *
+ *   skate-confine [--cgroup PROCS_FILE]... [--landlock] [--subreaper]
+ *                 [--oom-score-adj N] -- COMMAND [ARGS...]
+ *
+ * --cgroup FILE   join a cgroup (write our pid to its cgroup.procs) before
+ *                 anything else runs, so no child escapes its limits.
+ * --landlock      enter a new Landlock domain. Whatever runs inside can no
+ *                 longer ptrace, read the memory or file descriptors of, or
+ *                 signal processes outside it (the executor that started it),
+ *                 nor connect to abstract unix sockets made outside it.
+ * --subreaper     stay as the parent of the command: orphaned descendants
+ *                 (daemons that double-forked or called setsid) reparent to
+ *                 us, and on SIGTERM/SIGINT/SIGHUP or when the command exits,
+ *                 every descendant is killed. Nothing the command started
+ *                 outlives it.
+ * --oom-score-adj N  make the command the preferred victim of the OOM killer.
+ * --pdeathsig     be killed (SIGKILL) the moment our parent dies, even if the
+ *                 parent was killed with SIGKILL; survives the exec of COMMAND.
+ *
+ * Exit status: the command's, or 128+signal when it was killed by a signal.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef SYS_landlock_create_ruleset
+#define SYS_landlock_create_ruleset 444
+#endif
+#ifndef SYS_landlock_restrict_self
+#define SYS_landlock_restrict_self 446
+#endif
+#define LL_CREATE_RULESET_VERSION (1U << 0)
+#define LL_ACCESS_FS_MAKE_CHAR (1ULL << 6)
+#define LL_ACCESS_FS_MAKE_BLOCK (1ULL << 11)
+#define LL_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)
+#define LL_SCOPE_SIGNAL (1ULL << 1)
+
+/* The ruleset attribute as of Landlock ABI 6; older kernels get a shorter prefix of it. */
+struct ll_ruleset_attr {
+  uint64_t handled_access_fs;
+  uint64_t handled_access_net;
+  uint64_t scoped;
+};
+
+#define MAX_PROCS 65536
+
+static volatile sig_atomic_t stop_requested = 0;
+
+static void on_stop(int sig) { stop_requested = sig; }
+
+static void die(const char *what) {
+  fprintf(stderr, "skate-confine: %s: %s\n", what, strerror(errno));
+  exit(126);
+}
+
+static void write_file(const char *path, const char *text) {
+  int fd = open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) die(path);
+  size_t len = strlen(text);
+  if (write(fd, text, len) != (ssize_t)len) die(path);
+  close(fd);
+}
+
+/* Returns 0 on success, 1 when the kernel has no Landlock (the caller decides), dies otherwise. */
+static int enter_landlock(void) {
+  long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LL_CREATE_RULESET_VERSION);
+  if (abi < 0) {
+    if (errno == ENOSYS || errno == EOPNOTSUPP) return 1;
+    die("landlock_create_ruleset(version)");
+  }
+  struct ll_ruleset_attr attr = {0};
+  /* A domain needs something to handle; creating device nodes is never legitimate here. */
+  attr.handled_access_fs = LL_ACCESS_FS_MAKE_CHAR | LL_ACCESS_FS_MAKE_BLOCK;
+  size_t size = sizeof(uint64_t);
+  if (abi >= 6) {
+    attr.scoped = LL_SCOPE_ABSTRACT_UNIX_SOCKET | LL_SCOPE_SIGNAL;
+    size = sizeof(attr);
+  }
+  long ruleset = syscall(SYS_landlock_create_ruleset, &attr, size, 0);
+  if (ruleset < 0) die("landlock_create_ruleset");
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) die("PR_SET_NO_NEW_PRIVS");
+  if (syscall(SYS_landlock_restrict_self, (int)ruleset, 0) != 0) die("landlock_restrict_self");
+  close((int)ruleset);
+  return 0;
+}
+
+/* Parent pid of a process, from /proc/PID/stat (the field after the command name). */
+static pid_t parent_of(pid_t pid) {
+  char path[64], buf[512];
+  snprintf(path, sizeof path, "/proc/%d/stat", pid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return -1;
+  buf[n] = 0;
+  char *end = strrchr(buf, ')');
+  if (!end) return -1;
+  char state;
+  int ppid;
+  if (sscanf(end + 2, "%c %d", &state, &ppid) != 2) return -1;
+  return (pid_t)ppid;
+}
+
+/* Sends `sig` to every descendant of this process; returns how many were found. */
+static int signal_descendants(int sig) {
+  static pid_t pids[MAX_PROCS], parents[MAX_PROCS];
+  int count = 0;
+  DIR *proc = opendir("/proc");
+  if (!proc) return 0;
+  struct dirent *entry;
+  while ((entry = readdir(proc)) && count < MAX_PROCS) {
+    char *end;
+    long pid = strtol(entry->d_name, &end, 10);
+    if (*end || pid <= 0) continue;
+    pid_t ppid = parent_of((pid_t)pid);
+    if (ppid < 0) continue;
+    pids[count] = (pid_t)pid;
+    parents[count] = ppid;
+    count++;
+  }
+  closedir(proc);
+  pid_t self = getpid();
+  int found = 0;
+  for (int i = 0; i < count; i++) {
+    /* Walk up the parent chain; descendants lead back to us (we are their subreaper). */
+    pid_t p = parents[i];
+    for (int depth = 0; depth < 4096 && p > 1 && p != self; depth++) {
+      int j;
+      for (j = 0; j < count && pids[j] != p; j++) {
+      }
+      p = j < count ? parents[j] : -1;
+    }
+    if (p == self) {
+      kill(pids[i], sig);
+      found++;
+    }
+  }
+  return found;
+}
+
+static void reap_all(void) {
+  while (waitpid(-1, NULL, WNOHANG) > 0) {
+  }
+}
+
+static void sleep_ms(long ms) {
+  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+  nanosleep(&ts, NULL);
+}
+
+/* Ends every descendant: a polite SIGTERM, a short grace, then SIGKILL until none is left. */
+static void kill_descendants(void) {
+  if (signal_descendants(SIGTERM) > 0) {
+    for (int i = 0; i < 20; i++) {
+      reap_all();
+      if (waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD) return;
+      sleep_ms(10);
+    }
+  }
+  /* Forks racing the kill reparent to us and are caught in the next round. */
+  for (int round = 0; round < 1000; round++) {
+    signal_descendants(SIGKILL);
+    reap_all();
+    if (waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD) return;
+    sleep_ms(1);
+  }
+}
+
+int main(int argc, char **argv) {
+  int landlock = 0, subreaper = 0, i;
+  pid_t parent = getppid();
+  const char *oom = NULL;
+  for (i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--") == 0) {
+      i++;
+      break;
+    } else if (strcmp(argv[i], "--cgroup") == 0 && i + 1 < argc) {
+      char pid[32];
+      snprintf(pid, sizeof pid, "%d\n", getpid());
+      write_file(argv[++i], pid);
+    } else if (strcmp(argv[i], "--landlock") == 0) {
+      landlock = 1;
+    } else if (strcmp(argv[i], "--subreaper") == 0) {
+      subreaper = 1;
+    } else if (strcmp(argv[i], "--pdeathsig") == 0) {
+      if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) die("PR_SET_PDEATHSIG");
+      /* The parent may have died before the signal was armed. */
+      if (getppid() != parent) return 125;
+    } else if (strcmp(argv[i], "--oom-score-adj") == 0 && i + 1 < argc) {
+      oom = argv[++i];
+    } else {
+      fprintf(stderr, "skate-confine: unknown option %s\n", argv[i]);
+      return 125;
+    }
+  }
+  if (i >= argc) {
+    fprintf(stderr, "usage: skate-confine [--cgroup FILE]... [--landlock] [--subreaper] [--oom-score-adj N] -- COMMAND...\n");
+    return 125;
+  }
+  char **command = argv + i;
+  if (oom) write_file("/proc/self/oom_score_adj", oom);
+  if (landlock && enter_landlock() == 1) {
+    fprintf(stderr, "skate-confine: this kernel has no Landlock; commands are not isolated from their executor\n");
+  }
+  if (!subreaper) {
+    execvp(command[0], command);
+    die(command[0]);
+  }
+
+  if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) die("PR_SET_CHILD_SUBREAPER");
+  struct sigaction stop = {0};
+  stop.sa_handler = on_stop;
+  sigaction(SIGTERM, &stop, NULL);
+  sigaction(SIGINT, &stop, NULL);
+  sigaction(SIGHUP, &stop, NULL);
+
+  pid_t child = fork();
+  if (child < 0) die("fork");
+  if (child == 0) {
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
+    execvp(command[0], command);
+    fprintf(stderr, "skate-confine: %s: %s\n", command[0], strerror(errno));
+    _exit(127);
+  }
+
+  int status = 0;
+  for (;;) {
+    pid_t done = waitpid(-1, &status, 0);
+    if (done == child) break;
+    if (done < 0 && errno == EINTR && stop_requested) {
+      kill_descendants();
+      return 128 + stop_requested;
+    }
+    if (done < 0 && errno == ECHILD) break;
+  }
+  /* The command is done: whatever it left running in the background goes with it. */
+  kill_descendants();
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 1;
+}

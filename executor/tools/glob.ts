@@ -1,0 +1,139 @@
+import { lstat, stat } from 'node:fs/promises';
+import path from 'node:path';
+import picomatch from 'picomatch';
+import { z } from 'zod';
+import { defineTool, ToolFailure } from '../define-tool.js';
+import { mapOrdered } from '../fs/map-ordered.js';
+import { walkFiles } from '../fs/walk-files.js';
+
+/** Paths returned; the rest are counted. */
+const MAX_SHOWN = 500;
+/** Matches collected before the walk stops; all of them are stat'ed to sort by age. */
+const MAX_COLLECTED = 10_000;
+const STAT_CONCURRENCY = 16;
+
+interface Found {
+  readonly relative: string;
+  readonly file: string;
+}
+
+export const globTool = defineTool({
+  name: 'glob',
+  effect: 'read',
+  description:
+    'Find files whose paths match a glob pattern, e.g. "**/*.ts", "src/**/*.{ts,tsx}", "*.json" (top ' +
+    'level only; use "**/" to search subdirectories). Returns file paths relative to `path`, most ' +
+    'recently modified first, at most 500. Skips .git and files excluded by .gitignore unless ' +
+    'include_ignored is true. To search file contents use grep.',
+  input: z.object({
+    pattern: z.string().min(1).describe('Glob matched against paths relative to `path`.'),
+    path: z.string().min(1).default('.').describe('Directory to search. Default: the workspace.'),
+    include_ignored: z
+      .boolean()
+      .optional()
+      .describe('Also return files excluded by .gitignore (build output, node_modules).'),
+  }),
+  async run(input, ctx) {
+    let pattern = input.pattern.replace(/^(?:\.\/)+/, '');
+    let where = input.path;
+    if (path.isAbsolute(pattern)) {
+      // An absolute pattern names its own directory; split it off so matches stay relative.
+      const scanned = picomatch.scan(pattern);
+      where = (scanned.isGlob ? scanned.base : path.dirname(pattern)) || '/';
+      pattern = scanned.isGlob ? scanned.glob : path.basename(pattern);
+    }
+    const root = await ctx.paths.forRead(where);
+    await requireDirectory(root, where);
+    // Walk from the pattern's fixed prefix, so "src/**/*.ts" reads nothing outside src.
+    const scanned = picomatch.scan(pattern);
+    const base = (scanned.isGlob ? scanned.base : path.posix.dirname(pattern)).replace(/\/+$/, '');
+    const fromRoot = base === '' || base === '.';
+    const walkRoot = fromRoot ? root : await ctx.paths.forRead(path.join(where, base));
+    const prefix = fromRoot ? '' : `${base}/`;
+    const matches = picomatch(pattern, { dot: true });
+
+    const counts = { ignored: 0 };
+    const found: Found[] = [];
+    let complete = true;
+    if (await isDirectory(walkRoot)) {
+      const walk = walkFiles({
+        root: walkRoot,
+        workspace: ctx.workspace,
+        signal: ctx.signal,
+        paths: ctx.paths,
+        gitignore: !(input.include_ignored ?? false),
+        links: true,
+        counts,
+      });
+      for await (const entry of walk) {
+        const relative = prefix + entry.relative;
+        if (!matches(relative)) continue;
+        if (found.length === MAX_COLLECTED) {
+          complete = false;
+          break;
+        }
+        found.push({ relative, file: entry.path });
+      }
+    }
+
+    const dated: { relative: string; mtime: number }[] = [];
+    for await (const item of mapOrdered(found, STAT_CONCURRENCY, withMtime)) dated.push(item);
+    ctx.signal.throwIfAborted();
+    dated.sort((a, b) => b.mtime - a.mtime || (a.relative < b.relative ? -1 : 1));
+    const shown = dated.slice(0, MAX_SHOWN).map((item) => item.relative);
+    const truncated = shown.length < dated.length || !complete;
+    const includeIgnored = input.include_ignored ?? false;
+    const lines =
+      shown.length > 0 ? shown : [noMatches(input.pattern, where, includeIgnored ? 0 : counts.ignored)];
+    if (truncated) {
+      const total = complete ? `${dated.length}` : `more than ${MAX_COLLECTED}`;
+      lines.push(
+        `[showing the ${shown.length} most recently modified of ${total} matches; narrow the pattern or path]`,
+      );
+    }
+    return {
+      output: lines.join('\n'),
+      display: { type: 'matches', files: dated.length, matches: dated.length, truncated },
+    };
+  },
+});
+
+async function requireDirectory(real: string, shown: string): Promise<void> {
+  let info: Awaited<ReturnType<typeof stat>>;
+  try {
+    info = await stat(real);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new ToolFailure('not_found', `${shown} does not exist; use list_dir to see what is there`);
+    }
+    throw error;
+  }
+  if (!info.isDirectory()) {
+    throw new ToolFailure('invalid_input', `${shown} is a file, not a directory; pass its directory as path`);
+  }
+}
+
+async function isDirectory(real: string): Promise<boolean> {
+  try {
+    return (await stat(real)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+async function withMtime(item: Found): Promise<{ relative: string; mtime: number }> {
+  // A file removed since the walk sorts last rather than failing the call.
+  const info = await stat(item.file).catch(() => lstat(item.file).catch(() => undefined));
+  return { relative: item.relative, mtime: info?.mtimeMs ?? 0 };
+}
+
+function noMatches(pattern: string, where: string, ignored: number): string {
+  let text = `no files match "${pattern}" in ${where}`;
+  if (!pattern.includes('/'))
+    text += `; without a "/" a pattern matches only files directly in ${where}, try "**/${pattern}"`;
+  if (ignored > 0) {
+    const what = ignored === 1 ? 'entry was' : 'entries were';
+    text += `; ${ignored} gitignored ${what} skipped (pass include_ignored: true to search them)`;
+  }
+  return text;
+}

@@ -1,0 +1,113 @@
+import { z } from 'zod';
+import { defineTool, type Tool, type ToolOutcome } from '../define-tool.js';
+import { type EvalReply, JsEvalWorker } from '../js-eval/js-eval-worker.js';
+import type { LogLevel } from '../js-eval/protocol.js';
+
+const DEFAULT_TIMEOUT_MS = 5_000;
+const MAX_TIMEOUT_MS = 30_000;
+/** The isolate's heap never exceeds this, whatever the sandbox allows: a scratch REPL needs little. */
+const MAX_MEMORY_MIB = 128;
+/** isolated-vm's floor. */
+const MIN_MEMORY_MIB = 8;
+/** Console output or value carried back per call, whatever the output limit: well inside a worker message. */
+const MAX_PART_BYTES = 1024 * 1024;
+
+const JsEvalInput = z.object({
+  code: z.string().min(1).describe('JavaScript to run; the value of its last expression is returned.'),
+  timeout_ms: z
+    .number()
+    .int()
+    .positive()
+    .max(MAX_TIMEOUT_MS)
+    .optional()
+    .describe(`Time limit in milliseconds. Default ${DEFAULT_TIMEOUT_MS}, maximum ${MAX_TIMEOUT_MS}.`),
+});
+
+/**
+ * Builds a js_eval tool with its own worker process, started on first use and
+ * killed by `dispose()`. A factory, not a module value, so every executor
+ * (and sub-agent) gets its own worker and its own REPL state.
+ */
+export function createJsEvalTool(): Tool<typeof JsEvalInput> {
+  const worker = new JsEvalWorker();
+  return defineTool({
+    name: 'js_eval',
+    effect: 'read',
+    description:
+      'Evaluate JavaScript in a sandboxed V8 isolate: for arithmetic, data wrangling, testing a regex or an ' +
+      'algorithm. Returns the value of the last expression (a returned promise is awaited), strings as they ' +
+      'are and other values JSON-like; console.log/info/warn/error output comes first, then "=> value". ' +
+      'State persists across calls like a REPL: top-level variables and functions stay defined (declare with ' +
+      'var, or assign, to redefine; `let`/`const` names cannot be declared twice). Only JavaScript built-ins ' +
+      'exist: no require, import, process, fs, network or timers (setTimeout). Top-level await is not ' +
+      'supported; end with a promise instead. A timeout or running out of memory (the heap is at most 128 MiB) ' +
+      'resets the state, and the result says so.',
+    input: JsEvalInput,
+    async run(input, ctx) {
+      const started = performance.now();
+      const logs: string[] = [];
+      const timeoutMs = input.timeout_ms ?? DEFAULT_TIMEOUT_MS;
+      const memoryMiB = Math.max(MIN_MEMORY_MIB, Math.min(ctx.policy.limits.memoryMiB, MAX_MEMORY_MIB));
+      const outputBytes = ctx.policy.limits.outputBytes;
+      const reply = await worker.evaluate({
+        code: input.code,
+        timeoutMs,
+        memoryMiB,
+        maxLogBytes: Math.min(Math.floor(outputBytes / 2), MAX_PART_BYTES),
+        maxValueChars: Math.min(outputBytes, MAX_PART_BYTES),
+        cwd: ctx.workspace,
+        signal: ctx.signal,
+        onLog: (level, text) => {
+          logs.push(logLine(level, text));
+          const stream = level === 'warn' || level === 'error' ? 'stderr' : 'stdout';
+          for (const line of text.split('\n')) ctx.emit(stream, line);
+        },
+      });
+      return outcome(reply, logs, memoryMiB, Math.round(performance.now() - started));
+    },
+    dispose: () => worker.dispose(),
+  });
+}
+
+function logLine(level: LogLevel, text: string): string {
+  return level === 'warn' || level === 'error' ? `[${level}] ${text}` : text;
+}
+
+const RESET_NOTE = 'the JavaScript context was reset: variables and functions from earlier calls are gone';
+
+function outcome(reply: EvalReply, logs: string[], memoryMiB: number, durationMs: number): ToolOutcome {
+  const lines = [...logs];
+  if (reply.logsDropped > 0) lines.push(`[${reply.logsDropped} console lines dropped: output limit]`);
+  let code: ToolOutcome['code'];
+  switch (reply.status) {
+    case 'ok':
+      lines.push(logs.length > 0 ? `=> ${reply.text}` : reply.text);
+      break;
+    case 'error':
+      code = 'failed';
+      lines.push(reply.text);
+      break;
+    case 'timeout':
+      code = 'timeout';
+      lines.push(`[stopped: ${reply.text}; the limit is timeout_ms, at most ${MAX_TIMEOUT_MS}]`);
+      break;
+    case 'memory':
+      code = 'failed';
+      lines.push(`[stopped: out of memory, over the ${memoryMiB} MiB limit]`);
+      break;
+    case 'cancelled':
+      code = 'cancelled';
+      lines.push('[cancelled]');
+      break;
+    case 'crashed':
+      code = 'failed';
+      lines.push(`[${reply.text}]`);
+      break;
+  }
+  if (reply.reset) lines.push(`[${RESET_NOTE}]`);
+  return {
+    output: lines.join('\n'),
+    ...(code && { code }),
+    display: { type: 'eval', durationMs, logs: logs.length },
+  };
+}

@@ -1,0 +1,172 @@
+import type { Dirent } from 'node:fs';
+import { readdir, readlink, realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { defineTool, type ToolContext, ToolFailure } from '../define-tool.js';
+
+/** Entries listed before the listing stops, so one call cannot flood the model's context. */
+const MAX_ENTRIES = 1000;
+/** Shown but not descended into: their contents are rarely what a listing is for, and huge. */
+const NOT_EXPANDED = new Set(['.git', 'node_modules']);
+
+interface Node {
+  readonly name: string;
+  /** `dir` includes symlinks to directories; they are shown, never followed. */
+  readonly kind: 'dir' | 'file' | 'other';
+  /** For symlinks: the link's text, and whether it leads anywhere. */
+  readonly link?: { target: string; broken: boolean };
+  children?: Node[];
+  note?: string;
+}
+
+export const listDirTool = defineTool({
+  name: 'list_dir',
+  effect: 'read',
+  description:
+    'List a directory: subdirectories first (shown with a trailing "/"), then files, each group sorted; ' +
+    'symlinks shown as "name -> target". depth > 1 lists subdirectories too, indented, without ' +
+    'expanding .git or node_modules. Hidden entries (starting with ".") only with include_hidden. ' +
+    'At most 1000 entries. To find files by pattern use glob.',
+  input: z.object({
+    path: z.string().min(1).default('.').describe('Directory to list. Default: the workspace.'),
+    depth: z.number().int().min(1).max(5).default(1).describe('Levels to list, 1–5. Default 1.'),
+    include_hidden: z.boolean().optional().describe('Also list entries whose names start with ".".'),
+  }),
+  async run(input, ctx) {
+    const root = await ctx.paths.forRead(input.path);
+    let info: Awaited<ReturnType<typeof stat>>;
+    try {
+      info = await stat(root);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+        throw new ToolFailure('not_found', `${input.path} does not exist`);
+      }
+      throw error;
+    }
+    if (!info.isDirectory()) {
+      throw new ToolFailure('invalid_input', `${input.path} is a file, not a directory; use read_file`);
+    }
+    // Asked for by name: a listing inside .git or node_modules expands them like any directory.
+    const expandAll = root.split(path.sep).some((part) => NOT_EXPANDED.has(part));
+    const includeHidden = input.include_hidden ?? false;
+
+    // Breadth first, so when the cap is hit the listing keeps the shallow entries.
+    const top: Node[] = [];
+    const queue: { dir: string; level: number; into: Node[] }[] = [{ dir: root, level: 1, into: top }];
+    let entries = 0;
+    let hidden = 0;
+    let truncated = false;
+    while (queue.length > 0 && !truncated) {
+      ctx.signal.throwIfAborted();
+      const { dir, level, into } = queue.shift()!;
+      const listed = await readEntries(dir, ctx, includeHidden);
+      hidden += listed.hidden;
+      for (const { node, real } of listed.nodes) {
+        if (entries === MAX_ENTRIES) {
+          truncated = true;
+          break;
+        }
+        entries++;
+        into.push(node);
+        if (node.kind !== 'dir' || node.link || level >= input.depth) continue;
+        if (NOT_EXPANDED.has(node.name) && !expandAll) {
+          node.note = '(not expanded)';
+          continue;
+        }
+        node.children = [];
+        queue.push({ dir: real, level: level + 1, into: node.children });
+      }
+    }
+
+    const lines: string[] = [];
+    render(top, 0, lines);
+    if (lines.length === 0) lines.push('(empty directory)');
+    if (truncated) {
+      lines.push(
+        `[listing stopped at ${MAX_ENTRIES} entries; directories after that point are shown without contents. List a subdirectory or use a smaller depth]`,
+      );
+    }
+    if (hidden > 0) {
+      lines.push(
+        `[${hidden} hidden ${hidden === 1 ? 'entry' : 'entries'} not shown; pass include_hidden: true]`,
+      );
+    }
+    return {
+      output: lines.join('\n'),
+      display: { type: 'listing', path: input.path, entries, truncated },
+    };
+  },
+});
+
+async function readEntries(
+  dir: string,
+  ctx: ToolContext,
+  includeHidden: boolean,
+): Promise<{ nodes: { node: Node; real: string }[]; hidden: number }> {
+  let dirents: Dirent[];
+  try {
+    dirents = await readdir(dir, { withFileTypes: true });
+  } catch (error) {
+    // A subdirectory we may not read shows up empty rather than failing the whole listing.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EACCES' || code === 'EPERM' || code === 'ENOENT') return { nodes: [], hidden: 0 };
+    throw error;
+  }
+  let hidden = 0;
+  const nodes: { node: Node; real: string }[] = [];
+  for (const dirent of dirents) {
+    if (!includeHidden && dirent.name.startsWith('.')) {
+      hidden++;
+      continue;
+    }
+    const full = path.join(dir, dirent.name);
+    if (dirent.isSymbolicLink()) {
+      const node = await describeLink(dirent.name, full, ctx);
+      if (node) nodes.push({ node, real: full });
+      continue;
+    }
+    // Denied entries (a `.env`, a secrets directory) are left out, not shown as denied.
+    if (!ctx.paths.readable(full)) continue;
+    const kind = dirent.isDirectory() ? 'dir' : dirent.isFile() ? 'file' : 'other';
+    nodes.push({ node: { name: dirent.name, kind }, real: full });
+  }
+  nodes.sort((a, b) => rank(a.node) - rank(b.node) || compare(a.node.name, b.node.name));
+  return { nodes, hidden };
+}
+
+async function describeLink(name: string, full: string, ctx: ToolContext): Promise<Node | undefined> {
+  const target = await readlink(full);
+  let real: string;
+  try {
+    real = await realpath(full);
+  } catch {
+    return { name, kind: 'file', link: { target, broken: true } };
+  }
+  // A link to a denied file is as secret as the file.
+  if (!ctx.paths.readable(real)) return undefined;
+  const isDir = await stat(real).then(
+    (info) => info.isDirectory(),
+    () => false,
+  );
+  return { name, kind: isDir ? 'dir' : 'file', link: { target, broken: false } };
+}
+
+function rank(node: Node): number {
+  return node.kind === 'dir' ? 0 : 1;
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function render(nodes: readonly Node[], level: number, out: string[]): void {
+  const indent = '  '.repeat(level);
+  for (const node of nodes) {
+    let line = indent + node.name + (node.kind === 'dir' ? '/' : '');
+    if (node.link) line += ` -> ${node.link.target}${node.link.broken ? ' (broken link)' : ''}`;
+    if (node.kind === 'other') line += ' (special file)';
+    if (node.note) line += ` ${node.note}`;
+    out.push(line);
+    if (node.children) render(node.children, level + 1, out);
+  }
+}

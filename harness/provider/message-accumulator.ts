@@ -1,0 +1,184 @@
+import type Anthropic from '@anthropic-ai/sdk';
+import { type ContentBlock, type Message, StopReason } from '../../shared/conversation.js';
+import type { TokenUsage } from '../../shared/engine-events.js';
+import type { ProviderEvent } from './model-provider.js';
+
+/**
+ * A tool_use block whose streamed input was not valid JSON (a reply cut off by
+ * max_tokens, say): `input` is `{}`, so the block can still go back to the API,
+ * and `rawInput` keeps the text the model wrote, for the error shown to it.
+ */
+export type ToolUseWithRawInput = Extract<ContentBlock, { type: 'tool_use' }> & { rawInput?: string };
+
+export interface CompletedMessage {
+  message: Message;
+  stopReason: StopReason;
+  usage: TokenUsage;
+}
+
+export interface MessageAccumulator {
+  /** Takes one raw stream event; returns what it means for the engine. */
+  push(event: Anthropic.RawMessageStreamEvent): ProviderEvent[];
+  /** True once a content event went out: a retry from here must discard it. */
+  readonly producedContent: boolean;
+  /** The message, once `message_stop` arrived; undefined for a stream cut short. */
+  finish(): CompletedMessage | undefined;
+}
+
+type OpenBlock =
+  | { type: 'text'; text: string }
+  | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'redacted_thinking'; data: string }
+  | { type: 'tool_use'; id: string; name: string; json: string; startInput: unknown };
+
+/**
+ * Folds the raw events of one streamed attempt into ProviderEvents and the
+ * final `Message`. Block kinds Skate does not send for (server tools) are
+ * skipped, so event indexes are positions in Skate's message, not the API's.
+ */
+export function createMessageAccumulator(onDebug: (line: string) => void = () => {}): MessageAccumulator {
+  const blocks: OpenBlock[] = [];
+  const indexOf = new Map<number, number>();
+  let stopReason: Anthropic.StopReason | null = null;
+  let startUsage: Anthropic.Usage | undefined;
+  let deltaUsage: Anthropic.MessageDeltaUsage | undefined;
+  let stopped = false;
+  let producedContent = false;
+
+  const push = (event: Anthropic.RawMessageStreamEvent): ProviderEvent[] => {
+    switch (event.type) {
+      case 'message_start':
+        startUsage = event.message.usage;
+        return [];
+      case 'content_block_start':
+        return start(event);
+      case 'content_block_delta':
+        return delta(event);
+      case 'content_block_stop': {
+        const index = indexOf.get(event.index);
+        return index === undefined ? [] : [{ type: 'block_stop', index }];
+      }
+      case 'message_delta':
+        stopReason = event.delta.stop_reason ?? stopReason;
+        deltaUsage = event.usage;
+        return [];
+      case 'message_stop':
+        stopped = true;
+        return [];
+      default:
+        return [];
+    }
+  };
+
+  const start = (event: Anthropic.RawContentBlockStartEvent): ProviderEvent[] => {
+    const block = event.content_block;
+    const index = blocks.length;
+    switch (block.type) {
+      case 'text':
+        blocks.push({ type: 'text', text: block.text });
+        indexOf.set(event.index, index);
+        return block.text ? content({ type: 'text_delta', index, text: block.text }) : [];
+      case 'thinking':
+        blocks.push({ type: 'thinking', thinking: block.thinking, signature: block.signature });
+        indexOf.set(event.index, index);
+        return block.thinking ? content({ type: 'thinking_delta', index, text: block.thinking }) : [];
+      case 'redacted_thinking':
+        blocks.push({ type: 'redacted_thinking', data: block.data });
+        indexOf.set(event.index, index);
+        return content();
+      case 'tool_use':
+        blocks.push({ type: 'tool_use', id: block.id, name: block.name, json: '', startInput: block.input });
+        indexOf.set(event.index, index);
+        return content({ type: 'tool_use_start', index, id: block.id, name: block.name });
+      default:
+        onDebug(`anthropic: skipped a ${block.type} block, which Skate does not handle`);
+        return [];
+    }
+  };
+
+  const delta = (event: Anthropic.RawContentBlockDeltaEvent): ProviderEvent[] => {
+    const index = indexOf.get(event.index);
+    const block = index === undefined ? undefined : blocks[index];
+    if (index === undefined || !block) return [];
+    const d = event.delta;
+    if (d.type === 'text_delta' && block.type === 'text') {
+      block.text += d.text;
+      return content({ type: 'text_delta', index, text: d.text });
+    }
+    if (d.type === 'thinking_delta' && block.type === 'thinking') {
+      block.thinking += d.thinking;
+      return content({ type: 'thinking_delta', index, text: d.thinking });
+    }
+    if (d.type === 'signature_delta' && block.type === 'thinking') {
+      block.signature += d.signature;
+      return [];
+    }
+    if (d.type === 'input_json_delta' && block.type === 'tool_use') {
+      block.json += d.partial_json;
+      return d.partial_json ? content({ type: 'tool_input_delta', index, json: d.partial_json }) : [];
+    }
+    // citations_delta, or a delta that does not fit its block: nothing to show.
+    return [];
+  };
+
+  const content = (...events: ProviderEvent[]): ProviderEvent[] => {
+    producedContent = true;
+    return events;
+  };
+
+  return {
+    push,
+    get producedContent() {
+      return producedContent;
+    },
+    finish() {
+      if (!stopped) return undefined;
+      return {
+        message: { role: 'assistant', content: blocks.map((block) => toContentBlock(block, onDebug)) },
+        stopReason: toStopReason(stopReason, onDebug),
+        usage: combineUsage(startUsage, deltaUsage),
+      };
+    },
+  };
+}
+
+function toContentBlock(block: OpenBlock, onDebug: (line: string) => void): ContentBlock {
+  if (block.type !== 'tool_use') return block;
+  const { id, name, json, startInput } = block;
+  // No deltas: the start event carried the whole input (or none, meaning `{}`).
+  if (json.trim() === '') return { type: 'tool_use', id, name, input: startInput ?? {} };
+  try {
+    return { type: 'tool_use', id, name, input: JSON.parse(json) as unknown };
+  } catch {
+    onDebug(`anthropic: the input of tool call ${id} (${name}) is not valid JSON (${json.length} chars)`);
+    const garbled: ToolUseWithRawInput = { type: 'tool_use', id, name, input: {}, rawInput: json };
+    return garbled;
+  }
+}
+
+function toStopReason(reason: Anthropic.StopReason | null, onDebug: (line: string) => void): StopReason {
+  // Cut short by the context window rather than by max_tokens: to the engine
+  // both mean "the output is truncated".
+  if (reason === 'model_context_window_exceeded') return 'max_tokens';
+  // Checked at run time: the API can add reasons before the SDK types do.
+  const parsed = StopReason.safeParse(reason);
+  if (parsed.success) return parsed.data;
+  if (reason !== null) onDebug(`anthropic: unknown stop_reason ${JSON.stringify(reason)}, taken as end_turn`);
+  return 'end_turn';
+}
+
+/**
+ * message_start carries the input and cache counts; message_delta carries the
+ * cumulative counts, where a null means "unchanged since message_start".
+ */
+function combineUsage(
+  start: Anthropic.Usage | undefined,
+  delta: Anthropic.MessageDeltaUsage | undefined,
+): TokenUsage {
+  return {
+    inputTokens: delta?.input_tokens ?? start?.input_tokens ?? 0,
+    outputTokens: delta?.output_tokens ?? start?.output_tokens ?? 0,
+    cacheReadTokens: delta?.cache_read_input_tokens ?? start?.cache_read_input_tokens ?? 0,
+    cacheWriteTokens: delta?.cache_creation_input_tokens ?? start?.cache_creation_input_tokens ?? 0,
+  };
+}

@@ -1,0 +1,120 @@
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rmdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { PolicyLimits } from '../../shared/policy.js';
+
+export type ResourceLimits = 'cgroup-v1' | 'cgroup-v2' | 'none';
+
+/** Cgroups made for one executor: what to join, and how to remove them once it is gone. */
+export interface CgroupLease {
+  kind: Exclude<ResourceLimits, 'none'>;
+  /** `cgroup.procs` files the executor's first process writes its pid to. */
+  procsFiles: string[];
+  release(): Promise<void>;
+}
+
+const ROOT = '/sys/fs/cgroup';
+
+async function ownCgroupPaths(): Promise<Map<string, string>> {
+  const byController = new Map<string, string>();
+  for (const line of (await readFile('/proc/self/cgroup', 'utf8')).split('\n')) {
+    const [, controllers, cgroupPath] = line.split(':');
+    if (controllers === undefined || cgroupPath === undefined) continue;
+    for (const controller of controllers === '' ? ['unified'] : controllers.split(',')) {
+      byController.set(controller, cgroupPath);
+    }
+  }
+  return byController;
+}
+
+async function removeWhenEmpty(dirs: readonly string[]): Promise<void> {
+  for (const dir of [...dirs].reverse()) {
+    for (let attempt = 0; attempt < 50; attempt++) {
+      try {
+        await rmdir(dir);
+        break;
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT') break;
+        // EBUSY while the last processes are still exiting.
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    }
+  }
+}
+
+async function v2Lease(own: string, name: string, limits: PolicyLimits): Promise<CgroupLease | undefined> {
+  const parent = path.join(ROOT, own);
+  const enabled = (await readFile(path.join(parent, 'cgroup.subtree_control'), 'utf8')).split(/\s+/);
+  if (!enabled.includes('memory') || !enabled.includes('pids')) {
+    // Enabling controllers is only allowed where the parent holds no processes itself.
+    await writeFile(path.join(parent, 'cgroup.subtree_control'), '+memory +pids');
+  }
+  const dir = path.join(parent, name);
+  await mkdir(dir);
+  try {
+    await writeFile(path.join(dir, 'memory.max'), String(limits.memoryMiB * 1024 * 1024));
+    await writeFile(path.join(dir, 'memory.swap.max'), '0').catch(() => undefined);
+    await writeFile(path.join(dir, 'pids.max'), String(limits.processes));
+  } catch (error) {
+    await removeWhenEmpty([dir]);
+    throw error;
+  }
+  return {
+    kind: 'cgroup-v2',
+    procsFiles: [path.join(dir, 'cgroup.procs')],
+    release: () => removeWhenEmpty([dir]),
+  };
+}
+
+async function v1Lease(
+  own: Map<string, string>,
+  name: string,
+  limits: PolicyLimits,
+): Promise<CgroupLease | undefined> {
+  const settings: [string, string, string][] = [
+    ['memory', 'memory.limit_in_bytes', String(limits.memoryMiB * 1024 * 1024)],
+    ['pids', 'pids.max', String(limits.processes)],
+  ];
+  const made: string[] = [];
+  try {
+    for (const [controller, file, value] of settings) {
+      const mount = path.join(ROOT, controller);
+      const ownPath = own.get(controller);
+      if (!existsSync(mount) || ownPath === undefined) throw new Error(`no ${controller} hierarchy`);
+      const dir = path.join(mount, ownPath, name);
+      await mkdir(dir);
+      made.push(dir);
+      await writeFile(path.join(dir, file), value);
+    }
+  } catch (error) {
+    await removeWhenEmpty(made);
+    throw error;
+  }
+  return {
+    kind: 'cgroup-v1',
+    procsFiles: made.map((dir) => path.join(dir, 'cgroup.procs')),
+    release: () => removeWhenEmpty(made),
+  };
+}
+
+/**
+ * Memory and process-count limits for one executor and everything it starts.
+ * RLIMIT_NPROC does not bind uid 0, so a fork bomb is stopped by the pids
+ * controller instead; the memory controller makes the kernel's OOM killer
+ * choose inside the sandbox, never the harness. Returns undefined where
+ * cgroups cannot be written (not root, no delegation): limits are then not enforced.
+ */
+export async function createCgroupLimits(
+  limits: PolicyLimits,
+  name: string,
+): Promise<CgroupLease | undefined> {
+  try {
+    const own = await ownCgroupPaths();
+    if (existsSync(path.join(ROOT, 'cgroup.controllers')))
+      return await v2Lease(own.get('unified') ?? '/', name, limits);
+    return await v1Lease(own, name, limits);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,178 @@
+import path from 'node:path';
+import type { ResolvedPolicy } from '../../shared/policy.js';
+import type { MountStep } from './mount-plan.js';
+import { pathKind, type ScanResult, scanPaths } from './scan-paths.js';
+
+/** Private to every sandbox: host files here are hidden, and host sockets with them. */
+const PRIVATE_DIRS = ['/tmp', '/var/tmp', '/run', '/dev/shm'];
+/** What a process needs to start at all when a policy does not make the whole root readable. */
+const SYSTEM_ROOTS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/etc'];
+const SKIP_DIRS = new Set(['node_modules', '.git']);
+
+export interface PlanInput {
+  policy: ResolvedPolicy;
+  /** Must stay readable whatever the policy says: the node binary and Skate's own install. */
+  runtimePaths: readonly string[];
+  /** An empty host directory, mounted read-only to hide a denied directory. */
+  emptyDir: string;
+  home: string;
+}
+
+export interface Placeholder {
+  path: string;
+  kind: 'file' | 'dir';
+}
+
+export interface SandboxPlan {
+  steps: MountStep[];
+  /** Protected names that do not exist yet: created empty on the host so they can be mounted read-only. */
+  placeholders: Placeholder[];
+  /** Things worth telling the user, e.g. a scan that hit its limits. */
+  notes: string[];
+}
+
+function within(root: string, child: string): boolean {
+  return root === '/' || child === root || child.startsWith(`${root}/`);
+}
+
+function isGlob(pattern: string): boolean {
+  return /[*?[\]{}]/.test(pattern);
+}
+
+/** The directory a glob starts from: its longest prefix without glob characters. */
+function globBase(pattern: string): string {
+  const parts = pattern.split('/');
+  const index = parts.findIndex(isGlob);
+  return parts.slice(0, index).join('/') || '/';
+}
+
+/** rc and profile files are files; every other protected name that does not exist becomes a directory. */
+function placeholderKind(p: string): Placeholder['kind'] {
+  return /(rc|profile)$/.test(path.basename(p)) ? 'file' : 'dir';
+}
+
+/**
+ * Decides the sandbox's mounts for a policy: a read-only view of what may be
+ * read, private /tmp and /run, writable binds for write roots, read-only binds
+ * over protected paths inside them (pinning their parents so a rename cannot
+ * move them aside), and masks over denied paths and host sockets.
+ */
+export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
+  const { policy, emptyDir } = input;
+  const steps: MountStep[] = [];
+  const notes: string[] = [];
+  const placeholders: Placeholder[] = [];
+
+  const readAll = policy.read.allow.includes('/');
+  const readRoots = readAll ? ['/'] : [...new Set([...SYSTEM_ROOTS, ...policy.read.allow])];
+  for (const root of readRoots.sort()) {
+    if (root === '/' || (await pathKind(root))) steps.push({ op: 'ro-bind', src: root, dest: root });
+  }
+  steps.push({ op: 'dev', dest: '/dev' }, { op: 'proc', dest: '/proc' });
+  for (const dir of PRIVATE_DIRS) steps.push({ op: 'tmpfs', dest: dir });
+
+  // Runtime files under a private directory would vanish; show them again, read-only.
+  for (const runtime of input.runtimePaths) {
+    if (
+      PRIVATE_DIRS.some((dir) => within(dir, runtime)) ||
+      (!readAll && !readRoots.some((r) => within(r, runtime)))
+    ) {
+      steps.push({ op: 'ro-bind', src: runtime, dest: runtime });
+    }
+  }
+
+  const writeRoots: string[] = [];
+  for (const root of [...policy.write.allow].sort((a, b) => a.length - b.length)) {
+    const kind = await pathKind(root);
+    if (!kind) {
+      notes.push(`write root ${root} does not exist; nothing is writable there`);
+      continue;
+    }
+    writeRoots.push(root);
+    steps.push({ op: 'bind', src: root, dest: root });
+  }
+
+  // Protected paths matter only inside write roots; elsewhere everything is read-only already.
+  const pinned = new Set<string>();
+  const protectedTargets: string[] = [];
+  // Shallowest first: a path inside one already protected is covered by it, and binding
+  // anything inside a protected directory afterwards could make part of it writable again.
+  for (const target of [...policy.protected].sort((a, b) => a.length - b.length)) {
+    if (protectedTargets.some((done) => within(done, target))) continue;
+    if (isGlob(target)) {
+      notes.push(
+        `protected glob ${target} is checked by the tools only; the kernel layer needs concrete paths`,
+      );
+      continue;
+    }
+    const root = writeRoots.find((w) => within(w, target) && w !== target && !within(target, w));
+    if (!root) continue;
+    // A read-only bind protects the path, not its parent: pin every directory between the
+    // write root and the protected path as a mount point, which cannot be renamed away.
+    for (let dir = path.dirname(target); dir !== root && within(root, dir); dir = path.dirname(dir)) {
+      if (!pinned.has(dir) && (await pathKind(dir)) === 'dir') {
+        pinned.add(dir);
+        steps.push({ op: 'bind', src: dir, dest: dir });
+      }
+    }
+    if (!(await pathKind(target))) placeholders.push({ path: target, kind: placeholderKind(target) });
+    protectedTargets.push(target);
+    steps.push({ op: 'ro-bind', src: target, dest: target });
+  }
+
+  const masks = await findMasks(input);
+  notes.push(...masks.notes);
+  for (const match of masks.paths) {
+    steps.push(
+      match.kind === 'dir'
+        ? { op: 'ro-bind', src: emptyDir, dest: match.path }
+        : { op: 'ro-bind', src: '/dev/null', dest: match.path },
+    );
+  }
+  return { steps, placeholders, notes };
+}
+
+interface Masks {
+  paths: { path: string; kind: 'file' | 'dir' }[];
+  notes: string[];
+}
+
+/** Denied paths that exist (globs expanded by scanning) and host sockets in the scanned trees. */
+async function findMasks(input: PlanInput): Promise<Masks> {
+  const { policy } = input;
+  const paths: Masks['paths'] = [];
+  const notes: string[] = [];
+  const globsByBase = new Map<string, string[]>();
+  for (const pattern of policy.read.deny) {
+    if (!isGlob(pattern)) {
+      const kind = await pathKind(pattern);
+      if (kind) paths.push({ path: pattern, kind: kind === 'dir' ? 'dir' : 'file' });
+      continue;
+    }
+    const base = globBase(pattern);
+    globsByBase.set(base, [...(globsByBase.get(base) ?? []), pattern]);
+  }
+  // The workspace is always scanned, for its sockets if not for deny globs.
+  if (!globsByBase.has(policy.workspace)) globsByBase.set(policy.workspace, []);
+  const scans: [string, ScanResult][] = [];
+  for (const [base, patterns] of globsByBase) {
+    if (PRIVATE_DIRS.some((dir) => within(dir, base) && !within(base, policy.workspace))) continue;
+    const deep = base === policy.workspace || patterns.some((p) => p.includes('**'));
+    scans.push([
+      base,
+      await scanPaths(base, patterns, { maxDepth: deep ? 16 : 2, maxEntries: 200_000, skipDirs: SKIP_DIRS }),
+    ]);
+  }
+  scans.push([
+    input.home,
+    await scanPaths(input.home, [], { maxDepth: 3, maxEntries: 20_000, skipDirs: SKIP_DIRS }),
+  ]);
+  for (const [base, scan] of scans) {
+    paths.push(...scan.matches);
+    for (const socket of scan.sockets) paths.push({ path: socket, kind: 'file' });
+    if (scan.truncated)
+      notes.push(`scan of ${base} hit its limits; deny globs and sockets beyond them are not masked`);
+  }
+  const unique = new Map(paths.map((p) => [p.path, p]));
+  return { paths: [...unique.values()], notes };
+}

@@ -1,0 +1,76 @@
+import { spawn } from 'node:child_process';
+
+export type SandboxSupport =
+  | { available: true; bwrap: string }
+  | { available: false; problem: string; fix: string };
+
+const BWRAP = 'bwrap';
+/** The same isolation flags every executor uses: if these work, an executor can start. */
+const PROBE_ARGS = [
+  '--unshare-user',
+  '--unshare-pid',
+  '--unshare-net',
+  '--disable-userns',
+  '--cap-drop',
+  'ALL',
+  '--new-session',
+  '--die-with-parent',
+  '--ro-bind',
+  '/',
+  '/',
+  '--proc',
+  '/proc',
+  '--dev',
+  '/dev',
+  '--',
+  'true',
+];
+
+function explain(stderr: string, spawnError: string | undefined): SandboxSupport {
+  if (spawnError?.includes('ENOENT')) {
+    return {
+      available: false,
+      problem: 'bubblewrap (bwrap) is not installed',
+      fix: 'install it: `sudo apt-get install bubblewrap` (or run `npm run setup`)',
+    };
+  }
+  if (/disable-userns|Unknown option/.test(stderr)) {
+    return {
+      available: false,
+      problem: `this bubblewrap is too old: ${stderr.trim()}`,
+      fix: 'install bubblewrap 0.8 or newer',
+    };
+  }
+  if (/namespace|uid map|Operation not permitted|Permission denied/i.test(stderr)) {
+    return {
+      available: false,
+      problem: `bubblewrap cannot create user namespaces: ${stderr.trim()}`,
+      fix:
+        'allow unprivileged user namespaces: `sudo sysctl -w kernel.unprivileged_userns_clone=1`; on Ubuntu 23.10+ also ' +
+        '`sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` or an AppArmor profile for bwrap',
+    };
+  }
+  return {
+    available: false,
+    problem: `bubblewrap failed: ${stderr.trim() || spawnError}`,
+    fix: 'run `bwrap --version` to investigate',
+  };
+}
+
+let probed: Promise<SandboxSupport> | undefined;
+
+/** Whether bubblewrap can build an executor's sandbox on this machine; asked once per process. */
+export function probeSandbox(): Promise<SandboxSupport> {
+  probed ??= new Promise((resolve) => {
+    const child = spawn(BWRAP, PROBE_ARGS, { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    child.once('error', (error) => resolve(explain(stderr, error.message)));
+    child.once('close', (code) =>
+      resolve(code === 0 ? { available: true, bwrap: BWRAP } : explain(stderr, undefined)),
+    );
+  });
+  return probed;
+}

@@ -1,0 +1,75 @@
+import { lstat, readdir } from 'node:fs/promises';
+import path from 'node:path';
+import picomatch from 'picomatch';
+
+export interface ScanLimits {
+  maxDepth: number;
+  maxEntries: number;
+  /** Directory names not descended into (their contents are too many, or not ours). */
+  skipDirs: ReadonlySet<string>;
+}
+
+export interface ScanResult {
+  /** Paths matching any of the patterns, with what they are. */
+  matches: { path: string; kind: 'file' | 'dir' }[];
+  /** Unix socket files found. */
+  sockets: string[];
+  /** True when a limit stopped the walk before it saw everything. */
+  truncated: boolean;
+}
+
+/**
+ * Walks a tree breadth-first within limits, collecting paths that match glob
+ * patterns and unix socket files. Used to turn deny globs (`**\/.env`) into
+ * concrete mounts and to find host sockets to mask; bubblewrap itself only
+ * understands concrete paths.
+ */
+export async function scanPaths(
+  root: string,
+  patterns: readonly string[],
+  limits: ScanLimits,
+): Promise<ScanResult> {
+  const match = patterns.length > 0 ? picomatch([...patterns], { dot: true }) : () => false;
+  const result: ScanResult = { matches: [], sockets: [], truncated: false };
+  let seen = 0;
+  let level = [root];
+  for (let depth = 0; depth <= limits.maxDepth && level.length > 0; depth++) {
+    const next: string[] = [];
+    for (const dir of level) {
+      let entries: import('node:fs').Dirent[];
+      try {
+        entries = await readdir(dir, { withFileTypes: true });
+      } catch {
+        continue;
+      }
+      for (const entry of entries) {
+        if (++seen > limits.maxEntries) {
+          result.truncated = true;
+          return result;
+        }
+        const full = path.join(dir, entry.name);
+        if (entry.isSocket()) result.sockets.push(full);
+        if (match(full)) {
+          result.matches.push({ path: full, kind: entry.isDirectory() ? 'dir' : 'file' });
+          continue;
+        }
+        if (entry.isDirectory() && !limits.skipDirs.has(entry.name)) next.push(full);
+      }
+    }
+    if (depth === limits.maxDepth && next.length > 0) result.truncated = true;
+    level = next;
+  }
+  return result;
+}
+
+/** What a path is on the host, without following a final symlink; undefined when absent. */
+export async function pathKind(p: string): Promise<'file' | 'dir' | 'other' | undefined> {
+  try {
+    const info = await lstat(p);
+    if (info.isDirectory()) return 'dir';
+    if (info.isFile()) return 'file';
+    return 'other';
+  } catch {
+    return undefined;
+  }
+}

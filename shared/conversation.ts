@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { ImageInput } from './engine-events.js';
+
+/**
+ * The conversation the engine keeps and sessions record: a provider-neutral
+ * form close to the Messages API, which is the provider Skate speaks.
+ */
+export const ContentBlock = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('text'), text: z.string() }),
+  z.object({ type: z.literal('image'), ...ImageInput.shape }),
+  z.object({ type: z.literal('thinking'), thinking: z.string(), signature: z.string() }),
+  z.object({ type: z.literal('redacted_thinking'), data: z.string() }),
+  z.object({ type: z.literal('tool_use'), id: z.string(), name: z.string(), input: z.unknown() }),
+  z.object({
+    type: z.literal('tool_result'),
+    toolUseId: z.string(),
+    content: z.string(),
+    isError: z.boolean(),
+  }),
+]);
+export type ContentBlock = z.infer<typeof ContentBlock>;
+
+export const Message = z.object({
+  role: z.enum(['user', 'assistant']),
+  content: z.array(ContentBlock),
+});
+export type Message = z.infer<typeof Message>;
+
+export const StopReason = z.enum([
+  'end_turn',
+  'max_tokens',
+  'stop_sequence',
+  'tool_use',
+  'pause_turn',
+  'refusal',
+]);
+export type StopReason = z.infer<typeof StopReason>;

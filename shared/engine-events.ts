@@ -1,0 +1,156 @@
+import { z } from 'zod';
+import { ToolDisplay, ToolErrorCode } from './tool.js';
+
+/**
+ * The engine's protocol with any frontend (CLI, stream-json, later TUI, ACP,
+ * HTTP). Events say what happened, never how to render it. Every variant is
+ * tagged by `type`; types come from these schemas.
+ */
+
+/** Where an event comes from: `[]` for the main agent, `['explore-1']` for a sub-agent it spawned, and so on. */
+export const AgentPath = z.array(z.string());
+export type AgentPath = z.infer<typeof AgentPath>;
+
+export const TokenUsage = z.object({
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  cacheReadTokens: z.number().int().nonnegative(),
+  cacheWriteTokens: z.number().int().nonnegative(),
+});
+export type TokenUsage = z.infer<typeof TokenUsage>;
+
+export const ImageInput = z.object({
+  mediaType: z.enum(['image/png', 'image/jpeg', 'image/gif', 'image/webp']),
+  /** Base64 of the image bytes. */
+  data: z.string(),
+});
+export type ImageInput = z.infer<typeof ImageInput>;
+
+const base = { agent: AgentPath.default([]) };
+
+export const EngineEvent = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('turn_start'), ...base, turn: z.number().int() }),
+  z.object({
+    type: z.literal('turn_end'),
+    ...base,
+    turn: z.number().int(),
+    reason: z.enum(['complete', 'cancelled', 'error']),
+  }),
+  z.object({ type: z.literal('text_delta'), ...base, text: z.string() }),
+  z.object({ type: z.literal('text_done'), ...base, text: z.string() }),
+  z.object({ type: z.literal('thinking_start'), ...base }),
+  z.object({ type: z.literal('thinking_delta'), ...base, text: z.string() }),
+  z.object({ type: z.literal('thinking_done'), ...base, text: z.string() }),
+  z.object({
+    type: z.literal('tool_call_start'),
+    ...base,
+    id: z.string(),
+    name: z.string(),
+    args: z.unknown(),
+    /** The tool call of a parent agent that spawned this agent, for sub-agents. */
+    parentCallId: z.string().optional(),
+  }),
+  z.object({
+    type: z.literal('tool_output_line'),
+    ...base,
+    id: z.string(),
+    stream: z.enum(['stdout', 'stderr', 'progress']),
+    text: z.string(),
+  }),
+  z.object({
+    type: z.literal('tool_call_result'),
+    ...base,
+    id: z.string(),
+    name: z.string(),
+    output: z.string(),
+    isError: z.boolean(),
+    code: ToolErrorCode.optional(),
+    display: ToolDisplay.optional(),
+    durationMs: z.number(),
+  }),
+  z.object({
+    type: z.literal('action_blocked'),
+    ...base,
+    id: z.string(),
+    name: z.string(),
+    /** Who blocked it: the sandbox policy, or the user through an approval. */
+    by: z.enum(['policy', 'user']),
+    reason: z.string(),
+  }),
+  z.object({
+    type: z.literal('approval_request'),
+    ...base,
+    requestId: z.string(),
+    callId: z.string(),
+    name: z.string(),
+    args: z.unknown(),
+    effect: z.enum(['write', 'execute']),
+  }),
+  z.object({
+    type: z.literal('ask_user_request'),
+    ...base,
+    requestId: z.string(),
+    questions: z.array(
+      z.object({
+        question: z.string(),
+        options: z.array(z.string()).optional(),
+        multiSelect: z.boolean().optional(),
+      }),
+    ),
+  }),
+  z.object({
+    type: z.literal('context_usage'),
+    ...base,
+    usedTokens: z.number().int(),
+    windowTokens: z.number().int(),
+  }),
+  z.object({
+    type: z.literal('usage'),
+    ...base,
+    turn: TokenUsage,
+    total: TokenUsage,
+    elapsedMs: z.number(),
+    /** Output tokens per second over this turn's model time. */
+    outputTokensPerSecond: z.number(),
+  }),
+  z.object({
+    type: z.literal('loop_cap_reached'),
+    ...base,
+    requestId: z.string(),
+    iterations: z.number().int(),
+  }),
+  z.object({
+    type: z.literal('compaction'),
+    ...base,
+    summarizedMessages: z.number().int(),
+    summaryTokens: z.number().int(),
+  }),
+  z.object({ type: z.literal('info'), ...base, message: z.string() }),
+  z.object({ type: z.literal('warn'), ...base, message: z.string() }),
+  z.object({ type: z.literal('error'), ...base, message: z.string(), code: z.string().optional() }),
+]);
+export type EngineEvent = z.infer<typeof EngineEvent>;
+export type EngineEventType = EngineEvent['type'];
+
+export const EngineCommand = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('user_prompt'), text: z.string(), images: z.array(ImageInput).default([]) }),
+  z.object({ type: z.literal('interrupt') }),
+  z.object({
+    type: z.literal('approval_response'),
+    requestId: z.string(),
+    decision: z.enum(['approve', 'reject']),
+    /** With `reject`: told to the model, so it can change course. */
+    feedback: z.string().optional(),
+  }),
+  z.object({
+    type: z.literal('ask_user_response'),
+    requestId: z.string(),
+    answers: z.array(z.string()),
+  }),
+  z.object({
+    type: z.literal('loop_decision'),
+    requestId: z.string(),
+    decision: z.enum(['continue', 'stop']),
+  }),
+]);
+export type EngineCommand = z.infer<typeof EngineCommand>;

@@ -1,0 +1,30 @@
+/**
+ * `npm run bench`: prints one JSON line of named figures, each next to a
+ * baseline measured in the same run. Progress goes to stderr.
+ */
+import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ExecutorClient } from '../../harness/executor/executor-client.js';
+import { testPolicy } from '../support/policies.js';
+import { benchColdStart } from './cold-start-bench.js';
+import { benchRpc } from './rpc-bench.js';
+
+const workspace = await realpath(await mkdtemp(path.join(tmpdir(), 'skate-bench-')));
+const figures: Record<string, unknown> = {};
+try {
+  const policy = testPolicy(workspace, { name: 'bench' });
+  process.stderr.write('bench: executor cold start\n');
+  Object.assign(figures, await benchColdStart(policy));
+  process.stderr.write('bench: tool call round trip\n');
+  const executor = await ExecutorClient.spawn({ policy, diagnosticTools: true });
+  try {
+    figures.enforcement = executor.enforcement;
+    Object.assign(figures, await benchRpc(executor));
+  } finally {
+    await executor.shutdown();
+  }
+} finally {
+  await rm(workspace, { recursive: true, force: true });
+}
+process.stdout.write(`${JSON.stringify(figures)}\n`);

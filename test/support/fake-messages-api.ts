@@ -1,0 +1,351 @@
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { z } from 'zod';
+
+/** A content block the fake streams, as the API would produce it. */
+export type FakeBlock =
+  | { type: 'text'; text: string }
+  | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'redacted_thinking'; data: string }
+  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+
+export interface FakeUsage {
+  input_tokens?: number;
+  output_tokens?: number;
+  cache_creation_input_tokens?: number;
+  cache_read_input_tokens?: number;
+}
+
+/** One scripted reply; each request takes the next one off the queue. */
+export type FakeReply =
+  | {
+      type: 'message';
+      blocks: FakeBlock[];
+      stopReason?: string;
+      usage?: FakeUsage;
+      /** Waits this long before each event after message_start, so a test can cancel mid-stream. */
+      chunkDelayMs?: number;
+      /** Destroys the socket after this many content_block_* events: a connection dropped mid-stream. */
+      dropAfterContentEvents?: number;
+      /** Sends an SSE `error` event after this many content events and ends the stream, as the API does when overloaded mid-reply. */
+      streamError?: { afterContentEvents: number; errorType: string; message: string };
+    }
+  | { type: 'failure'; status: number; body: unknown; headers?: Record<string, string> }
+  /** Destroys the socket before any response: a refused or reset connection. */
+  | { type: 'hang_up' };
+
+/** How a reply ended, as the server saw it. */
+export type ReplyOutcome = 'completed' | 'client_closed' | 'dropped';
+
+const RequestBody = z.looseObject({
+  model: z.string(),
+  max_tokens: z.number(),
+  stream: z.boolean().optional(),
+  system: z
+    .union([z.string(), z.array(z.looseObject({ type: z.literal('text'), text: z.string() }))])
+    .optional(),
+  messages: z.array(
+    z.looseObject({
+      role: z.enum(['user', 'assistant']),
+      content: z.union([z.string(), z.array(z.looseObject({ type: z.string() }))]),
+    }),
+  ),
+  tools: z.array(z.looseObject({ name: z.string() })).optional(),
+  thinking: z.looseObject({ type: z.string() }).optional(),
+});
+export type RecordedBody = z.infer<typeof RequestBody>;
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  /** The parsed JSON body; undefined when it was not a valid Messages request. */
+  body: RecordedBody | undefined;
+  finished: Promise<ReplyOutcome>;
+}
+
+export interface FakeMessagesApi extends AsyncDisposable {
+  /** The base URL to give the SDK. */
+  readonly url: string;
+  readonly requests: readonly RecordedRequest[];
+  /** Replies not taken yet. */
+  readonly pending: number;
+  enqueue(...replies: FakeReply[]): void;
+}
+
+/** A failure reply with the API's error body: `{ type: 'error', error: { type, message } }`. */
+export function apiErrorReply(
+  status: number,
+  errorType: string,
+  message: string,
+  headers: Record<string, string> = {},
+): FakeReply {
+  return { type: 'failure', status, body: { type: 'error', error: { type: errorType, message } }, headers };
+}
+
+/**
+ * A local server that speaks the Messages API closely enough for the real SDK:
+ * `POST /v1/messages` answers with server-sent events for `stream: true` and
+ * with JSON otherwise, from a queue of scripted replies, and records every
+ * request. A request that finds the queue empty gets a 400 that says so.
+ */
+export async function fakeMessagesApi(replies: FakeReply[] = []): Promise<FakeMessagesApi> {
+  const queue = [...replies];
+  const requests: RecordedRequest[] = [];
+
+  const server = createServer((req, res) => {
+    let settle: (outcome: ReplyOutcome) => void = () => {};
+    const finished = new Promise<ReplyOutcome>((resolve) => {
+      settle = resolve;
+    });
+    const record: RecordedRequest = {
+      method: req.method ?? '',
+      path: req.url ?? '',
+      headers: req.headers,
+      body: undefined,
+      finished,
+    };
+    requests.push(record);
+    res.on('close', () => settle(res.writableFinished ? 'completed' : 'client_closed'));
+    // A client that goes away mid-request is an outcome to record, not a crash of the test run.
+    handle(req, res, record, requests.length, queue, settle).catch(() => res.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    get pending() {
+      return queue.length;
+    },
+    enqueue(...more) {
+      queue.push(...more);
+    },
+    async [Symbol.asyncDispose]() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+async function handle(
+  req: IncomingMessage,
+  res: ServerResponse,
+  record: RecordedRequest,
+  number: number,
+  queue: FakeReply[],
+  settle: (outcome: ReplyOutcome) => void,
+): Promise<void> {
+  const text = await readBody(req);
+  if (req.method !== 'POST' || req.url !== '/v1/messages') {
+    return sendJson(
+      res,
+      404,
+      errorBody('not_found_error', `fake-messages-api: no route ${req.method} ${req.url}`),
+    );
+  }
+  const parsed = RequestBody.safeParse(safeJson(text));
+  if (!parsed.success) {
+    return sendJson(
+      res,
+      400,
+      errorBody('invalid_request_error', `fake-messages-api: ${parsed.error.message}`),
+    );
+  }
+  record.body = parsed.data;
+  const reply = queue.shift();
+  if (!reply) {
+    const message = `fake-messages-api: no scripted reply left for request #${number}`;
+    return sendJson(res, 400, errorBody('invalid_request_error', message));
+  }
+  if (reply.type === 'hang_up') {
+    req.socket.destroy();
+    return settle('dropped');
+  }
+  if (reply.type === 'failure') return sendJson(res, reply.status, reply.body, reply.headers);
+  const id = `msg_fake_${number}`;
+  if (!parsed.data.stream) return sendJson(res, 200, wholeMessage(id, parsed.data.model, reply));
+  await streamMessage(res, id, parsed.data.model, reply, number, () => settle('dropped'));
+}
+
+async function streamMessage(
+  res: ServerResponse,
+  id: string,
+  model: string,
+  reply: Extract<FakeReply, { type: 'message' }>,
+  number: number,
+  onDrop: () => void,
+): Promise<void> {
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    'request-id': `req_fake_${number}`,
+  });
+  const usage = fullUsage(reply.usage);
+  const start = {
+    ...wholeMessage(id, model, reply),
+    content: [],
+    stop_reason: null,
+    usage: { ...usage, output_tokens: 1 },
+  };
+  const events: [string, unknown][] = [
+    ['message_start', { type: 'message_start', message: start }],
+    ['ping', { type: 'ping' }],
+    ...reply.blocks.flatMap((block, index) => blockEvents(block, index)),
+    [
+      'message_delta',
+      {
+        type: 'message_delta',
+        delta: { stop_reason: stopReasonOf(reply), stop_sequence: null, stop_details: null, container: null },
+        // Cumulative counts; null means "as in message_start", which the client must cope with.
+        usage: {
+          output_tokens: usage.output_tokens,
+          input_tokens: null,
+          cache_creation_input_tokens: null,
+          cache_read_input_tokens: null,
+        },
+      },
+    ],
+    ['message_stop', { type: 'message_stop' }],
+  ];
+  let contentEvents = 0;
+  for (const [index, [event, data]] of events.entries()) {
+    if (index > 0 && reply.chunkDelayMs) await sleep(reply.chunkDelayMs);
+    if (res.destroyed) return;
+    await write(res, `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    if (event.startsWith('content_block_')) contentEvents++;
+    if (reply.dropAfterContentEvents !== undefined && contentEvents >= reply.dropAfterContentEvents) {
+      res.socket?.destroy();
+      return onDrop();
+    }
+    if (reply.streamError && contentEvents >= reply.streamError.afterContentEvents) {
+      const { errorType, message } = reply.streamError;
+      await write(res, `event: error\ndata: ${JSON.stringify(errorBody(errorType, message))}\n\n`);
+      break;
+    }
+  }
+  res.end();
+}
+
+function blockEvents(block: FakeBlock, index: number): [string, unknown][] {
+  const start = (content_block: unknown): [string, unknown] => [
+    'content_block_start',
+    { type: 'content_block_start', index, content_block },
+  ];
+  const delta = (d: unknown): [string, unknown] => [
+    'content_block_delta',
+    { type: 'content_block_delta', index, delta: d },
+  ];
+  const stop: [string, unknown] = ['content_block_stop', { type: 'content_block_stop', index }];
+  switch (block.type) {
+    case 'text':
+      return [
+        start({ type: 'text', text: '', citations: null }),
+        ...awkwardChunks(block.text).map((text) => delta({ type: 'text_delta', text })),
+        stop,
+      ];
+    case 'thinking':
+      return [
+        start({ type: 'thinking', thinking: '', signature: '' }),
+        ...awkwardChunks(block.thinking).map((thinking) => delta({ type: 'thinking_delta', thinking })),
+        delta({ type: 'signature_delta', signature: block.signature }),
+        stop,
+      ];
+    case 'redacted_thinking':
+      return [start(block), stop];
+    case 'tool_use':
+      return [
+        start({ type: 'tool_use', id: block.id, name: block.name, input: {}, caller: { type: 'direct' } }),
+        // The API often opens with an empty chunk; the rest split mid-key, mid-escape, mid-number.
+        delta({ type: 'input_json_delta', partial_json: '' }),
+        ...awkwardChunks(JSON.stringify(block.input)).map((partial_json) =>
+          delta({ type: 'input_json_delta', partial_json }),
+        ),
+        stop,
+      ];
+  }
+}
+
+/** Splits text into chunks of 1, 4, 2, 7, 3, ... characters: never at a convenient place. */
+function awkwardChunks(text: string): string[] {
+  const sizes = [1, 4, 2, 7, 3];
+  const chunks: string[] = [];
+  for (let at = 0, i = 0; at < text.length; i++) {
+    const size = sizes[i % sizes.length]!;
+    chunks.push(text.slice(at, at + size));
+    at += size;
+  }
+  return chunks;
+}
+
+function wholeMessage(id: string, model: string, reply: Extract<FakeReply, { type: 'message' }>): object {
+  return {
+    id,
+    type: 'message',
+    role: 'assistant',
+    model,
+    content: reply.blocks.map((block) =>
+      block.type === 'text'
+        ? { ...block, citations: null }
+        : block.type === 'tool_use'
+          ? { ...block, caller: { type: 'direct' } }
+          : block,
+    ),
+    stop_reason: stopReasonOf(reply),
+    stop_sequence: null,
+    stop_details: null,
+    container: null,
+    diagnostics: null,
+    usage: fullUsage(reply.usage),
+  };
+}
+
+function stopReasonOf(reply: Extract<FakeReply, { type: 'message' }>): string {
+  return (
+    reply.stopReason ?? (reply.blocks.some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn')
+  );
+}
+
+function fullUsage(usage: FakeUsage = {}): Required<FakeUsage> {
+  return {
+    input_tokens: usage.input_tokens ?? 10,
+    output_tokens: usage.output_tokens ?? 5,
+    cache_creation_input_tokens: usage.cache_creation_input_tokens ?? 0,
+    cache_read_input_tokens: usage.cache_read_input_tokens ?? 0,
+  };
+}
+
+function errorBody(type: string, message: string): object {
+  return { type: 'error', error: { type, message } };
+}
+
+function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+/** Resolves once the chunk is handed to the socket, so a drop after it cannot lose it. */
+function write(res: ServerResponse, chunk: string): Promise<void> {
+  return new Promise((resolve) => res.write(chunk, () => resolve()));
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
