@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { ExecutorChannelError, ExecutorRpcError } from '../executor/executor-errors.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
 import { SandboxUnavailableError } from '../sandbox/sandbox-errors.js';
+import { agentCommand } from './commands/agent-command.js';
 import { executorServeCommand } from './commands/executor-serve-command.js';
 import { toolCommand } from './commands/tool-command.js';
 import { toolsCommand } from './commands/tools-command.js';
@@ -10,6 +11,9 @@ import type { ExecutorOptions } from './open-executor.js';
 import { UsageError } from './usage-error.js';
 
 const USAGE = `usage:
+  skate -p "task" [--output-format text|json|stream-json] [--model M] [--max-turns N]
+        [--approval auto|ask|deny-writes] [--system-prompt S] [--append-system-prompt S]
+        [--policy P] [--workspace DIR] [--executor ws://HOST:PORT]      (the task may also come on stdin)
   skate tools [--policy P] [--workspace DIR] [--executor ws://HOST:PORT] [--json]
   skate tool NAME --input JSON|- [--policy P] [--workspace DIR] [--executor ws://HOST:PORT] [--stream]
   skate executor serve --listen HOST:PORT [--policy P] [--workspace DIR] [--token-file FILE]
@@ -42,8 +46,54 @@ function parsed<T>(parse: () => T): T {
   }
 }
 
+const AGENT_OPTIONS = {
+  ...COMMON,
+  prompt: { type: 'string', short: 'p' },
+  'output-format': { type: 'string', default: 'text' },
+  model: { type: 'string' },
+  'max-turns': { type: 'string', default: '50' },
+  'max-tokens': { type: 'string', default: '16000' },
+  'thinking-budget': { type: 'string' },
+  approval: { type: 'string', default: 'auto' },
+  'system-prompt': { type: 'string' },
+  'append-system-prompt': { type: 'string' },
+} as const;
+
+function positiveInt(flag: string, value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed <= 0) throw new UsageError(`${flag} takes a positive whole number, not "${value}"`);
+  return parsed;
+}
+
+function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new UsageError(`${flag} takes ${allowed.join(', ')}, not "${value}"`);
+  }
+  return value as T;
+}
+
+/** `skate -p "task"` and friends: one headless agent run. */
+async function agent(args: string[]): Promise<number> {
+  const { values, positionals } = parsed(() => parseArgs({ args, options: AGENT_OPTIONS, allowPositionals: true }));
+  if (values.help) return help();
+  if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]} (quote the task: -p "…")`);
+  return agentCommand({
+    ...common(values),
+    prompt: values.prompt,
+    outputFormat: oneOf('--output-format', values['output-format'], ['text', 'json', 'stream-json'] as const),
+    model: values.model,
+    maxTurns: positiveInt('--max-turns', values['max-turns']),
+    maxTokens: positiveInt('--max-tokens', values['max-tokens']),
+    thinkingBudgetTokens: values['thinking-budget'] ? positiveInt('--thinking-budget', values['thinking-budget']) : undefined,
+    approval: oneOf('--approval', values.approval, ['auto', 'ask', 'deny-writes'] as const),
+    systemPrompt: values['system-prompt'],
+    appendSystemPrompt: values['append-system-prompt'],
+  });
+}
+
 async function run(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  if (command?.startsWith('-') && command !== '-h' && command !== '--help') return agent(argv);
   switch (command) {
     case 'tools': {
       const { values, positionals } = parsed(() =>

@@ -1,0 +1,74 @@
+import { formatSessionList } from '../../session/format-session-list.js';
+import { formatTranscript } from '../../session/format-transcript.js';
+import { SessionError } from '../../session/session-error.js';
+import { loadSession } from '../../session/session-reader.js';
+import { listSessions, resolveSession, sessionTotals } from '../../session/session-store.js';
+import { UsageError } from '../usage-error.js';
+
+/** Where a command prints; process.stdout and process.stderr unless a test passes its own. */
+export interface CommandOutput {
+  out?: { write(text: string): unknown };
+  err?: { write(text: string): unknown };
+  /** The clock relative times are measured against. */
+  now?: Date;
+}
+
+export interface SessionsListOptions extends CommandOutput {
+  workspace: string;
+  json: boolean;
+}
+
+/**
+ * `skate sessions list [--json]`: the workspace's sessions, newest first.
+ * Unreadable files are reported on stderr and never hide the others.
+ */
+export async function sessionsListCommand(options: SessionsListOptions): Promise<number> {
+  const { out = process.stdout, err = process.stderr, now = new Date() } = options;
+  const { sessions, problems } = await listSessions(options.workspace);
+  for (const problem of problems) err.write(`skate: skipped ${problem.error.message}\n`);
+  if (options.json) out.write(`${JSON.stringify(sessions, null, 2)}\n`);
+  else if (sessions.length === 0) out.write('no sessions yet in this workspace\n');
+  else out.write(formatSessionList(sessions, now));
+  return 0;
+}
+
+export interface SessionsShowOptions extends CommandOutput {
+  workspace: string;
+  /** A session id or a unique prefix of one. */
+  id: string;
+  json: boolean;
+}
+
+/**
+ * `skate sessions show ID [--json]`: one session's transcript, or with
+ * `--json` its header, events and totals. An unknown or ambiguous id is a
+ * usage error; an unreadable session file exits 1.
+ */
+export async function sessionsShowCommand(options: SessionsShowOptions): Promise<number> {
+  const { out = process.stdout, err = process.stderr, now = new Date() } = options;
+  if (options.id.trim() === '') throw new UsageError('skate sessions show needs a session id');
+  let file: string;
+  try {
+    ({ file } = await resolveSession(options.workspace, options.id));
+  } catch (error) {
+    if (error instanceof SessionError && (error.code === 'missing' || error.code === 'ambiguous'))
+      throw new UsageError(error.message);
+    throw error;
+  }
+  try {
+    const session = await loadSession(file);
+    const warnings = [...session.warnings];
+    const total = await sessionTotals(options.workspace, session, warnings);
+    for (const warning of warnings) err.write(`skate: warning: ${warning}\n`);
+    out.write(
+      options.json
+        ? `${JSON.stringify({ header: session.header, events: session.events, totals: total }, null, 2)}\n`
+        : formatTranscript(session, total, now),
+    );
+    return 0;
+  } catch (error) {
+    if (!(error instanceof SessionError)) throw error;
+    err.write(`skate: ${error.message}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,132 @@
+import { readFile, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { EngineEvent } from '../../shared/engine-events.js';
+import { RunResult } from '../../shared/run-result.js';
+import { apiErrorReply, fakeMessagesApi } from '../support/fake-messages-api.js';
+import { runCli } from '../support/run-cli.js';
+import { tempDir } from '../support/temp-dir.js';
+
+const KEY = 'sk-ant-test-key-that-must-never-leave-the-harness';
+
+function agentEnv(baseUrl: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return { ...process.env, ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: baseUrl, ...extra };
+}
+
+describe('skate -p (headless agent runs)', () => {
+  it('runs a task with the real SDK against a local Messages API: stream-json events, a result line, real effects', async () => {
+    await using dir = await tempDir();
+    await using api = await fakeMessagesApi([
+      {
+        type: 'message',
+        blocks: [
+          { type: 'text', text: 'Writing the file and checking my environment.' },
+          { type: 'tool_use', id: 'tu_1', name: 'write_file', input: { path: 'out.txt', content: 'from the model\n' } },
+          {
+            type: 'tool_use',
+            id: 'tu_2',
+            name: 'shell',
+            input: { command: 'env; tr "\\0" "\\n" < /proc/1/cmdline; cat /proc/*/environ 2>/dev/null | tr "\\0" "\\n"' },
+          },
+        ],
+        stopReason: 'tool_use',
+        usage: { input_tokens: 1200, output_tokens: 80, cache_creation_input_tokens: 1000 },
+      },
+      {
+        type: 'message',
+        blocks: [{ type: 'text', text: 'Done: out.txt is written.' }],
+        usage: { input_tokens: 1500, output_tokens: 10, cache_read_input_tokens: 1000 },
+      },
+    ]);
+    const result = await runCli(
+      ['-p', 'write out.txt', '--output-format', 'stream-json', '--workspace', dir.path, '--model', 'claude-sonnet-4-5'],
+      { env: agentEnv(api.url) },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const last = RunResult.parse(lines.pop());
+    expect(last).toMatchObject({ status: 'complete', finalMessage: 'Done: out.txt is written.', turns: 2, toolCalls: 2 });
+    expect(last.usage).toMatchObject({ inputTokens: 2700, outputTokens: 90, cacheReadTokens: 1000, cacheWriteTokens: 1000 });
+    expect(last.costUsd).toBeGreaterThan(0);
+    const events = lines.map((line) => EngineEvent.parse(line));
+    const types = events.map((event) => event.type);
+    expect(types[0]).toBe('turn_start');
+    expect(types).toContain('text_delta');
+    expect(events.filter((event) => event.type === 'tool_call_result')).toHaveLength(2);
+    expect(types).toContain('tool_output_line');
+    expect(await readFile(path.join(dir.path, 'out.txt'), 'utf8')).toBe('from the model\n');
+
+    // The key went to the API, and nowhere else: not into the executor's environment, argv or any tool output.
+    expect(api.requests[0]!.headers.authorization ?? api.requests[0]!.headers['x-api-key']).toContain(KEY);
+    const toolResults = JSON.stringify(api.requests[1]!.body?.messages);
+    expect(toolResults).toContain('SKATE_SANDBOX=1');
+    expect(toolResults).not.toContain(KEY);
+    expect(result.stdout).not.toContain(KEY);
+    expect(result.stderr).not.toContain(KEY);
+  });
+
+  it('prints one JSON result with --output-format json', async () => {
+    await using dir = await tempDir();
+    await using api = await fakeMessagesApi([
+      { type: 'message', blocks: [{ type: 'text', text: 'Hello.' }], usage: { input_tokens: 10, output_tokens: 2 } },
+    ]);
+    const result = await runCli(['-p', 'say hello', '--output-format', 'json', '--workspace', dir.path], {
+      env: agentEnv(api.url),
+    });
+    expect(result.code).toBe(0);
+    expect(RunResult.parse(JSON.parse(result.stdout))).toMatchObject({ status: 'complete', finalMessage: 'Hello.' });
+  });
+
+  it('reads the task from stdin and streams text for a person', async () => {
+    await using dir = await tempDir();
+    await using api = await fakeMessagesApi([
+      { type: 'message', blocks: [{ type: 'text', text: 'The answer is 42.' }], usage: { input_tokens: 10, output_tokens: 5 } },
+    ]);
+    const result = await runCli(['--workspace', dir.path], { env: agentEnv(api.url), stdin: 'what is the answer?' });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('The answer is 42.');
+    const sent = api.requests[0]!.body!.messages[0]!.content;
+    expect(JSON.stringify(sent)).toContain('what is the answer?');
+  });
+
+  it('fails with exit 1 and a clear message on a bad API key, without printing the key', async () => {
+    await using dir = await tempDir();
+    await using api = await fakeMessagesApi([apiErrorReply(401, 'authentication_error', 'invalid x-api-key')]);
+    const result = await runCli(['-p', 'hi', '--workspace', dir.path], { env: agentEnv(api.url) });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/ANTHROPIC_API_KEY/);
+    expect(result.stderr + result.stdout).not.toContain(KEY);
+    expect(api.requests).toHaveLength(1);
+  });
+
+  it('runs the first-run demo without a key: a real executor under execute, a denial checked on the host', async () => {
+    // Not under /tmp: /tmp is private inside the sandbox, and the demo's outside path must be visible there.
+    await using cache = await tempDir('skate-demo-test-', path.join(homedir(), '.cache'));
+    const env: NodeJS.ProcessEnv = { ...process.env, XDG_CACHE_HOME: cache.path };
+    delete env.ANTHROPIC_API_KEY;
+    const result = await runCli(['-p', 'anything'], { env });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('sandbox kernel');
+    expect(result.stdout).toMatch(/write denied by policy "execute"/);
+    expect(result.stdout).toMatch(/Read-only file system/);
+    const demoDir = /demo workspace: (\S+)/.exec(result.stderr)![1]!;
+    expect(await readFile(path.join(demoDir, 'NOTES.md'), 'utf8')).toContain('Written by the Skate demo');
+    const outside = path.join(path.dirname(demoDir), 'outside.txt');
+    await expect(stat(outside)).rejects.toThrow(/ENOENT/);
+    expect(result.stderr).toContain(`checked on the host: ${outside} does not exist`);
+  });
+
+  it('exits 2 on bad flags', async () => {
+    await using dir = await tempDir();
+    for (const [args, message] of [
+      [['-p', 'x', '--max-turns', '0'], '--max-turns takes a positive whole number'],
+      [['-p', 'x', '--output-format', 'xml'], '--output-format takes text, json, stream-json'],
+      [['-p', 'x', '--approval', 'sometimes'], '--approval takes auto, ask, deny-writes'],
+    ] as const) {
+      const result = await runCli([...args], { cwd: dir.path, env: agentEnv('http://127.0.0.1:9') });
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr).toContain(message);
+    }
+  });
+});
