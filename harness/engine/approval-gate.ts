@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto';
+import type { AgentPath, EngineCommand } from '../../shared/engine-events.js';
+import type { ToolEffect, ToolResult } from '../../shared/tool.js';
+import type { ApprovalMode, CommandInbox, Emitter } from './engine-types.js';
+
+export interface ApprovalCall {
+  id: string;
+  name: string;
+  input: unknown;
+  /** The tool's declared effect; undefined for a tool nobody offers (the host will say so). */
+  effect: ToolEffect | undefined;
+}
+
+export interface ApprovalContext {
+  mode: ApprovalMode;
+  inbox: CommandInbox;
+  signal: AbortSignal;
+  emitter: Emitter;
+  agent: AgentPath;
+}
+
+/**
+ * Decides whether a call may run under the approval mode. Returns undefined
+ * to let it run, or the result the model gets instead (after `action_blocked`).
+ * Read-only tools never ask: the sandbox policy is their gate.
+ */
+export async function checkApproval(
+  call: ApprovalCall,
+  context: ApprovalContext,
+): Promise<ToolResult | undefined> {
+  const { mode, emitter, agent } = context;
+  const effect = call.effect;
+  if (mode === 'auto' || (effect !== 'write' && effect !== 'execute')) return undefined;
+  if (mode === 'deny-writes') {
+    const what = effect === 'write' ? 'changes files' : 'runs commands';
+    const reason = `approval mode deny-writes refuses tools that write files or run commands, and ${call.name} ${what}`;
+    emitter.emit({ type: 'action_blocked', agent, id: call.id, name: call.name, by: 'user', reason });
+    return {
+      output: `${call.name} was not run: the ${reason}. Continue with read-only tools, or tell the user what you would change.`,
+      isError: true,
+      code: 'denied',
+    };
+  }
+  const requestId = randomUUID();
+  emitter.emit({
+    type: 'approval_request',
+    agent,
+    requestId,
+    callId: call.id,
+    name: call.name,
+    args: call.input,
+    effect,
+  });
+  let response: Extract<EngineCommand, { type: 'approval_response' }>;
+  try {
+    response = await context.inbox.waitFor('approval_response', requestId, context.signal);
+  } catch (error) {
+    if (context.signal.aborted) return notRunCancelled(call.name);
+    const why = error instanceof Error ? error.message : String(error);
+    emitter.emit({ type: 'action_blocked', agent, id: call.id, name: call.name, by: 'user', reason: why });
+    return { output: `${call.name} was not run: no approval came (${why}).`, isError: true, code: 'denied' };
+  }
+  if (response.decision === 'approve') return undefined;
+  const feedback = response.feedback?.trim();
+  const reason = feedback ? `rejected by the user: ${feedback}` : 'rejected by the user';
+  emitter.emit({ type: 'action_blocked', agent, id: call.id, name: call.name, by: 'user', reason });
+  const told = feedback
+    ? `The user rejected this ${call.name} call and said: ${feedback}`
+    : `The user rejected this ${call.name} call. Ask them how to proceed, or try another approach.`;
+  return { output: told, isError: true, code: 'denied' };
+}
+
+/** The result of a call that was never started because the run was interrupted. */
+export function notRunCancelled(name: string): ToolResult {
+  return { output: `${name} was not run: the user interrupted.`, isError: true, code: 'cancelled' };
+}

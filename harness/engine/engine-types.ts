@@ -1,0 +1,114 @@
+import type { ContentBlock, Message } from '../../shared/conversation.js';
+import type {
+  AgentPath,
+  EngineCommand,
+  EngineEvent,
+  ImageInput,
+  TokenUsage,
+} from '../../shared/engine-events.js';
+import type { OutputLine, ToolDefinition, ToolResult } from '../../shared/tool.js';
+import type { ModelProvider } from '../provider/model-provider.js';
+
+/** Where tool calls go: an executor (through `ExecutorClient`), never a tool in this process. */
+export interface ToolHost {
+  listTools(): Promise<ToolDefinition[]>;
+  callTool(
+    name: string,
+    input: unknown,
+    options: { signal?: AbortSignal; onOutput?: (line: OutputLine) => void },
+  ): Promise<ToolResult>;
+}
+
+/** What a harness-side tool (spawn_agent, ask_user) gets for one call. */
+export interface MetaToolCall {
+  callId: string;
+  input: unknown;
+  signal: AbortSignal;
+  /** Events of this call's own making (a sub-agent's), already tagged with their agent path. */
+  emit(event: EngineEvent): void;
+  /** Asks the frontend something and waits for the answer (an ask_user_request, say). */
+  inbox: CommandInbox;
+  agent: AgentPath;
+}
+
+/** A tool the harness runs itself because it is about agents or the user, not about the machine. */
+export interface MetaTool {
+  definition: ToolDefinition;
+  run(call: MetaToolCall): Promise<ToolResult>;
+}
+
+/** Receives engine events. May throw or be gone: the engine never lets that stop a run. */
+export interface Emitter {
+  emit(event: EngineEvent): void;
+}
+
+/** Records the conversation as it happens (sessions implement this); every method may be slow or fail. */
+export interface ConversationLog {
+  userMessage(message: Message): void;
+  assistantMessage(message: Message, usage: TokenUsage, model: string): void;
+  toolResults(message: Message): void;
+  compaction(summary: string, replacedMessages: number): void;
+}
+
+export type ApprovalMode = 'auto' | 'ask' | 'deny-writes';
+
+/** Commands from the frontend to a running engine: answers to its requests, and interrupts. */
+export interface CommandInbox {
+  /** Waits for the response to `requestId` of the given type; rejects when `signal` aborts. */
+  waitFor<T extends EngineCommand['type']>(
+    type: T,
+    requestId: string,
+    signal: AbortSignal,
+  ): Promise<Extract<EngineCommand, { type: T }>>;
+}
+
+export interface EngineContext {
+  provider: ModelProvider;
+  tools: ToolHost;
+  metaTools?: readonly MetaTool[];
+  inbox: CommandInbox;
+  /** Aborting it interrupts the run: the model stream and every running tool. */
+  signal: AbortSignal;
+  /** `[]` for the main agent. */
+  agent?: AgentPath;
+  log?: ConversationLog;
+}
+
+export interface RunRequest {
+  prompt: { text: string; images?: ImageInput[] };
+  model: string;
+  maxTokens: number;
+  thinkingBudgetTokens?: number;
+  /** Replaces the default system prompt. */
+  systemPrompt?: string;
+  /** Appended to the system prompt (default or replaced). */
+  appendSystemPrompt?: string;
+  /** Model turns allowed before `loop_cap_reached` asks whether to go on. */
+  maxTurns: number;
+  approval: ApprovalMode;
+  /** Earlier conversation, for resumed sessions. */
+  history?: readonly Message[];
+  /** The workspace the tools act on, named in the default system prompt. */
+  workspace?: string;
+  /** The sandbox policy's name, named in the default system prompt. */
+  policyName?: string;
+}
+
+export interface RunOutcome {
+  /** Why the run ended. */
+  status: 'complete' | 'cancelled' | 'error' | 'loop_cap';
+  /** The text of the model's last message. */
+  finalMessage: string;
+  turns: number;
+  toolCalls: number;
+  usage: TokenUsage;
+  /** The whole conversation at the end, history included. */
+  messages: Message[];
+  error?: string;
+  /** Events the emitter failed to take (it threw); set only when there were some. */
+  emitterFailures?: number;
+  /** ConversationLog calls that failed; set only when there were some. */
+  logFailures?: number;
+}
+
+export type { ContentBlock };

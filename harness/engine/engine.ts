@@ -1,0 +1,319 @@
+import { randomUUID } from 'node:crypto';
+import type { ContentBlock, Message } from '../../shared/conversation.js';
+import type { AgentPath, TokenUsage } from '../../shared/engine-events.js';
+import type { ToolDefinition } from '../../shared/tool.js';
+import type { ModelRequest, ModelTool } from '../provider/model-provider.js';
+import { compactConversation } from './compact-conversation.js';
+import type { Emitter, EngineContext, MetaTool, RunOutcome, RunRequest } from './engine-types.js';
+import { type GuardedEmitter, guardEmitter } from './guarded-emitter.js';
+import { type GuardedLog, guardLog } from './guarded-log.js';
+import { messageText, toolUses } from './message-text.js';
+import { runToolCalls } from './run-tool-calls.js';
+import { streamTurn, type TurnResult } from './stream-turn.js';
+import { systemPromptFor } from './system-prompt.js';
+import { addUsage, promptTokens, zeroUsage } from './token-usage.js';
+
+export interface EngineOptions {
+  /** Compact once the last turn's prompt filled more than this share of the window. Default 0.8. */
+  compactionThreshold?: number;
+  /** Exchanges kept verbatim by a compaction. Default 3. */
+  keepExchanges?: number;
+  /** Output limit of the summary request. Default 8192 (or the run's maxTokens, if lower). */
+  maxSummaryTokens?: number;
+}
+
+/** The tools of one run: fetched once, then offered on every turn. */
+interface Toolset {
+  modelTools: ModelTool[];
+  definitions: Map<string, ToolDefinition>;
+  metaTools: Map<string, MetaTool>;
+}
+
+/** Everything one run mutates; the Engine itself holds no state between runs. */
+interface RunState {
+  readonly ctx: EngineContext;
+  readonly request: RunRequest;
+  readonly agent: AgentPath;
+  readonly out: GuardedEmitter;
+  readonly log: GuardedLog;
+  messages: Message[];
+  total: TokenUsage;
+  turns: number;
+  toolCalls: number;
+  finalMessage: string;
+}
+
+type Compacted = 'compacted' | 'skipped' | 'failed' | 'cancelled';
+
+/**
+ * The agent loop: streams a model turn, runs the tool calls it made (all at
+ * once), appends the results, and goes round until the model stops calling
+ * tools, the turn cap is refused, the provider fails, or `ctx.signal` aborts.
+ *
+ * `turn_start`/`turn_end` bracket one model turn and the tool calls it made;
+ * a run is one or more turns, and its end is the resolved `RunOutcome`.
+ */
+export class Engine {
+  private readonly threshold: number;
+  private readonly keepExchanges: number;
+  private readonly maxSummaryTokens: number;
+
+  constructor(options: EngineOptions = {}) {
+    this.threshold = options.compactionThreshold ?? 0.8;
+    this.keepExchanges = options.keepExchanges ?? 3;
+    this.maxSummaryTokens = options.maxSummaryTokens ?? 8192;
+  }
+
+  async run(ctx: EngineContext, request: RunRequest, emitter: Emitter): Promise<RunOutcome> {
+    const state: RunState = {
+      ctx,
+      request,
+      agent: ctx.agent ?? [],
+      out: guardEmitter(emitter),
+      log: guardLog(ctx.log),
+      messages: [...(request.history ?? [])],
+      total: zeroUsage(),
+      turns: 0,
+      toolCalls: 0,
+      finalMessage: '',
+    };
+    const { agent, out, log } = state;
+    const prompt = promptMessage(request);
+    state.messages.push(prompt);
+    log.userMessage(prompt);
+
+    let toolset: Toolset;
+    try {
+      toolset = await loadToolset(ctx, state);
+    } catch (error) {
+      const message = `Could not list the executor's tools: ${error instanceof Error ? error.message : String(error)}`;
+      out.emit({ type: 'error', agent, message, code: 'executor' });
+      return outcome(state, 'error', message);
+    }
+    const system = systemPromptFor(request);
+    const windowTokens = ctx.provider.contextWindow(request.model);
+    const maxTurns = Math.max(1, request.maxTurns);
+    let allowedTurns = maxTurns;
+    let lastPromptTokens = 0;
+
+    for (;;) {
+      if (ctx.signal.aborted) return outcome(state, 'cancelled');
+      if (state.turns >= allowedTurns) {
+        const decision = await askToContinue(state);
+        if (decision !== 'continue') return outcome(state, decision);
+        allowedTurns = state.turns + maxTurns;
+      }
+      if (state.turns > 0 && lastPromptTokens > this.threshold * windowTokens) {
+        lastPromptTokens = 0;
+        if ((await this.compact(state, windowTokens, 'threshold')) === 'cancelled') {
+          return outcome(state, 'cancelled');
+        }
+      }
+      const turn = ++state.turns;
+      out.emit({ type: 'turn_start', agent, turn });
+      const modelRequest = (): ModelRequest => ({
+        model: request.model,
+        system,
+        // A snapshot: the conversation grows after the request is made.
+        messages: [...state.messages],
+        tools: toolset.modelTools,
+        maxTokens: request.maxTokens,
+        ...(request.thinkingBudgetTokens !== undefined && {
+          thinkingBudgetTokens: request.thinkingBudgetTokens,
+        }),
+      });
+      let result: TurnResult = await streamTurn({
+        provider: ctx.provider,
+        request: modelRequest(),
+        signal: ctx.signal,
+        emitter: out,
+        agent,
+      });
+      // An overflow gets one compaction and one more try of the same turn.
+      if (result.status === 'error' && result.error.kind === 'context_overflow') {
+        const compacted = await this.compact(state, windowTokens, 'overflow');
+        if (compacted === 'compacted') {
+          result = await streamTurn({
+            provider: ctx.provider,
+            request: modelRequest(),
+            signal: ctx.signal,
+            emitter: out,
+            agent,
+          });
+        } else if (compacted === 'cancelled') {
+          result = { status: 'cancelled', partial: [] };
+        }
+      }
+      if (result.status === 'cancelled') {
+        keepPartial(state, result.partial);
+        out.emit({ type: 'turn_end', agent, turn, reason: 'cancelled' });
+        return outcome(state, 'cancelled');
+      }
+      if (result.status === 'error') {
+        out.emit({ type: 'error', agent, message: result.error.message, code: result.error.kind });
+        out.emit({ type: 'turn_end', agent, turn, reason: 'error' });
+        return outcome(state, 'error', result.error.message);
+      }
+
+      state.messages.push(result.message);
+      log.assistantMessage(result.message, result.usage, request.model);
+      state.total = addUsage(state.total, result.usage);
+      state.finalMessage = messageText(result.message);
+      lastPromptTokens = promptTokens(result.usage);
+      out.emit({
+        type: 'usage',
+        agent,
+        turn: result.usage,
+        total: state.total,
+        elapsedMs: result.elapsedMs,
+        outputTokensPerSecond:
+          result.elapsedMs > 0 ? (result.usage.outputTokens * 1000) / result.elapsedMs : 0,
+      });
+      out.emit({
+        type: 'context_usage',
+        agent,
+        usedTokens: lastPromptTokens + result.usage.outputTokens,
+        windowTokens,
+      });
+
+      const calls = toolUses(result.message);
+      if (calls.length === 0) {
+        if (result.stopReason === 'max_tokens') {
+          out.emit({
+            type: 'warn',
+            agent,
+            message: `The reply was cut off at the output limit (${request.maxTokens} tokens).`,
+          });
+        } else if (result.stopReason === 'refusal') {
+          out.emit({ type: 'warn', agent, message: 'The model declined to continue.' });
+        }
+        out.emit({ type: 'turn_end', agent, turn, reason: 'complete' });
+        return outcome(state, 'complete');
+      }
+      state.toolCalls += calls.length;
+      const results = await runToolCalls(calls, {
+        tools: ctx.tools,
+        metaTools: toolset.metaTools,
+        definitions: toolset.definitions,
+        approval: request.approval,
+        inbox: ctx.inbox,
+        signal: ctx.signal,
+        emitter: out,
+        agent,
+      });
+      const resultMessage: Message = { role: 'user', content: results };
+      state.messages.push(resultMessage);
+      log.toolResults(resultMessage);
+      const interrupted = ctx.signal.aborted;
+      out.emit({ type: 'turn_end', agent, turn, reason: interrupted ? 'cancelled' : 'complete' });
+      if (interrupted) return outcome(state, 'cancelled');
+    }
+  }
+
+  /** Summarises the older conversation in place; failures leave it as it was and say why. */
+  private async compact(
+    state: RunState,
+    windowTokens: number,
+    why: 'threshold' | 'overflow',
+  ): Promise<Compacted> {
+    const { ctx, request, agent, out } = state;
+    const result = await compactConversation({
+      provider: ctx.provider,
+      model: request.model,
+      messages: state.messages,
+      signal: ctx.signal,
+      windowTokens,
+      keepExchanges: this.keepExchanges,
+      maxSummaryTokens: Math.min(this.maxSummaryTokens, request.maxTokens),
+    });
+    if (result.status === 'compacted') {
+      state.messages = result.messages;
+      state.total = addUsage(state.total, result.usage);
+      out.emit({
+        type: 'compaction',
+        agent,
+        summarizedMessages: result.replacedMessages,
+        summaryTokens: result.usage.outputTokens,
+      });
+      state.log.compaction(result.summary, result.replacedMessages);
+      return 'compacted';
+    }
+    if (result.status === 'skipped' || result.status === 'failed') {
+      const detail = result.status === 'skipped' ? result.reason : result.error.message;
+      const context =
+        why === 'overflow'
+          ? 'The conversation no longer fits the context window'
+          : 'The context is nearly full';
+      out.emit({ type: 'warn', agent, message: `${context}, and compacting it did not work: ${detail}.` });
+    }
+    return result.status;
+  }
+}
+
+/** Emits `loop_cap_reached` and waits for the frontend's decision. */
+async function askToContinue(state: RunState): Promise<'continue' | 'loop_cap' | 'cancelled'> {
+  const { ctx, agent, out } = state;
+  const requestId = randomUUID();
+  out.emit({ type: 'loop_cap_reached', agent, requestId, iterations: state.turns });
+  try {
+    const answer = await ctx.inbox.waitFor('loop_decision', requestId, ctx.signal);
+    return answer.decision === 'continue' ? 'continue' : 'loop_cap';
+  } catch (error) {
+    if (ctx.signal.aborted) return 'cancelled';
+    const message = error instanceof Error ? error.message : String(error);
+    out.emit({
+      type: 'warn',
+      agent,
+      message: `No answer to the turn limit question (${message}); stopping.`,
+    });
+    return 'loop_cap';
+  }
+}
+
+async function loadToolset(ctx: EngineContext, state: RunState): Promise<Toolset> {
+  const hostTools = await ctx.tools.listTools();
+  const metaTools = new Map((ctx.metaTools ?? []).map((tool) => [tool.definition.name, tool]));
+  const definitions = new Map<string, ToolDefinition>();
+  for (const tool of hostTools) {
+    if (metaTools.has(tool.name)) {
+      const message = `The executor's ${tool.name} tool is hidden by the harness's own tool of that name.`;
+      state.out.emit({ type: 'warn', agent: state.agent, message });
+    } else definitions.set(tool.name, tool);
+  }
+  for (const [name, tool] of metaTools) definitions.set(name, tool.definition);
+  const modelTools = [...definitions.values()].map(({ name, description, inputSchema }) => ({
+    name,
+    description,
+    inputSchema,
+  }));
+  return { modelTools, definitions, metaTools };
+}
+
+function promptMessage(request: RunRequest): Message {
+  const content: ContentBlock[] = (request.prompt.images ?? []).map((image) => ({ type: 'image', ...image }));
+  content.push({ type: 'text', text: request.prompt.text });
+  return { role: 'user', content };
+}
+
+/** An interrupted reply keeps the text that streamed, in the conversation and as the final message. */
+function keepPartial(state: RunState, partial: ContentBlock[]): void {
+  if (partial.length === 0) return;
+  const message: Message = { role: 'assistant', content: partial };
+  state.messages.push(message);
+  state.log.assistantMessage(message, zeroUsage(), state.request.model);
+  state.finalMessage = messageText(message);
+}
+
+function outcome(state: RunState, status: RunOutcome['status'], error?: string): RunOutcome {
+  return {
+    status,
+    finalMessage: state.finalMessage,
+    turns: state.turns,
+    toolCalls: state.toolCalls,
+    usage: state.total,
+    messages: state.messages,
+    ...(error !== undefined && { error }),
+    ...(state.out.failures > 0 && { emitterFailures: state.out.failures }),
+    ...(state.log.failures > 0 && { logFailures: state.log.failures }),
+  };
+}
