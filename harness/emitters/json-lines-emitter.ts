@@ -6,6 +6,8 @@ import type { Emitter } from '../engine/engine-types.js';
 export interface JsonLinesEmitter extends Emitter {
   /** Hands everything buffered to the stream; resolves once the stream took it, or at once if it is gone. */
   flush(): Promise<void>;
+  /** Flushes, then lets go of the stream (its listeners), leaving it open: stdout outlives a run. */
+  close(): Promise<void>;
   /** True once the stream failed (EPIPE, say) or closed: events are dropped from then on. */
   readonly closed: boolean;
 }
@@ -37,22 +39,25 @@ export function createJsonLinesEmitter(
   let closed = false;
   let lastWrite: Promise<void> = Promise.resolve();
 
-  const close = (): void => {
+  const stop = (): void => {
     closed = true;
     pending = '';
   };
-  stream.on('error', close);
-  const streamClosed = new Promise<void>((resolve) =>
-    stream.once('close', () => {
-      close();
-      resolve();
-    }),
-  );
+  let resolveClosed!: () => void;
+  const streamClosed = new Promise<void>((resolve) => {
+    resolveClosed = resolve;
+  });
+  const onClose = (): void => {
+    stop();
+    resolveClosed();
+  };
+  stream.on('error', stop);
+  stream.once('close', onClose);
 
   const write = (): void => {
     if (pending === '') return;
     if (closed || stream.destroyed || stream.writableEnded) {
-      close();
+      stop();
       return;
     }
     const chunk = pending;
@@ -67,7 +72,7 @@ export function createJsonLinesEmitter(
         stream.once('drain', onDrain);
       }
     } catch {
-      close();
+      stop();
     }
   };
   const onDrain = (): void => {
@@ -77,6 +82,13 @@ export function createJsonLinesEmitter(
   const onTick = (): void => {
     scheduled = false;
     if (!waitingForDrain) write();
+  };
+
+  const flush = (): Promise<void> => {
+    write();
+    if (closed) return Promise.resolve();
+    // A destroyed stream may never call back; its 'close' ends the wait instead.
+    return Promise.race([lastWrite, streamClosed]);
   };
 
   return {
@@ -90,11 +102,13 @@ export function createJsonLinesEmitter(
         setImmediate(onTick);
       }
     },
-    flush(): Promise<void> {
-      write();
-      if (closed) return Promise.resolve();
-      // A destroyed stream may never call back; its 'close' ends the wait instead.
-      return Promise.race([lastWrite, streamClosed]);
+    flush,
+    async close(): Promise<void> {
+      await flush();
+      stop();
+      stream.off('error', stop);
+      stream.off('close', onClose);
+      stream.off('drain', onDrain);
     },
     get closed() {
       return closed;

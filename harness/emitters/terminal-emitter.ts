@@ -8,6 +8,7 @@ export interface TerminalStream {
   write(text: string): unknown;
   isTTY?: boolean;
   on?(event: 'error', listener: (error: Error) => void): unknown;
+  off?(event: 'error', listener: (error: Error) => void): unknown;
 }
 
 export interface TerminalEmitterOptions {
@@ -20,7 +21,7 @@ export interface TerminalEmitterOptions {
   spinnerIntervalMs?: number;
 }
 
-/** Renders a run for a person at a terminal. `close` stops the spinner and ends the last line. */
+/** Renders a run for a person at a terminal. `close` stops the spinner, ends the last line and lets go of the streams. */
 export interface TerminalEmitter extends Emitter {
   close(): void;
 }
@@ -55,12 +56,14 @@ export function createTerminalEmitter(options: TerminalEmitterOptions): Terminal
   // A reader that went away (EPIPE) must not crash the process through an unhandled 'error'.
   let outGone = false;
   let errGone = false;
-  stdout.on?.('error', () => {
+  const onOutError = (): void => {
     outGone = true;
-  });
-  stderr.on?.('error', () => {
+  };
+  const onErrError = (): void => {
     errGone = true;
-  });
+  };
+  stdout.on?.('error', onOutError);
+  stderr.on?.('error', onErrError);
   const writeOut = (text: string): void => {
     if (outGone || text === '') return;
     stdout.write(text);
@@ -162,6 +165,8 @@ export function createTerminalEmitter(options: TerminalEmitterOptions): Terminal
     close() {
       spinner?.stop();
       newline();
+      stdout.off?.('error', onOutError);
+      stderr.off?.('error', onErrError);
     },
   };
 }

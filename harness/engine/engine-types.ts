@@ -29,6 +29,10 @@ export interface MetaToolCall {
   /** Asks the frontend something and waits for the answer (an ask_user_request, say). */
   inbox: CommandInbox;
   agent: AgentPath;
+  /** Adds token usage spent on this call's behalf (a sub-agent's) to the run's totals. */
+  addUsage(usage: TokenUsage): void;
+  /** Ends the run once this turn's tool results are in (a sub-agent's `complete_task`). */
+  endRun(): void;
 }
 
 /** A tool the harness runs itself because it is about agents or the user, not about the machine. */

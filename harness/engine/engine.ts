@@ -41,6 +41,8 @@ interface RunState {
   turns: number;
   toolCalls: number;
   finalMessage: string;
+  /** A meta tool (complete_task) asked to end the run after this turn. */
+  ending: boolean;
 }
 
 type Compacted = 'compacted' | 'skipped' | 'failed' | 'cancelled';
@@ -76,6 +78,7 @@ export class Engine {
       turns: 0,
       toolCalls: 0,
       finalMessage: '',
+      ending: false,
     };
     const { agent, out, log } = state;
     const prompt = promptMessage(request);
@@ -122,28 +125,7 @@ export class Engine {
           thinkingBudgetTokens: request.thinkingBudgetTokens,
         }),
       });
-      let result: TurnResult = await streamTurn({
-        provider: ctx.provider,
-        request: modelRequest(),
-        signal: ctx.signal,
-        emitter: out,
-        agent,
-      });
-      // An overflow gets one compaction and one more try of the same turn.
-      if (result.status === 'error' && result.error.kind === 'context_overflow') {
-        const compacted = await this.compact(state, windowTokens, 'overflow');
-        if (compacted === 'compacted') {
-          result = await streamTurn({
-            provider: ctx.provider,
-            request: modelRequest(),
-            signal: ctx.signal,
-            emitter: out,
-            agent,
-          });
-        } else if (compacted === 'cancelled') {
-          result = { status: 'cancelled', partial: [] };
-        }
-      }
+      const result = await this.streamWithOverflowRetry(state, modelRequest, windowTokens);
       if (result.status === 'cancelled') {
         keepPartial(state, result.partial);
         out.emit({ type: 'turn_end', agent, turn, reason: 'cancelled' });
@@ -154,27 +136,7 @@ export class Engine {
         out.emit({ type: 'turn_end', agent, turn, reason: 'error' });
         return outcome(state, 'error', result.error.message);
       }
-
-      state.messages.push(result.message);
-      log.assistantMessage(result.message, result.usage, request.model);
-      state.total = addUsage(state.total, result.usage);
-      state.finalMessage = messageText(result.message);
-      lastPromptTokens = promptTokens(result.usage);
-      out.emit({
-        type: 'usage',
-        agent,
-        turn: result.usage,
-        total: state.total,
-        elapsedMs: result.elapsedMs,
-        outputTokensPerSecond:
-          result.elapsedMs > 0 ? (result.usage.outputTokens * 1000) / result.elapsedMs : 0,
-      });
-      out.emit({
-        type: 'context_usage',
-        agent,
-        usedTokens: lastPromptTokens + result.usage.outputTokens,
-        windowTokens,
-      });
+      lastPromptTokens = recordReply(state, result, windowTokens);
 
       const calls = toolUses(result.message);
       if (calls.length === 0) {
@@ -200,6 +162,12 @@ export class Engine {
         signal: ctx.signal,
         emitter: out,
         agent,
+        addUsage: (usage) => {
+          state.total = addUsage(state.total, usage);
+        },
+        endRun: () => {
+          state.ending = true;
+        },
       });
       const resultMessage: Message = { role: 'user', content: results };
       state.messages.push(resultMessage);
@@ -207,7 +175,31 @@ export class Engine {
       const interrupted = ctx.signal.aborted;
       out.emit({ type: 'turn_end', agent, turn, reason: interrupted ? 'cancelled' : 'complete' });
       if (interrupted) return outcome(state, 'cancelled');
+      if (state.ending) return outcome(state, 'complete');
     }
+  }
+
+  /** One model turn; a context overflow gets one compaction and one more try of the same turn. */
+  private async streamWithOverflowRetry(
+    state: RunState,
+    modelRequest: () => ModelRequest,
+    windowTokens: number,
+  ): Promise<TurnResult> {
+    const { ctx, agent, out } = state;
+    const attempt = (): Promise<TurnResult> =>
+      streamTurn({
+        provider: ctx.provider,
+        request: modelRequest(),
+        signal: ctx.signal,
+        emitter: out,
+        agent,
+      });
+    const result = await attempt();
+    if (result.status !== 'error' || result.error.kind !== 'context_overflow') return result;
+    const compacted = await this.compact(state, windowTokens, 'overflow');
+    if (compacted === 'compacted') return attempt();
+    if (compacted === 'cancelled') return { status: 'cancelled', partial: [] };
+    return result;
   }
 
   /** Summarises the older conversation in place; failures leave it as it was and say why. */
@@ -248,6 +240,31 @@ export class Engine {
     }
     return result.status;
   }
+}
+
+/** Takes a finished reply into the conversation and reports its usage; returns its prompt tokens. */
+function recordReply(
+  state: RunState,
+  result: Extract<TurnResult, { status: 'done' }>,
+  windowTokens: number,
+): number {
+  const { agent, out } = state;
+  state.messages.push(result.message);
+  state.log.assistantMessage(result.message, result.usage, state.request.model);
+  state.total = addUsage(state.total, result.usage);
+  state.finalMessage = messageText(result.message);
+  const prompt = promptTokens(result.usage);
+  const perSecond = result.elapsedMs > 0 ? (result.usage.outputTokens * 1000) / result.elapsedMs : 0;
+  out.emit({
+    type: 'usage',
+    agent,
+    turn: result.usage,
+    total: state.total,
+    elapsedMs: result.elapsedMs,
+    outputTokensPerSecond: perSecond,
+  });
+  out.emit({ type: 'context_usage', agent, usedTokens: prompt + result.usage.outputTokens, windowTokens });
+  return prompt;
 }
 
 /** Emits `loop_cap_reached` and waits for the frontend's decision. */

@@ -1,5 +1,5 @@
 import type { ContentBlock } from '../../shared/conversation.js';
-import type { AgentPath } from '../../shared/engine-events.js';
+import type { AgentPath, TokenUsage } from '../../shared/engine-events.js';
 import type { ToolDefinition, ToolResult } from '../../shared/tool.js';
 import { checkApproval, notRunCancelled } from './approval-gate.js';
 import type { ApprovalMode, CommandInbox, Emitter, MetaTool, ToolHost } from './engine-types.js';
@@ -17,6 +17,8 @@ export interface ToolCallContext {
   signal: AbortSignal;
   emitter: Emitter;
   agent: AgentPath;
+  addUsage(usage: TokenUsage): void;
+  endRun(): void;
 }
 
 /**
@@ -38,6 +40,7 @@ async function runToolCall(call: ToolUseBlock, context: ToolCallContext): Promis
     { id: call.id, name: call.name, input: call.input, effect },
     { mode: context.approval, inbox: context.inbox, signal, emitter, agent },
   );
+  // durationMs is the call's own time, not the time the user took to answer.
   const started = performance.now();
   const result = blocked ?? (await execute(call, context));
   emitter.emit({
@@ -79,6 +82,8 @@ async function execute(call: ToolUseBlock, context: ToolCallContext): Promise<To
         emit: (event) => emitter.emit(event),
         inbox: context.inbox,
         agent,
+        addUsage: context.addUsage,
+        endRun: context.endRun,
       });
     }
     return await context.tools.callTool(call.name, call.input, {

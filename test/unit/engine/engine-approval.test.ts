@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import type { EngineEvent } from '../../../shared/engine-events.js';
+import { fakeTool, runEngine } from './engine-harness.js';
+
+const tools = [fakeTool('read_file', 'read'), fakeTool('write_file', 'write'), fakeTool('shell', 'execute')];
+
+const threeCalls = {
+  steps: [
+    { type: 'tool_call' as const, id: 'r', name: 'read_file', input: { path: 'a' } },
+    { type: 'tool_call' as const, id: 'w', name: 'write_file', input: { path: 'b', content: 'x' } },
+    { type: 'tool_call' as const, id: 's', name: 'shell', input: { command: 'rm -rf build' } },
+  ],
+};
+
+describe('Engine: approvals', () => {
+  it('asks for writes and commands, all pending at once; approve runs, reject tells the model why', async () => {
+    const requests: Extract<EngineEvent, { type: 'approval_request' }>[] = [];
+    const { outcome, events, host, provider } = await runEngine({
+      turns: [threeCalls, { steps: [{ type: 'text', text: 'Understood.' }] }],
+      tools,
+      request: { approval: 'ask' },
+      onEvent: (event, { inbox }) => {
+        if (event.type !== 'approval_request') return;
+        requests.push(event);
+        // Answer only once both requests are out: proves they wait side by side.
+        if (requests.length < 2) return;
+        const [write, shell] = requests as [(typeof requests)[0], (typeof requests)[0]];
+        setTimeout(() => {
+          inbox.send({
+            type: 'approval_response',
+            requestId: shell.requestId,
+            decision: 'reject',
+            feedback: 'do not delete build/, use make clean',
+          });
+          inbox.send({ type: 'approval_response', requestId: write.requestId, decision: 'approve' });
+        }, 5);
+      },
+    });
+    expect(outcome.status).toBe('complete');
+    expect(requests.map((request) => [request.callId, request.name, request.effect])).toEqual([
+      ['w', 'write_file', 'write'],
+      ['s', 'shell', 'execute'],
+    ]);
+    expect(requests[1]?.args).toEqual({ command: 'rm -rf build' });
+    expect(host.calls.map((call) => call.name).sort()).toEqual(['read_file', 'write_file']);
+    expect(events.ofType('action_blocked')).toEqual([
+      {
+        type: 'action_blocked',
+        agent: [],
+        id: 's',
+        name: 'shell',
+        by: 'user',
+        reason: 'rejected by the user: do not delete build/, use make clean',
+      },
+    ]);
+    const results = provider.requests[1]?.messages.at(-1)?.content ?? [];
+    expect(results.map((block) => (block.type === 'tool_result' ? block.toolUseId : ''))).toEqual([
+      'r',
+      'w',
+      's',
+    ]);
+    expect(results[2]).toMatchObject({
+      type: 'tool_result',
+      isError: true,
+      content: expect.stringContaining('do not delete build/, use make clean'),
+    });
+    expect(results[2]).toMatchObject({ content: expect.stringContaining('rejected') });
+  });
+
+  it('refuses writes and commands without asking in deny-writes mode', async () => {
+    const { outcome, events, host } = await runEngine({
+      turns: [threeCalls, { steps: [{ type: 'text', text: 'Read only, then.' }] }],
+      tools,
+      request: { approval: 'deny-writes' },
+    });
+    expect(outcome.status).toBe('complete');
+    expect(events.ofType('approval_request')).toHaveLength(0);
+    expect(host.calls.map((call) => call.name)).toEqual(['read_file']);
+    const blocked = events.ofType('action_blocked');
+    expect(blocked.map((event) => [event.id, event.by])).toEqual([
+      ['w', 'user'],
+      ['s', 'user'],
+    ]);
+    for (const event of blocked) expect(event.reason).toContain('deny-writes');
+    expect(events.ofType('tool_call_result').find((event) => event.id === 'w')).toMatchObject({
+      isError: true,
+      output: expect.stringContaining('deny-writes'),
+    });
+  });
+
+  it('never asks in auto mode', async () => {
+    const { events, host } = await runEngine({
+      turns: [threeCalls, { steps: [{ type: 'text', text: 'ok' }] }],
+      tools,
+      request: { approval: 'auto' },
+    });
+    expect(events.ofType('approval_request')).toHaveLength(0);
+    expect(host.calls).toHaveLength(3);
+  });
+});
