@@ -17,6 +17,9 @@ if ! command -v bwrap >/dev/null 2>&1; then
 fi
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  npm ci --no-audit --no-fund
+  # `npm install`, not `npm ci`: npm 11 leaves the other platforms' optional binaries of
+  # @biomejs/biome out of the lockfile and then `npm ci` refuses that same lockfile.
+  # With the committed lockfile in place, install still resolves exactly the locked versions.
+  npm install --no-audit --no-fund
 fi
 npm run build

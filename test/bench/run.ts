@@ -8,6 +8,7 @@ import path from 'node:path';
 import { ExecutorClient } from '../../harness/executor/executor-client.js';
 import { testPolicy } from '../support/policies.js';
 import { benchColdStart } from './cold-start-bench.js';
+import { benchTextDeltas } from './engine-bench.js';
 import { benchRpc } from './rpc-bench.js';
 
 const workspace = await realpath(await mkdtemp(path.join(tmpdir(), 'skate-bench-')));
@@ -24,6 +25,8 @@ try {
   } finally {
     await executor.shutdown();
   }
+  process.stderr.write('bench: text deltas through the engine to stream-json\n');
+  Object.assign(figures, await benchTextDeltas());
 } finally {
   await rm(workspace, { recursive: true, force: true });
 }
