@@ -1,0 +1,205 @@
+import { readFile } from 'node:fs/promises';
+import type { Message } from '../../shared/conversation.js';
+import { SESSION_FORMAT_VERSION, SessionEvent, SessionHeader } from '../../shared/session-format.js';
+import { conversationFromEvents } from './conversation-from-events.js';
+import { isSessionEvent } from './is-session-event.js';
+import { SessionError } from './session-error.js';
+
+/** A session file read into memory: its header, its events and the tree they form. */
+export interface LoadedSession {
+  readonly file: string;
+  readonly header: SessionHeader;
+  /** Every event, in file order (a parent always comes before its children). */
+  readonly events: readonly SessionEvent[];
+  /** Children of each event by id; the key `null` holds the roots. */
+  readonly children: ReadonlyMap<string | null, readonly SessionEvent[]>;
+  /** What was skipped while loading (a torn last line), one sentence each naming file:line. */
+  readonly warnings: readonly string[];
+  /** Bytes of complete lines; less than the file's size when a torn last line was skipped. */
+  readonly validBytes: number;
+  /** The event with this id, or with this unique id prefix; throws `unknown_event` otherwise. */
+  findEvent(idOrPrefix: string): SessionEvent;
+  /** The newest leaf: the last event written (nothing can follow it, so it is always a leaf). */
+  latestLeaf(): SessionEvent | undefined;
+  /** The events from the root to `eventId` (default: the latest leaf), in order. */
+  pathTo(eventId?: string): SessionEvent[];
+  /** The Message[] the model would receive to continue from `eventId` (default: the latest leaf). */
+  conversationAt(eventId?: string): Message[];
+}
+
+/**
+ * Reads a session file. A torn last line (no newline, or not JSON) is what a
+ * crash mid-write leaves: it is skipped with a warning. Anything else wrong
+ * throws a SessionError naming the file and line.
+ */
+export async function loadSession(file: string): Promise<LoadedSession> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(file);
+  } catch (error) {
+    throw SessionError.fromUnknown(error, file);
+  }
+  if (bytes.length === 0)
+    throw new SessionError('empty', `${file}: empty file (the session never started)`, file);
+  return parseSession(file, bytes);
+}
+
+/** `loadSession` on bytes already read. */
+export function parseSession(file: string, bytes: Buffer): LoadedSession {
+  const text = bytes.toString('utf8');
+  const firstEnd = text.indexOf('\n');
+  const header = parseHeader(file, firstEnd === -1 ? text : text.slice(0, firstEnd), firstEnd === -1);
+  if (firstEnd === -1)
+    throw new SessionError('empty', `${file}: the header line is torn (the session never started)`, file, 1);
+
+  const events: SessionEvent[] = [];
+  const byId = new Map<string, SessionEvent>();
+  const warnings: string[] = [];
+  let validBytes = bytes.length;
+  let lineNumber = 1;
+  for (let start = firstEnd + 1; start < text.length; ) {
+    lineNumber++;
+    const newline = text.indexOf('\n', start);
+    const end = newline === -1 ? text.length : newline;
+    const line = text.slice(start, end);
+    const lineStart = start;
+    start = end + 1;
+    if (line.trim() === '') continue;
+    let value: unknown;
+    let parsed = newline !== -1;
+    if (parsed) {
+      try {
+        value = JSON.parse(line);
+      } catch {
+        parsed = false;
+      }
+    }
+    if (!parsed) {
+      const isLast = newline === -1 || text.slice(start).trim() === '';
+      if (!isLast) throw corrupt(file, lineNumber, 'not valid JSON');
+      warnings.push(
+        `${file}:${lineNumber}: skipped a torn last line (${newline === -1 ? 'no newline' : 'not valid JSON'}); the writer stopped mid-write`,
+      );
+      validBytes = Buffer.byteLength(text.slice(0, lineStart));
+      break;
+    }
+    const event = validEvent(file, lineNumber, value);
+    if (byId.has(event.id)) throw corrupt(file, lineNumber, `event id ${event.id} appears twice`);
+    if (event.parentId !== null && !byId.has(event.parentId))
+      throw corrupt(file, lineNumber, `parentId ${event.parentId} names no earlier event`);
+    byId.set(event.id, event);
+    events.push(event);
+  }
+  return createLoadedSession(file, header, events, byId, warnings, validBytes);
+}
+
+function parseHeader(file: string, line: string, torn: boolean): SessionHeader {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    if (torn && line.startsWith('{"type":"session"'))
+      throw new SessionError(
+        'empty',
+        `${file}: the header line is torn (the session never started)`,
+        file,
+        1,
+      );
+    throw new SessionError(
+      'not_a_session',
+      `${file}:1: not a Skate session (the first line is not JSON)`,
+      file,
+      1,
+    );
+  }
+  const record = value as { type?: unknown; version?: unknown } | null;
+  if (typeof record !== 'object' || record === null || record.type !== 'session')
+    throw new SessionError('not_a_session', `${file}:1: not a Skate session (no session header)`, file, 1);
+  if (record.version !== SESSION_FORMAT_VERSION)
+    throw new SessionError(
+      'unsupported_version',
+      `${file}:1: session format version ${JSON.stringify(record.version)} is not supported (this Skate reads version ${SESSION_FORMAT_VERSION})`,
+      file,
+      1,
+    );
+  const header = SessionHeader.safeParse(value);
+  if (!header.success) throw corrupt(file, 1, `invalid session header: ${issues(header.error)}`);
+  return header.data;
+}
+
+function validEvent(file: string, line: number, value: unknown): SessionEvent {
+  // The fast check covers every line Skate writes; zod only runs on what it refuses, and words the error.
+  if (isSessionEvent(value)) return value;
+  const result = SessionEvent.safeParse(value);
+  if (!result.success) throw corrupt(file, line, `invalid event: ${issues(result.error)}`);
+  return result.data;
+}
+
+function issues(error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): string {
+  return error.issues
+    .slice(0, 3)
+    .map((issue) => `${issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ` : ''}${issue.message}`)
+    .join('; ');
+}
+
+function corrupt(file: string, line: number, reason: string): SessionError {
+  return new SessionError('corrupt_line', `${file}:${line}: ${reason}`, file, line);
+}
+
+function createLoadedSession(
+  file: string,
+  header: SessionHeader,
+  events: SessionEvent[],
+  byId: Map<string, SessionEvent>,
+  warnings: string[],
+  validBytes: number,
+): LoadedSession {
+  // Built on first use: listing and resuming never need it, and it costs ~50 ms per 100,000 events.
+  let children: Map<string | null, SessionEvent[]> | undefined;
+  const tree = (): Map<string | null, SessionEvent[]> => {
+    if (children) return children;
+    children = new Map();
+    for (const event of events) {
+      const siblings = children.get(event.parentId);
+      if (siblings) siblings.push(event);
+      else children.set(event.parentId, [event]);
+    }
+    return children;
+  };
+  const findEvent = (idOrPrefix: string): SessionEvent => {
+    const exact = byId.get(idOrPrefix);
+    if (exact) return exact;
+    const matches = idOrPrefix === '' ? [] : events.filter((event) => event.id.startsWith(idOrPrefix));
+    if (matches.length === 1) return matches[0]!;
+    throw new SessionError(
+      'unknown_event',
+      matches.length === 0
+        ? `${file}: no event ${idOrPrefix} in session ${header.id}`
+        : `${file}: ${matches.length} events start with ${idOrPrefix}; give more of the id`,
+      file,
+    );
+  };
+  const pathTo = (eventId?: string): SessionEvent[] => {
+    const path: SessionEvent[] = [];
+    let event: SessionEvent | undefined = eventId === undefined ? events.at(-1) : findEvent(eventId);
+    while (event) {
+      path.push(event);
+      event = event.parentId === null ? undefined : byId.get(event.parentId);
+    }
+    return path.reverse();
+  };
+  return {
+    file,
+    header,
+    events,
+    get children() {
+      return tree();
+    },
+    warnings,
+    validBytes,
+    findEvent,
+    latestLeaf: () => events.at(-1),
+    pathTo,
+    conversationAt: (eventId) => conversationFromEvents(pathTo(eventId)),
+  };
+}

@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { Message } from './conversation.js';
+import { TokenUsage } from './engine-events.js';
+import { ToolErrorCode } from './tool.js';
+
+/**
+ * The session log: one JSON object per line in `.skate/sessions/<id>.jsonl`.
+ * Line 1 is a `SessionHeader`; every later line is a `SessionEvent`. Events
+ * form a tree through `parentId` (a chain on each branch), so a conversation
+ * can be rebuilt from any event by walking to the root.
+ */
+
+export const SESSION_FORMAT_VERSION = 1;
+
+export const SessionHeader = z.object({
+  type: z.literal('session'),
+  version: z.literal(SESSION_FORMAT_VERSION),
+  /** A uuid v7, which is also the file name. */
+  id: z.uuid(),
+  created: z.iso.datetime(),
+  /** The workspace the session ran in. */
+  cwd: z.string(),
+  /** The model the session started with; later switches are `model_change` events. */
+  model: z.string(),
+  /** The name (or file) of the sandbox policy the session ran under. */
+  policy: z.string(),
+  /** Set on a sub-agent's session: the session of the agent that spawned it. */
+  parentSessionId: z.uuid().optional(),
+  /** Set on a fork: the session and event whose path this one starts with. */
+  forkedFrom: z.object({ sessionId: z.uuid(), eventId: z.uuid() }).optional(),
+});
+export type SessionHeader = z.infer<typeof SessionHeader>;
+
+const UserMessage = Message.extend({ role: z.literal('user') });
+const AssistantMessage = Message.extend({ role: z.literal('assistant') });
+
+export const SessionPayload = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('user_message'),
+    message: UserMessage,
+    /**
+     * The non-`tool_result` blocks of a tool results message (the writer
+     * splits those into `tool_result` events): they rejoin that message.
+     */
+    appendToToolResults: z.boolean().optional(),
+  }),
+  z.object({
+    type: z.literal('assistant_message'),
+    message: AssistantMessage,
+    usage: TokenUsage,
+    model: z.string(),
+  }),
+  /** One per `tool_use` block of an assistant message, for auditing; the block itself stays in the message. */
+  z.object({ type: z.literal('tool_call'), callId: z.string(), name: z.string(), input: z.unknown() }),
+  z.object({
+    type: z.literal('tool_result'),
+    callId: z.string(),
+    name: z.string(),
+    output: z.string(),
+    isError: z.boolean(),
+    code: ToolErrorCode.optional(),
+  }),
+  /** The first `replacedMessages` messages were replaced by one user message holding `summary`. */
+  z.object({
+    type: z.literal('compaction'),
+    summary: z.string(),
+    replacedMessages: z.number().int().nonnegative(),
+  }),
+  z.object({ type: z.literal('model_change'), from: z.string(), to: z.string() }),
+  z.object({
+    type: z.literal('subagent_link'),
+    childSessionId: z.uuid(),
+    callId: z.string(),
+    task: z.string(),
+  }),
+]);
+export type SessionPayload = z.infer<typeof SessionPayload>;
+export type SessionPayloadType = SessionPayload['type'];
+
+export const SessionEvent = z.object({
+  id: z.uuid(),
+  /** The previous event on this branch; null for the first event. */
+  parentId: z.uuid().nullable(),
+  timestamp: z.iso.datetime(),
+  payload: SessionPayload,
+});
+export type SessionEvent = z.infer<typeof SessionEvent>;
