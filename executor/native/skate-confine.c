@@ -2,7 +2,7 @@
  * skate-confine: the part of Skate's sandbox that Node cannot do itself.
  *
  *   skate-confine [--cgroup PROCS_FILE]... [--landlock] [--subreaper]
- *                 [--oom-score-adj N] -- COMMAND [ARGS...]
+ *                 [--oom-score-adj N] [--pdeathsig] [--pin-fds] -- COMMAND [ARGS...]
  *
  * --cgroup FILE   join a cgroup (write our pid to its cgroup.procs) before
  *                 anything else runs, so no child escapes its limits.
@@ -18,6 +18,13 @@
  * --oom-score-adj N  make the command the preferred victim of the OOM killer.
  * --pdeathsig     be killed (SIGKILL) the moment our parent dies, even if the
  *                 parent was killed with SIGKILL; survives the exec of COMMAND.
+ * --pin-fds       replace each argument of COMMAND written @pin:PATH with the
+ *                 number of a descriptor opened on PATH (O_PATH, inherited by
+ *                 COMMAND), refusing when PATH is a symlink or resolves to any
+ *                 other path. bubblewrap's --bind-fd then mounts exactly the
+ *                 directory that was checked: a sandbox already running cannot
+ *                 swap a writable path for a symlink between the check and the
+ *                 mount.
  *
  * Exit status: the command's, or 128+signal when it was killed by a signal.
  */
@@ -30,7 +37,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -96,6 +105,34 @@ static int enter_landlock(void) {
   if (syscall(SYS_landlock_restrict_self, (int)ruleset, 0) != 0) die("landlock_restrict_self");
   close((int)ruleset);
   return 0;
+}
+
+#define PIN_PREFIX "@pin:"
+
+/* Opens every @pin:PATH argument (see --pin-fds) and puts the descriptor's number in its place. */
+static void pin_paths(char **args) {
+  for (; *args; args++) {
+    if (strncmp(*args, PIN_PREFIX, strlen(PIN_PREFIX)) != 0) continue;
+    const char *path = *args + strlen(PIN_PREFIX);
+    /* No O_CLOEXEC: the command (bubblewrap) must inherit it. */
+    int fd = open(path, O_PATH | O_NOFOLLOW);
+    if (fd < 0) die(path);
+    struct stat info;
+    char link[64], real[PATH_MAX];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, real, sizeof real - 1);
+    if (fstat(fd, &info) != 0 || n < 0) die(path);
+    real[n] = 0;
+    /* A symlink at the end (O_NOFOLLOW opened the link itself) or on the way (the real path differs). */
+    if (S_ISLNK(info.st_mode) || strcmp(real, path) != 0) {
+      fprintf(stderr, "skate-confine: %s is a symlink or changed into one (%s); refusing to mount it\n", path, real);
+      exit(126);
+    }
+    char *number = malloc(16);
+    if (!number) die("malloc");
+    snprintf(number, 16, "%d", fd);
+    *args = number;
+  }
 }
 
 /* Parent pid of a process, from /proc/PID/stat (the field after the command name). */
@@ -182,7 +219,7 @@ static void kill_descendants(void) {
 }
 
 int main(int argc, char **argv) {
-  int landlock = 0, subreaper = 0, i;
+  int landlock = 0, subreaper = 0, pin = 0, i;
   pid_t parent = getppid();
   const char *oom = NULL;
   for (i = 1; i < argc; i++) {
@@ -201,6 +238,8 @@ int main(int argc, char **argv) {
       if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) die("PR_SET_PDEATHSIG");
       /* The parent may have died before the signal was armed. */
       if (getppid() != parent) return 125;
+    } else if (strcmp(argv[i], "--pin-fds") == 0) {
+      pin = 1;
     } else if (strcmp(argv[i], "--oom-score-adj") == 0 && i + 1 < argc) {
       oom = argv[++i];
     } else {
@@ -209,10 +248,11 @@ int main(int argc, char **argv) {
     }
   }
   if (i >= argc) {
-    fprintf(stderr, "usage: skate-confine [--cgroup FILE]... [--landlock] [--subreaper] [--oom-score-adj N] -- COMMAND...\n");
+    fprintf(stderr, "usage: skate-confine [--cgroup FILE]... [--landlock] [--subreaper] [--oom-score-adj N] [--pdeathsig] [--pin-fds] -- COMMAND...\n");
     return 125;
   }
   char **command = argv + i;
+  if (pin) pin_paths(command);
   if (oom) write_file("/proc/self/oom_score_adj", oom);
   if (landlock && enter_landlock() == 1) {
     fprintf(stderr, "skate-confine: this kernel has no Landlock; commands are not isolated from their executor\n");

@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline/promises';
 import type { EngineCommand, EngineEvent } from '../../shared/engine-events.js';
-import type { Emitter } from '../engine/engine-types.js';
 import { argsSummary } from '../emitters/args-summary.js';
+import type { Emitter } from '../engine/engine-types.js';
 
 export interface ResponderOptions {
   /** Delivers an answer to the engine's inbox. */
@@ -51,7 +51,9 @@ export function createHeadlessResponder(next: Emitter, options: ResponderOptions
           });
           return;
         }
-        const reply = (await ask(`allow ${event.name} ${argsSummary(event.args)}? [y/N or a reason] `)).trim();
+        const reply = (
+          await ask(`allow ${event.name} ${argsSummary(event.args)}? [y/N or a reason] `)
+        ).trim();
         const approved = /^y(es)?$/i.test(reply);
         options.send({
           type: 'approval_response',
@@ -62,9 +64,15 @@ export function createHeadlessResponder(next: Emitter, options: ResponderOptions
         return;
       }
       case 'loop_cap_reached': {
-        const goOn = options.interactive && /^y(es)?$/i.test((await ask(`${event.iterations} turns used; continue? [y/N] `)).trim());
+        const goOn =
+          options.interactive &&
+          /^y(es)?$/i.test((await ask(`${event.iterations} turns used; continue? [y/N] `)).trim());
         if (!goOn) options.note(`stopped at the turn limit (${event.iterations}); raise it with --max-turns`);
-        options.send({ type: 'loop_decision', requestId: event.requestId, decision: goOn ? 'continue' : 'stop' });
+        options.send({
+          type: 'loop_decision',
+          requestId: event.requestId,
+          decision: goOn ? 'continue' : 'stop',
+        });
         return;
       }
       case 'ask_user_request': {
@@ -73,7 +81,12 @@ export function createHeadlessResponder(next: Emitter, options: ResponderOptions
           options.send({ type: 'ask_user_response', requestId: event.requestId, answers: recorded });
           return;
         }
-        if (!options.interactive) return; // The ask_user tool answers the model itself when nobody can.
+        if (!options.interactive) {
+          // Recorded answers ran out: an empty answer tells ask_user nobody can answer, rather than leave it waiting.
+          options.note('no recorded answer left for ask_user; the model is told to go on without one');
+          options.send({ type: 'ask_user_response', requestId: event.requestId, answers: [] });
+          return;
+        }
         const answers: string[] = [];
         for (const question of event.questions) {
           const choices = question.options?.length ? ` (${question.options.join(' / ')})` : '';
@@ -90,8 +103,14 @@ export function createHeadlessResponder(next: Emitter, options: ResponderOptions
   return {
     emit(event) {
       next.emit(event);
-      if (event.type === 'approval_request' || event.type === 'loop_cap_reached' || event.type === 'ask_user_request') {
-        respond(event).catch((error: unknown) => options.note(`could not answer ${event.type}: ${String(error)}`));
+      if (
+        event.type === 'approval_request' ||
+        event.type === 'loop_cap_reached' ||
+        event.type === 'ask_user_request'
+      ) {
+        respond(event).catch((error: unknown) =>
+          options.note(`could not answer ${event.type}: ${String(error)}`),
+        );
       }
     },
   };

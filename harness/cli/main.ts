@@ -2,21 +2,36 @@
 import { parseArgs } from 'node:util';
 import { ExecutorChannelError, ExecutorRpcError } from '../executor/executor-errors.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
-import { SandboxUnavailableError } from '../sandbox/sandbox-errors.js';
+import { SandboxPlanError, SandboxUnavailableError } from '../sandbox/sandbox-errors.js';
+import { readAnswersFile } from './answers-file.js';
 import { agentCommand } from './commands/agent-command.js';
+import { executeCommand } from './commands/execute-command.js';
 import { executorServeCommand } from './commands/executor-serve-command.js';
+import { planCommand } from './commands/plan-command.js';
+import { policyShowCommand } from './commands/policy-show-command.js';
+import { sandboxCommand } from './commands/sandbox-command.js';
+import { sessionsListCommand, sessionsShowCommand } from './commands/sessions-command.js';
 import { toolCommand } from './commands/tool-command.js';
 import { toolsCommand } from './commands/tools-command.js';
-import type { ExecutorOptions } from './open-executor.js';
+import { type ExecutorOptions, resolveWorkspace } from './open-executor.js';
+import type { AgentRunFlags } from './run-agent.js';
 import { UsageError } from './usage-error.js';
 
 const USAGE = `usage:
   skate -p "task" [--output-format text|json|stream-json] [--model M] [--max-turns N]
         [--approval auto|ask|deny-writes] [--system-prompt S] [--append-system-prompt S]
         [--policy P] [--workspace DIR] [--executor ws://HOST:PORT]      (the task may also come on stdin)
+        [--answers FILE] [--no-subagents] [--continue | --resume ID [--fork-at EVENT_ID]] [--no-session]
+  skate plan "task" [agent options]      plan under the plan policy: read-only but .skate/plan.md
+  skate plan --edit [--workspace DIR]    open the plan in $EDITOR
+  skate execute [--plan FILE] ["extra instructions"] [agent options]   carry out the plan in a fresh agent
   skate tools [--policy P] [--workspace DIR] [--executor ws://HOST:PORT] [--json]
   skate tool NAME --input JSON|- [--policy P] [--workspace DIR] [--executor ws://HOST:PORT] [--stream]
   skate executor serve --listen HOST:PORT [--policy P] [--workspace DIR] [--token-file FILE]
+  skate sessions list [--workspace DIR] [--json]
+  skate sessions show ID [--workspace DIR] [--json]
+  skate policy show [P] [--workspace DIR] [--json]
+  skate sandbox [--policy P] [--workspace DIR] [--sandbox best-effort] -- CMD [ARGS...]
 
 options:
   --policy P        a built-in policy (execute, readonly, plan, full), one in ~/.skate/policies, or a file; default execute
@@ -25,6 +40,11 @@ options:
   --sandbox MODE    required (default): refuse to run a restricted policy without the kernel sandbox;
                     best-effort: run anyway, with only the tools' own checks
   --verbose         show the executor's own log and sandbox notes on stderr
+  --answers FILE    ask_user answers for a headless run: a JSON array of answer arrays, used in order
+  --no-subagents    do not offer spawn_agent (sub-agents on their own narrowed executors)
+  --continue, -c    continue the workspace's latest session; --resume ID continues that one;
+                    --fork-at EVENT_ID branches from an earlier event into a new session
+  --no-session      record nothing in .skate/sessions
 `;
 
 const COMMON = {
@@ -57,11 +77,18 @@ const AGENT_OPTIONS = {
   approval: { type: 'string', default: 'auto' },
   'system-prompt': { type: 'string' },
   'append-system-prompt': { type: 'string' },
+  answers: { type: 'string' },
+  'no-subagents': { type: 'boolean', default: false },
+  continue: { type: 'boolean', short: 'c', default: false },
+  resume: { type: 'string', short: 'r' },
+  'fork-at': { type: 'string' },
+  'no-session': { type: 'boolean', default: false },
 } as const;
 
 function positiveInt(flag: string, value: string): number {
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed <= 0) throw new UsageError(`${flag} takes a positive whole number, not "${value}"`);
+  if (!Number.isInteger(parsed) || parsed <= 0)
+    throw new UsageError(`${flag} takes a positive whole number, not "${value}"`);
   return parsed;
 }
 
@@ -74,27 +101,83 @@ function oneOf<T extends string>(flag: string, value: string, allowed: readonly 
 
 /** `skate -p "task"` and friends: one headless agent run. */
 async function agent(args: string[]): Promise<number> {
-  const { values, positionals } = parsed(() => parseArgs({ args, options: AGENT_OPTIONS, allowPositionals: true }));
+  const { values, positionals } = parseAgentArgs(args);
   if (values.help) return help();
-  if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]} (quote the task: -p "…")`);
-  return agentCommand({
+  if (positionals.length > 0)
+    throw new UsageError(`unexpected argument: ${positionals[0]} (quote the task: -p "…")`);
+  return agentCommand(await agentFlags(values));
+}
+
+function parseAgentArgs(args: string[]) {
+  return parsed(() => parseArgs({ args, options: AGENT_OPTIONS, allowPositionals: true }));
+}
+
+/** The flags every agent run shares (`-p`, `plan`, `execute`), checked. */
+async function agentFlags(values: ReturnType<typeof parseAgentArgs>['values']): Promise<AgentRunFlags> {
+  return {
     ...common(values),
     prompt: values.prompt,
     outputFormat: oneOf('--output-format', values['output-format'], ['text', 'json', 'stream-json'] as const),
     model: values.model,
     maxTurns: positiveInt('--max-turns', values['max-turns']),
     maxTokens: positiveInt('--max-tokens', values['max-tokens']),
-    thinkingBudgetTokens: values['thinking-budget'] ? positiveInt('--thinking-budget', values['thinking-budget']) : undefined,
+    thinkingBudgetTokens: values['thinking-budget']
+      ? positiveInt('--thinking-budget', values['thinking-budget'])
+      : undefined,
     approval: oneOf('--approval', values.approval, ['auto', 'ask', 'deny-writes'] as const),
     systemPrompt: values['system-prompt'],
     appendSystemPrompt: values['append-system-prompt'],
-  });
+    ...(values.answers !== undefined && { answers: await readAnswersFile(values.answers) }),
+    subagents: !values['no-subagents'],
+    sessionFlags: {
+      continueSession: values.continue,
+      resume: values.resume,
+      forkAt: values['fork-at'],
+      session: !values['no-session'],
+    },
+  };
+}
+
+/** `skate plan "task"` / `skate plan --edit`: planning under the plan policy. */
+async function plan(args: string[]): Promise<number> {
+  const { values, positionals } = parsed(() =>
+    parseArgs({
+      args,
+      options: { ...AGENT_OPTIONS, edit: { type: 'boolean', default: false } },
+      allowPositionals: true,
+    }),
+  );
+  if (values.help) return help();
+  if (args.some((arg) => arg === '--policy' || arg.startsWith('--policy='))) {
+    throw new UsageError('skate plan always runs under the plan policy; drop --policy');
+  }
+  if (positionals.length > 1) throw new UsageError(`unexpected argument: ${positionals[1]} (quote the task)`);
+  if (values.prompt !== undefined && positionals.length > 0) throw new UsageError('give the task once');
+  const flags = await agentFlags(values);
+  return planCommand({ ...flags, prompt: values.prompt ?? positionals[0], edit: values.edit });
+}
+
+/** `skate execute [--plan FILE] ["extra instructions"]`: a fresh agent carrying out the plan. */
+async function execute(args: string[]): Promise<number> {
+  const { values, positionals } = parsed(() =>
+    parseArgs({ args, options: { ...AGENT_OPTIONS, plan: { type: 'string' } }, allowPositionals: true }),
+  );
+  if (values.help) return help();
+  if (positionals.length > 1) {
+    throw new UsageError(`unexpected argument: ${positionals[1]} (quote the instructions)`);
+  }
+  const flags = await agentFlags(values);
+  return executeCommand({ ...flags, prompt: values.prompt ?? positionals[0], planFile: values.plan });
 }
 
 async function run(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command?.startsWith('-') && command !== '-h' && command !== '--help') return agent(argv);
   switch (command) {
+    case 'plan':
+      return plan(rest);
+    case 'execute':
+      return execute(rest);
     case 'tools': {
       const { values, positionals } = parsed(() =>
         parseArgs({
@@ -141,6 +224,83 @@ async function run(argv: string[]): Promise<number> {
         workspace: values.workspace,
         tokenFile: values['token-file'],
         sandbox: sandboxMode(values.sandbox),
+      });
+    }
+    case 'sessions': {
+      const [sub, ...subRest] = rest;
+      const { values, positionals } = parsed(() =>
+        parseArgs({
+          args: subRest,
+          options: { workspace: COMMON.workspace, json: { type: 'boolean', default: false }, help: COMMON.help },
+          allowPositionals: true,
+        }),
+      );
+      if (values.help) return help();
+      const workspace = await resolveWorkspace(values.workspace);
+      if (sub === 'list') {
+        if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
+        return sessionsListCommand({ workspace, json: values.json });
+      }
+      if (sub === 'show') {
+        const [id, ...extra] = positionals;
+        if (!id) throw new UsageError('skate sessions show needs a session id (see `skate sessions list`)');
+        if (extra.length > 0) throw new UsageError(`unexpected argument: ${extra[0]}`);
+        return sessionsShowCommand({ workspace, id, json: values.json });
+      }
+      throw new UsageError('the sessions commands are `skate sessions list` and `skate sessions show ID`');
+    }
+    case 'policy': {
+      const [sub, ...subRest] = rest;
+      if (sub !== 'show') throw new UsageError('the policy command is `skate policy show [P]`');
+      const { values, positionals } = parsed(() =>
+        parseArgs({
+          args: subRest,
+          options: {
+            workspace: COMMON.workspace,
+            json: { type: 'boolean', default: false },
+            help: COMMON.help,
+          },
+          allowPositionals: true,
+        }),
+      );
+      if (values.help) return help();
+      if (positionals.length > 1) throw new UsageError(`unexpected argument: ${positionals[1]}`);
+      return policyShowCommand({
+        policy: positionals[0] ?? COMMON.policy.default,
+        workspace: values.workspace,
+        json: values.json,
+      });
+    }
+    case 'sandbox': {
+      // Everything after `--` is the command, untouched: its own flags are not ours.
+      const split = rest.indexOf('--');
+      const ours = split === -1 ? rest : rest.slice(0, split);
+      const { values, positionals } = parsed(() =>
+        parseArgs({
+          args: ours,
+          options: {
+            policy: COMMON.policy,
+            workspace: COMMON.workspace,
+            sandbox: COMMON.sandbox,
+            verbose: COMMON.verbose,
+            help: COMMON.help,
+          },
+          allowPositionals: true,
+        }),
+      );
+      if (values.help) return help();
+      if (positionals.length > 0) {
+        throw new UsageError(`unexpected argument: ${positionals[0]} (put the command after --)`);
+      }
+      const [program, ...args] = split === -1 ? [] : rest.slice(split + 1);
+      if (program === undefined)
+        throw new UsageError('skate sandbox needs a command: skate sandbox -- CMD [ARGS...]');
+      return sandboxCommand({
+        policy: values.policy,
+        workspace: values.workspace,
+        sandbox: sandboxMode(values.sandbox),
+        verbose: values.verbose,
+        command: [program, ...args],
       });
     }
     case undefined:
@@ -191,7 +351,7 @@ try {
   if (error instanceof UsageError) {
     process.stderr.write(`skate: ${error.message}\n\n${USAGE}`);
     process.exitCode = 2;
-  } else if (error instanceof SandboxUnavailableError) {
+  } else if (error instanceof SandboxUnavailableError || error instanceof SandboxPlanError) {
     process.stderr.write(`skate: ${error.message}\n`);
     process.exitCode = 1;
   } else if (error instanceof ExecutorChannelError || error instanceof ExecutorRpcError) {

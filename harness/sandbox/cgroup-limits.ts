@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rmdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rmdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { PolicyLimits } from '../../shared/policy.js';
 
@@ -43,8 +43,35 @@ async function removeWhenEmpty(dirs: readonly string[]): Promise<void> {
   }
 }
 
+/** Younger than this, a cgroup may belong to a harness we cannot see (another pid namespace) that is still filling it. */
+const STALE_AFTER_MS = 60_000;
+
+/**
+ * Removes cgroups left by harnesses that died without cleaning up (SIGKILL): named for a pid that
+ * no longer exists, a minute old, and empty (rmdir refuses any cgroup that still holds a process).
+ */
+async function sweepStale(parent: string): Promise<void> {
+  for (const entry of await readdir(parent).catch(() => [] as string[])) {
+    const pid = /^skate-(\d+)-\d+$/.exec(entry)?.[1];
+    if (pid === undefined || isRunning(Number(pid))) continue;
+    const dir = path.join(parent, entry);
+    const info = await stat(dir).catch(() => undefined);
+    if (info && Date.now() - info.mtimeMs > STALE_AFTER_MS) await rmdir(dir).catch(() => undefined);
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
 async function v2Lease(own: string, name: string, limits: PolicyLimits): Promise<CgroupLease | undefined> {
   const parent = path.join(ROOT, own);
+  await sweepStale(parent);
   const enabled = (await readFile(path.join(parent, 'cgroup.subtree_control'), 'utf8')).split(/\s+/);
   if (!enabled.includes('memory') || !enabled.includes('pids')) {
     // Enabling controllers is only allowed where the parent holds no processes itself.
@@ -83,6 +110,7 @@ async function v1Lease(
       const ownPath = own.get(controller);
       if (!existsSync(mount) || ownPath === undefined) throw new Error(`no ${controller} hierarchy`);
       const dir = path.join(mount, ownPath, name);
+      await sweepStale(path.dirname(dir));
       await mkdir(dir);
       made.push(dir);
       await writeFile(path.join(dir, file), value);
@@ -117,4 +145,14 @@ export async function createCgroupLimits(
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Which cgroup version would bound an executor's memory and processes here, found by
+ * creating (and at once removing) an empty cgroup with these limits.
+ */
+export async function cgroupSupport(limits: PolicyLimits): Promise<ResourceLimits> {
+  const lease = await createCgroupLimits(limits, `skate-probe-${process.pid}-${Date.now()}`);
+  await lease?.release();
+  return lease?.kind ?? 'none';
 }

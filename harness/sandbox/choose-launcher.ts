@@ -1,4 +1,4 @@
-import type { ResolvedPolicy } from '../../shared/policy.js';
+import type { EnforcementLevel, ResolvedPolicy } from '../../shared/policy.js';
 import { type ExecutorLauncher, unconfinedLauncher } from '../executor/executor-launch.js';
 import { type KernelLauncherOptions, kernelLauncher } from './kernel-launcher.js';
 import { probeSandbox } from './probe-sandbox.js';
@@ -32,4 +32,31 @@ export async function launcherFor(
     return unconfinedLauncher('best-effort');
   }
   throw new SandboxUnavailableError(policy.name, support.problem, support.fix);
+}
+
+/** What enforcement an executor for a policy would get on this machine, and why when not the kernel's. */
+export interface EnforcementOutlook {
+  level: EnforcementLevel;
+  /** Why the level is not `kernel`. */
+  reason?: string;
+  /** How to get the kernel sandbox, when it is missing. */
+  fix?: string;
+}
+
+/**
+ * The same decision `launcherFor` makes, as a report: `none` for a policy that
+ * restricts nothing, `kernel` where bubblewrap works, and otherwise `best-effort`,
+ * which executors accept only with `--sandbox best-effort` (by default they refuse).
+ */
+export async function enforcementOutlook(policy: ResolvedPolicy): Promise<EnforcementOutlook> {
+  if (isUnrestricted(policy)) {
+    return { level: 'none', reason: 'the policy restricts nothing, so no sandbox is built' };
+  }
+  const support = await probeSandbox();
+  if (support.available) return { level: 'kernel' };
+  return {
+    level: 'best-effort',
+    reason: `${support.problem}; executors refuse to start unless given --sandbox best-effort, and then only the tools' own checks apply`,
+    fix: support.fix,
+  };
 }

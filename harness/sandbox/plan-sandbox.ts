@@ -1,6 +1,8 @@
+import { lstat, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import type { MountStep } from './mount-plan.js';
+import { SandboxPlanError } from './sandbox-errors.js';
 import { pathKind, type ScanResult, scanPaths } from './scan-paths.js';
 
 /** Private to every sandbox: host files here are hidden, and host sockets with them. */
@@ -13,6 +15,12 @@ export interface PlanInput {
   policy: ResolvedPolicy;
   /** Must stay readable whatever the policy says: the node binary and Skate's own install. */
   runtimePaths: readonly string[];
+  /**
+   * Run on the host by the harness itself (skate-confine, the node binary): kept read-only, like
+   * protected paths, even inside a write root (Skate working on its own checkout), or a command
+   * could swap in code that the next executor launch runs outside any sandbox.
+   */
+  hostExecutables?: readonly string[];
   /** An empty host directory, mounted read-only to hide a denied directory. */
   emptyDir: string;
   home: string;
@@ -54,8 +62,9 @@ function placeholderKind(p: string): Placeholder['kind'] {
 /**
  * Decides the sandbox's mounts for a policy: a read-only view of what may be
  * read, private /tmp and /run, writable binds for write roots, read-only binds
- * over protected paths inside them (pinning their parents so a rename cannot
- * move them aside), and masks over denied paths and host sockets.
+ * over protected paths inside them and over what the harness itself runs on
+ * the host (pinning their parents so a rename cannot move them aside), and
+ * masks over denied paths and host sockets.
  */
 export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
   const { policy, emptyDir } = input;
@@ -69,6 +78,11 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
     if (root === '/' || (await pathKind(root))) steps.push({ op: 'ro-bind', src: root, dest: root });
   }
   steps.push({ op: 'dev', dest: '/dev' }, { op: 'proc', dest: '/proc' });
+  // The sandbox runs as the host's uid 0, and sysctl files check only the uid, not capabilities:
+  // a writable /proc/sys would let a command set kernel.core_pattern and run code as host root.
+  // bubblewrap covers /proc/sys only when access(W_OK) says it is writable, which that directory
+  // never does; so the host's /proc/sys is bound read-only over the sandbox's.
+  steps.push({ op: 'ro-bind', src: '/proc/sys', dest: '/proc/sys' });
   for (const dir of PRIVATE_DIRS) steps.push({ op: 'tmpfs', dest: dir });
 
   // Runtime files under a private directory would vanish; show them again, read-only.
@@ -81,11 +95,28 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
     }
   }
 
+  // So is a readable workspace there (a checkout under /tmp), or read-only policies could not even start in it.
+  const { workspace } = policy;
+  if (
+    PRIVATE_DIRS.some((dir) => within(dir, workspace)) &&
+    (readAll || readRoots.some((r) => within(r, workspace))) &&
+    (await pathKind(workspace)) === 'dir'
+  ) {
+    steps.push({ op: 'ro-bind', src: workspace, dest: workspace });
+  }
+
   const writeRoots: string[] = [];
   for (const root of [...policy.write.allow].sort((a, b) => a.length - b.length)) {
     const kind = await pathKind(root);
     if (!kind) {
       notes.push(`write root ${root} does not exist; nothing is writable there`);
+      continue;
+    }
+    // bubblewrap follows symlinks: a root that is (or lies under) one would make the link's target
+    // writable, wherever it points, e.g. a cloned repository's `.skate/plan.md -> ~/.bashrc`.
+    const real = await realpath(root).catch(() => undefined);
+    if (real !== root) {
+      notes.push(`write root ${root} is reached through a symlink (to ${real}); nothing is writable there`);
       continue;
     }
     writeRoots.push(root);
@@ -97,8 +128,11 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
   const protectedTargets: string[] = [];
   // Shallowest first: a path inside one already protected is covered by it, and binding
   // anything inside a protected directory afterwards could make part of it writable again.
-  for (const target of [...policy.protected].sort((a, b) => a.length - b.length)) {
+  const hostExecutables = new Set(input.hostExecutables ?? []);
+  const targets = [...policy.protected, ...hostExecutables].sort((a, b) => a.length - b.length);
+  for (const target of targets) {
     if (protectedTargets.some((done) => within(done, target))) continue;
+    if (hostExecutables.has(target) && !(await pathKind(target))) continue;
     if (isGlob(target)) {
       notes.push(
         `protected glob ${target} is checked by the tools only; the kernel layer needs concrete paths`,
@@ -107,6 +141,7 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
     }
     const root = writeRoots.find((w) => within(w, target) && w !== target && !within(target, w));
     if (!root) continue;
+    await refuseSymlinks(policy.name, root, target);
     // A read-only bind protects the path, not its parent: pin every directory between the
     // write root and the protected path as a mount point, which cannot be renamed away.
     for (let dir = path.dirname(target); dir !== root && within(root, dir); dir = path.dirname(dir)) {
@@ -130,6 +165,24 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
     );
   }
   return { steps, placeholders, notes };
+}
+
+/**
+ * A mount lands on a symlink's target, never on the link, so a protected name that is a link
+ * (or lies under one) inside a writable root could be deleted and replaced by a real directory:
+ * `.git -> elsewhere` swapped for a `.git` with hooks. Refuse rather than pretend to protect it.
+ */
+async function refuseSymlinks(policyName: string, root: string, target: string): Promise<void> {
+  for (let p = target; p !== root && within(root, p); p = path.dirname(p)) {
+    const info = await lstat(p).catch(() => undefined);
+    if (info?.isSymbolicLink()) {
+      throw new SandboxPlanError(
+        policyName,
+        `protected path ${target} is${p === target ? '' : ' under'} a symbolic link (${p}) inside the writable ${root}, and a mount cannot keep a link from being replaced`,
+        `replace ${p} with the directory or file it points to, or remove ${target} from the policy's protected list`,
+      );
+    }
+  }
 }
 
 interface Masks {

@@ -14,3 +14,17 @@ export class SandboxUnavailableError extends Error {
     this.name = 'SandboxUnavailableError';
   }
 }
+
+/** The policy cannot be enforced for this workspace as it stands, so the sandbox is not built (fail closed). */
+export class SandboxPlanError extends Error {
+  readonly code = 'sandbox_plan' as const;
+
+  constructor(
+    readonly policyName: string,
+    readonly problem: string,
+    readonly fix: string,
+  ) {
+    super(`refusing to build the sandbox for policy "${policyName}": ${problem}.\n  fix: ${fix}`);
+    this.name = 'SandboxPlanError';
+  }
+}

@@ -1,0 +1,77 @@
+import path from 'node:path';
+import { z } from 'zod';
+import { isNarrowerOrEqual, narrowPolicy, PolicyRequest } from '../../shared/narrow-policy.js';
+import type { ResolvedPolicy } from '../../shared/policy.js';
+import { planFilePath } from './plan-file.js';
+
+/** What spawn_agent's input asks of the sandbox. */
+export interface ChildPolicyWish {
+  write_paths?: string[] | undefined;
+  network?: 'off' | 'on' | undefined;
+  read_only?: boolean | undefined;
+}
+
+export type ChildPolicyDecision =
+  | {
+      ok: true;
+      policy: ResolvedPolicy;
+      /** What was asked for and not granted, one line each, for the model. */
+      notGranted: string[];
+    }
+  | { ok: false; message: string };
+
+/** A planning session writes nothing but its plan file; its sub-agents write nothing at all. */
+export function isPlanningPolicy(policy: ResolvedPolicy): boolean {
+  const plan = planFilePath(policy.workspace);
+  return policy.write.allow.length > 0 && policy.write.allow.every((root) => path.normalize(root) === plan);
+}
+
+function within(root: string, child: string): boolean {
+  return root === '/' || child === root || child.startsWith(`${root}/`);
+}
+
+/**
+ * The policy of a sub-agent: only ever `narrowPolicy(parent, request)`,
+ * checked again with `isNarrowerOrEqual` (defence in depth: a bug in one must
+ * not widen a child). Relative write paths resolve against the workspace; a
+ * planning parent's children, and `forceReadOnly`, get no write roots.
+ */
+export function childPolicyFor(
+  parent: ResolvedPolicy,
+  wish: ChildPolicyWish,
+  options: { name: string; forceReadOnly?: boolean },
+): ChildPolicyDecision {
+  const readOnly = Boolean(wish.read_only || options.forceReadOnly || isPlanningPolicy(parent));
+  const writePaths = wish.write_paths?.map((p) => path.resolve(parent.workspace, p));
+  const request = PolicyRequest.safeParse({
+    name: options.name,
+    ...(writePaths !== undefined && { writePaths }),
+    ...(readOnly && { readOnly: true }),
+    ...(wish.network !== undefined && { network: wish.network }),
+  });
+  if (!request.success) {
+    return { ok: false, message: `the sandbox request is invalid:\n${z.prettifyError(request.error)}` };
+  }
+  const policy = narrowPolicy(parent, request.data);
+  if (!isNarrowerOrEqual(policy, parent)) {
+    return {
+      ok: false,
+      message: 'the narrowed policy came out wider than the parent’s; refusing to start it',
+    };
+  }
+  const notGranted: string[] = [];
+  if (readOnly && !wish.read_only && (wish.write_paths?.length ?? 0) > 0) {
+    notGranted.push('write access: sub-agents of this session are read-only');
+  } else {
+    for (const wanted of writePaths ?? []) {
+      if (!policy.write.allow.some((root) => within(root, wanted))) {
+        notGranted.push(`write access to ${wanted}: outside what the parent may write, or protected`);
+      }
+    }
+  }
+  if (wish.network === 'on' && policy.network.mode !== 'on') notGranted.push('network: the parent has none');
+  if (wish.read_only === false && policy.write.allow.length === 0 && !readOnly) {
+    notGranted.push('write access: the parent may write nothing');
+  }
+  return { ok: true, policy, notGranted };
+}

@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import type { MetaTool } from '../engine/engine-types.js';
+import {
+  contractJsonSchema,
+  RESULT_CONTRACTS,
+  type ResultContractName,
+  type SubAgentResult,
+} from './result-contracts.js';
+
+/** Where a sub-agent's result stands. `rejected`: invalid twice, so the run ended without one. */
+export type CompletionState =
+  | { status: 'pending'; invalidAttempts: number }
+  | { status: 'completed'; result: SubAgentResult }
+  | { status: 'rejected'; message: string };
+
+export interface CompleteTaskTool {
+  tool: MetaTool;
+  state(): CompletionState;
+}
+
+const DESCRIPTION = `Ends your task and hands your result to the agent that started you. Call it exactly once, when the task is done or you cannot go on (status blocked or failed), with every required field. Your work is not delivered until you do: ending your turn without it loses the result. An invalid result is sent back with the validation error, once, for you to fix.`;
+
+/**
+ * The `complete_task` tool of one sub-agent run, validating against a named
+ * result contract. The first invalid call gets the validation message back
+ * (the one repair turn); a second ends the run as `rejected`.
+ */
+export function createCompleteTaskTool(contract: ResultContractName = 'generic'): CompleteTaskTool {
+  const schema = RESULT_CONTRACTS[contract];
+  let state: CompletionState = { status: 'pending', invalidAttempts: 0 };
+  const tool: MetaTool = {
+    definition: {
+      name: 'complete_task',
+      description: `${DESCRIPTION} Result contract: ${contract}.`,
+      effect: 'read',
+      inputSchema: contractJsonSchema(contract),
+    },
+    async run(call) {
+      if (state.status === 'completed') {
+        return { output: 'Your result was already recorded; this call changed nothing.', isError: false };
+      }
+      if (state.status === 'rejected') {
+        return { output: 'The task already ended without a valid result.', isError: true, code: 'failed' };
+      }
+      const parsed = schema.safeParse(call.input);
+      if (parsed.success) {
+        state = { status: 'completed', result: parsed.data };
+        call.endRun();
+        return { output: 'Result recorded. Your task is over.', isError: false };
+      }
+      const message = z.prettifyError(parsed.error);
+      if (state.invalidAttempts >= 1) {
+        state = { status: 'rejected', message };
+        call.endRun();
+        return {
+          output: `complete_task input is invalid again, so the task ends as failed:\n${message}`,
+          isError: true,
+          code: 'invalid_input',
+        };
+      }
+      state = { status: 'pending', invalidAttempts: state.invalidAttempts + 1 };
+      return {
+        output: `complete_task input is invalid:\n${message}\nCall complete_task again with a corrected result; a second invalid one ends the task as failed.`,
+        isError: true,
+        code: 'invalid_input',
+      };
+    },
+  };
+  return { tool, state: () => state };
+}

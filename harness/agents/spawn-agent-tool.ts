@@ -1,0 +1,289 @@
+import { z } from 'zod';
+import type { AgentPath } from '../../shared/engine-events.js';
+import type { ResolvedPolicy } from '../../shared/policy.js';
+import type { ToolErrorCode, ToolResult } from '../../shared/tool.js';
+import type { EngineOptions } from '../engine/engine.js';
+import type { ConversationLog, MetaTool } from '../engine/engine-types.js';
+import type { ModelProvider } from '../provider/model-provider.js';
+import type { SandboxMode } from '../sandbox/choose-launcher.js';
+import { childPolicyFor } from './child-policy.js';
+import { ensureWriteRoots } from './ensure-write-roots.js';
+import { ResultContractName } from './result-contracts.js';
+import {
+  type ChildExecutorInfo,
+  runSubAgent,
+  type SubAgentFailureCode,
+  type SubAgentOutcome,
+} from './run-sub-agent.js';
+import { subAgentSystemPrompt } from './sub-agent-prompt.js';
+
+export const SpawnAgentInput = z.object({
+  task: z
+    .string()
+    .min(1)
+    .describe(
+      'The whole task, self-contained: the sub-agent sees nothing of your conversation. Say what to do, where, and what to report.',
+    ),
+  write_paths: z
+    .array(z.string().min(1))
+    .max(32)
+    .optional()
+    .describe(
+      'Files or directories it may write, relative to the workspace; only the part inside what you may write is granted. One that does not exist yet is created as an empty directory, so for a new file name its directory. Default: all you may write.',
+    ),
+  network: z
+    .enum(['off', 'on'])
+    .optional()
+    .describe('Network access; never more than yours. Default: as yours.'),
+  read_only: z.boolean().optional().describe('True for a sub-agent that only reads (exploring, reviewing).'),
+  tools: z
+    .array(z.string().min(1))
+    .optional()
+    .describe('Offer only these tools (complete_task is always offered). Default: all its executor has.'),
+  result_schema: ResultContractName.optional().describe(
+    'The shape of its result: generic (status, summary, files_changed, tests_run, follow_ups), implementer (generic plus tests_passed, notes) or reviewer (status, summary, severity-tagged issues). Default generic.',
+  ),
+});
+export type SpawnAgentInput = z.infer<typeof SpawnAgentInput>;
+
+const DESCRIPTION = `Starts a sub-agent that does one task on its own and returns a structured result. It gets a fresh conversation and its own sandboxed executor, never allowed more than you: narrow it further with write_paths, read_only and network. Several spawn_agent calls in one reply run in parallel, each on its own executor, so split independent work (explore areas, implement separate parts, review) across them; give parallel writers disjoint write_paths. The sub-agent cannot ask anyone anything and ends by calling complete_task; you receive its validated result as JSON, or an error saying why it failed.`;
+
+/** What a child's provider is chosen by (tests script each child separately). */
+export interface ChildProviderInfo {
+  agentId: string;
+  agent: AgentPath;
+  task: string;
+}
+
+/** What the session hook is told about a new child. */
+export interface ChildSessionInfo {
+  agentId: string;
+  /** The spawn_agent call of the parent that starts this child. */
+  callId: string;
+  task: string;
+  policy: ResolvedPolicy;
+  agent: AgentPath;
+  /** The spawning agent's session, when it is itself a sub-agent with one. */
+  parentSessionId?: string | undefined;
+}
+
+/** A child's session log, as the CLI provides it. */
+export interface ChildSession {
+  log: ConversationLog;
+  sessionId: string;
+  close?(): Promise<void>;
+}
+
+export interface SpawnAgentToolOptions {
+  /** The resolved policy of the spawning agent's executor: every child's policy is a narrowing of it. */
+  parentPolicy: ResolvedPolicy;
+  /** The sandbox mode the parent's executor was started with. */
+  sandbox: SandboxMode;
+  providerFor(info: ChildProviderInfo): ModelProvider;
+  model: string;
+  maxTokens: number;
+  thinkingBudgetTokens?: number | undefined;
+  /** The parent's system prompt when it replaced the default. */
+  parentSystemPrompt?: string | undefined;
+  /** Context carried into every child's system prompt (a plan, the user's appended instructions). */
+  context?: string | undefined;
+  /** Depth of the agent this tool belongs to: 0 for the main agent. */
+  depth?: number;
+  /** Sub-agent levels allowed below the main agent. Default 2. */
+  maxDepth?: number;
+  /** Turn cap of each child. Default 30. */
+  maxTurns?: number;
+  /** Wall-clock budget of each child, in ms. Default 10 minutes. */
+  budgetMs?: number;
+  /** Children write nothing, whatever they ask (planning sessions, deny-writes runs). */
+  readOnlyChildren?: boolean;
+  /** Offer the executors' diagnostic tools (tests and benchmarks). */
+  diagnosticTools?: boolean;
+  engineOptions?: EngineOptions;
+  /** Gives a child its own session log, linked to the parent's; undefined for none. Closed when the child ends. */
+  sessionForChild?(info: ChildSessionInfo): Promise<ChildSession | undefined> | ChildSession | undefined;
+  /** The spawning agent's session id, passed to `sessionForChild` of its children. */
+  parentSessionId?: string | undefined;
+  onChildSpawned?(info: ChildExecutorInfo): void;
+  onChildExited?(info: ChildExecutorInfo): void;
+}
+
+const TOOL_CODES: Record<SubAgentFailureCode, ToolErrorCode> = {
+  invalid_input: 'invalid_input',
+  policy: 'denied',
+  depth: 'denied',
+  executor: 'internal',
+  invalid_result: 'failed',
+  no_result: 'failed',
+  turn_cap: 'failed',
+  timeout: 'timeout',
+  cancelled: 'cancelled',
+  error: 'failed',
+};
+
+/**
+ * `spawn_agent`: runs a sub-agent on a new executor under a policy narrowed
+ * from the parent's (see `childPolicyFor`), with its own engine run, and
+ * returns its validated `complete_task` result. Nothing here is shared between
+ * calls but the id counter, so parallel calls run fully in parallel.
+ */
+export function createSpawnAgentTool(options: SpawnAgentToolOptions): MetaTool {
+  const depth = options.depth ?? 0;
+  const maxDepth = options.maxDepth ?? 2;
+  const { $schema: _ignored, ...inputSchema } = z.toJSONSchema(SpawnAgentInput, { io: 'input' });
+  let spawned = 0;
+
+  return {
+    definition: {
+      name: 'spawn_agent',
+      description: DESCRIPTION,
+      // A child writes with approval 'auto' (its policy is the gate), so an asking parent asks once, here.
+      effect: options.readOnlyChildren ? 'read' : 'execute',
+      inputSchema,
+    },
+    async run(call): Promise<ToolResult> {
+      const parsed = SpawnAgentInput.safeParse(call.input);
+      if (!parsed.success) {
+        return {
+          output: `spawn_agent input is invalid:\n${z.prettifyError(parsed.error)}`,
+          isError: true,
+          code: 'invalid_input',
+        };
+      }
+      const input = parsed.data;
+      if (depth >= maxDepth) {
+        return failure(
+          undefined,
+          'depth',
+          `sub-agents may be nested ${maxDepth} deep, and this one is at the limit`,
+        );
+      }
+      const agentId = `agent-${++spawned}`;
+      const agent = [...call.agent, agentId];
+      const decision = childPolicyFor(options.parentPolicy, input, {
+        name: agentId,
+        ...(options.readOnlyChildren && { forceReadOnly: true }),
+      });
+      if (!decision.ok) return failure(agentId, 'policy', decision.message);
+      const { policy } = decision;
+      const parentRoots = options.parentPolicy.write.allow;
+      const missing = policy.write.allow.filter((root) => !parentRoots.includes(root));
+      const notGranted = [...decision.notGranted, ...(await ensureWriteRoots(missing, parentRoots))];
+      const writes = policy.write.allow.length > 0 ? policy.write.allow.join(', ') : 'nothing';
+      call.emit({
+        type: 'info',
+        agent,
+        message: `sub-agent ${agentId} starting under ${policy.name}: writes ${writes}; network ${policy.network.mode}`,
+      });
+      for (const line of notGranted) call.emit({ type: 'warn', agent, message: `not granted: ${line}` });
+
+      let session: ChildSession | undefined;
+      try {
+        session = await options.sessionForChild?.({
+          agentId,
+          callId: call.callId,
+          task: input.task,
+          policy,
+          agent,
+          parentSessionId: options.parentSessionId,
+        });
+      } catch (error) {
+        call.emit({
+          type: 'warn',
+          agent,
+          message: `no session log for ${agentId}: ${(error as Error).message}`,
+        });
+      }
+      const childDepth = depth + 1;
+      const nested =
+        childDepth < maxDepth
+          ? [
+              createSpawnAgentTool({
+                ...options,
+                parentPolicy: policy,
+                depth: childDepth,
+                parentSessionId: session?.sessionId,
+              }),
+            ]
+          : [];
+      const contract = input.result_schema ?? 'generic';
+
+      const outcome = await runSubAgent({
+        agentId,
+        agent,
+        parentCallId: call.callId,
+        policy,
+        sandbox: options.sandbox,
+        contract,
+        tools: input.tools ? new Set(input.tools) : undefined,
+        metaTools: nested,
+        provider: options.providerFor({ agentId, agent, task: input.task }),
+        model: options.model,
+        maxTokens: options.maxTokens,
+        thinkingBudgetTokens: options.thinkingBudgetTokens,
+        systemPrompt: subAgentSystemPrompt({
+          task: input.task,
+          policy,
+          contract,
+          parentSystemPrompt: options.parentSystemPrompt,
+          context: options.context,
+          notGranted,
+        }),
+        maxTurns: options.maxTurns ?? 30,
+        budgetMs: options.budgetMs ?? 10 * 60_000,
+        signal: call.signal,
+        emit: call.emit,
+        log: session?.log,
+        diagnosticTools: options.diagnosticTools,
+        engineOptions: options.engineOptions,
+        onSpawned: options.onChildSpawned,
+        onExited: options.onChildExited,
+      }).finally(() => session?.close?.());
+      call.addUsage(outcome.usage);
+      return report(agentId, session?.sessionId, notGranted, outcome);
+    },
+  };
+}
+
+function usageSummary(outcome: SubAgentOutcome): Record<string, number> {
+  return {
+    turns: outcome.turns,
+    tool_calls: outcome.toolCalls,
+    input_tokens: outcome.usage.inputTokens,
+    output_tokens: outcome.usage.outputTokens,
+    cache_read_tokens: outcome.usage.cacheReadTokens,
+    cache_write_tokens: outcome.usage.cacheWriteTokens,
+    duration_ms: outcome.durationMs,
+  };
+}
+
+/** What the parent's model reads: the validated result as JSON, or a typed failure. */
+function report(
+  agentId: string,
+  sessionId: string | undefined,
+  notGranted: readonly string[],
+  outcome: SubAgentOutcome,
+): ToolResult {
+  const about = {
+    agent_id: agentId,
+    ...(sessionId !== undefined && { session_id: sessionId }),
+    ...(notGranted.length > 0 && { not_granted: notGranted }),
+    usage: usageSummary(outcome),
+  };
+  if (outcome.status === 'completed') {
+    return { output: JSON.stringify({ ...about, result: outcome.result }, null, 2), isError: false };
+  }
+  return {
+    output: `sub-agent failed (${outcome.code}): ${outcome.message}\n${JSON.stringify({ ...about, failure: outcome.code })}`,
+    isError: true,
+    code: TOOL_CODES[outcome.code],
+  };
+}
+
+function failure(agentId: string | undefined, code: SubAgentFailureCode, message: string): ToolResult {
+  return {
+    output: `sub-agent failed (${code}): ${message}\n${JSON.stringify({ ...(agentId !== undefined && { agent_id: agentId }), failure: code })}`,
+    isError: true,
+    code: TOOL_CODES[code],
+  };
+}

@@ -1,0 +1,73 @@
+import { z } from 'zod';
+import { ResourceLimits } from '../../../shared/executor-boot.js';
+import { EnforcementLevel, ResolvedPolicy } from '../../../shared/policy.js';
+import { cgroupSupport } from '../../sandbox/cgroup-limits.js';
+import { enforcementOutlook } from '../../sandbox/choose-launcher.js';
+import { resolveCliPolicy, resolveWorkspace } from '../open-executor.js';
+
+export interface PolicyShowOptions {
+  policy: string;
+  workspace: string;
+  json: boolean;
+}
+
+/** What `skate policy show --json` prints. */
+export const PolicyReport = z.object({
+  policy: ResolvedPolicy,
+  enforcement: z.object({
+    level: EnforcementLevel,
+    reason: z.string().optional(),
+    fix: z.string().optional(),
+  }),
+  resourceLimits: ResourceLimits,
+});
+export type PolicyReport = z.infer<typeof PolicyReport>;
+
+/**
+ * `skate policy show P`: the policy resolved for a workspace (every path
+ * absolute) and what this machine would enforce of it.
+ */
+export async function policyShowCommand(options: PolicyShowOptions): Promise<number> {
+  const workspace = await resolveWorkspace(options.workspace);
+  const policy = await resolveCliPolicy(options.policy, workspace);
+  const enforcement = await enforcementOutlook(policy);
+  // Cgroups are only set up around a kernel sandbox.
+  const resourceLimits = enforcement.level === 'kernel' ? await cgroupSupport(policy.limits) : 'none';
+  const report: PolicyReport = { policy, enforcement, resourceLimits };
+  process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+  return 0;
+}
+
+function formatReport({ policy, enforcement, resourceLimits }: PolicyReport): string {
+  const list = (items: readonly string[]) => (items.length === 0 ? ['(none)'] : items);
+  const block = (label: string, items: readonly string[]) =>
+    list(items)
+      .map((item, i) => `${(i === 0 ? label : '').padEnd(18)}${item}\n`)
+      .join('');
+  const { limits } = policy;
+  const set = Object.entries(policy.environment.set).map(([name, value]) => `${name}=${value}`);
+  const level =
+    enforcement.level === 'kernel'
+      ? 'kernel (bubblewrap namespaces and mounts, no capabilities, Landlock around commands)'
+      : `${enforcement.level}: ${enforcement.reason}`;
+  const limitsNote =
+    resourceLimits === 'none'
+      ? 'none: memory and process limits are not enforced here'
+      : `${resourceLimits} (memory and process limits enforced)`;
+  return [
+    `policy            ${policy.name}\n`,
+    `workspace         ${policy.workspace}\n`,
+    block('read allow', policy.read.allow),
+    block('read deny', policy.read.deny),
+    block('write', policy.write.allow),
+    block('protected', policy.protected),
+    `network           ${policy.network.mode}\n`,
+    block('environment', policy.environment.allow),
+    block('environment set', set),
+    `limits            ${limits.commandTimeoutSeconds} s per command, ${limits.outputBytes} bytes of output, ` +
+      `${limits.memoryMiB} MiB of memory, ${limits.processes} processes\n`,
+    `enforcement       ${level}\n`,
+    ...(enforcement.fix ? [`  fix             ${enforcement.fix}\n`] : []),
+    `resource limits   ${limitsNote}\n`,
+  ].join('');
+}

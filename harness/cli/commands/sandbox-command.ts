@@ -1,0 +1,94 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { constants } from 'node:os';
+import type { ResolvedPolicy } from '../../../shared/policy.js';
+import { executorEnvironment } from '../../executor/executor-env.js';
+import { confineWrapper } from '../../executor/executor-launch.js';
+import { distPath } from '../../project-paths.js';
+import { isUnrestricted, type SandboxMode } from '../../sandbox/choose-launcher.js';
+import { prepareSandbox } from '../../sandbox/prepare-sandbox.js';
+import { probeSandbox } from '../../sandbox/probe-sandbox.js';
+import { SandboxUnavailableError } from '../../sandbox/sandbox-errors.js';
+import { resolveCliPolicy, resolveWorkspace } from '../open-executor.js';
+
+export interface SandboxCommandOptions {
+  policy: string;
+  workspace: string;
+  sandbox: SandboxMode;
+  verbose: boolean;
+  /** The program and its arguments, as given after `--`. */
+  command: [string, ...string[]];
+}
+
+interface CommandLaunch {
+  argv: [string, ...string[]];
+  env: Record<string, string>;
+  release(): Promise<void>;
+}
+
+const FORWARDED_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+/**
+ * `skate sandbox -- CMD`: runs one command exactly as the shell tool would under
+ * a policy (the executor's bubblewrap sandbox and cgroups, then skate-confine with
+ * Landlock and a subreaper), but with stdin, stdout and stderr passed through, so
+ * interactive programs and pipes work. Returns the command's exit code, or
+ * 128+signal when it was killed.
+ */
+export async function sandboxCommand(options: SandboxCommandOptions): Promise<number> {
+  const workspace = await resolveWorkspace(options.workspace);
+  const policy = await resolveCliPolicy(options.policy, workspace);
+  const note = (line: string) => process.stderr.write(`skate: ${line}\n`);
+  // A terminal's ^C reaches the sandbox through our process group; a signal sent to us alone is
+  // passed on. Installed before the sandbox is prepared, so a stop then still cleans up.
+  let child: ChildProcess | undefined;
+  let stopped: NodeJS.Signals | undefined;
+  const forward = (signal: NodeJS.Signals) => {
+    stopped ??= signal;
+    child?.kill(signal);
+  };
+  for (const signal of FORWARDED_SIGNALS) process.on(signal, forward);
+  let launch: CommandLaunch | undefined;
+  try {
+    launch = await launchFor(policy, options.sandbox, options.command, {
+      note,
+      ...(options.verbose && { onNote: note }),
+    });
+    if (stopped) return 128 + constants.signals[stopped];
+    const [program, ...args] = launch.argv;
+    const started = spawn(program, args, { cwd: workspace, env: launch.env, stdio: 'inherit' });
+    child = started;
+    return await new Promise<number>((resolve, reject) => {
+      started.once('error', reject);
+      started.once('close', (code, signal) =>
+        resolve(code ?? 128 + (signal ? constants.signals[signal] : 0)),
+      );
+    });
+  } finally {
+    for (const signal of FORWARDED_SIGNALS) process.off(signal, forward);
+    await launch?.release();
+  }
+}
+
+/** The same choice `launcherFor` makes for executors, for one command. */
+async function launchFor(
+  policy: ResolvedPolicy,
+  mode: SandboxMode,
+  command: [string, ...string[]],
+  notes: { note(line: string): void; onNote?(line: string): void },
+): Promise<CommandLaunch> {
+  const inner = [...confineWrapper(), ...command];
+  const unconfined = (): CommandLaunch => ({
+    argv: [distPath('bin', 'skate-confine'), '--pdeathsig', '--', ...inner],
+    env: executorEnvironment(policy, process.env),
+    release: async () => undefined,
+  });
+  if (isUnrestricted(policy)) return unconfined();
+  const support = await probeSandbox();
+  if (!support.available) {
+    if (mode !== 'best-effort') throw new SandboxUnavailableError(policy.name, support.problem, support.fix);
+    notes.note(`no kernel sandbox (${support.problem}); the command runs unconfined`);
+    return unconfined();
+  }
+  const sandbox = await prepareSandbox(policy, notes.onNote ? { onNote: notes.onNote } : {});
+  return { argv: [...sandbox.argv, ...inner], env: sandbox.env, release: () => sandbox.release() };
+}

@@ -1,0 +1,25 @@
+import type { ResolvedPolicy } from '../../shared/policy.js';
+
+/**
+ * The namespaces and privileges of every sandbox. As root, bubblewrap keeps all
+ * capabilities unless told otherwise and a nested user namespace could undo
+ * read-only mounts, so both are taken away explicitly.
+ */
+export function isolationArgs(policy: ResolvedPolicy): string[] {
+  return [
+    '--unshare-user',
+    '--unshare-pid',
+    '--unshare-ipc',
+    '--unshare-uts',
+    '--unshare-cgroup-try',
+    ...(policy.network.mode === 'off' ? ['--unshare-net'] : []),
+    '--disable-userns',
+    '--cap-drop',
+    'ALL',
+    // No controlling terminal: TIOCSTI cannot push keystrokes into the user's shell.
+    '--new-session',
+    '--die-with-parent',
+    '--hostname',
+    'skate-sandbox',
+  ];
+}

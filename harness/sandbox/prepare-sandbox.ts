@@ -1,0 +1,93 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import path from 'node:path';
+import type { ResourceLimits } from '../../shared/executor-boot.js';
+import type { ResolvedPolicy } from '../../shared/policy.js';
+import { executorEnvironment } from '../executor/executor-env.js';
+import { distPath, projectRoot } from '../project-paths.js';
+import { createCgroupLimits } from './cgroup-limits.js';
+import { isolationArgs } from './isolation-args.js';
+import { mountArgs } from './mount-plan.js';
+import { acquirePlaceholders } from './placeholders.js';
+import { planSandbox } from './plan-sandbox.js';
+import { probeSandbox } from './probe-sandbox.js';
+import { SandboxUnavailableError } from './sandbox-errors.js';
+
+let emptyDir: string | undefined;
+let sequence = 0;
+
+/** An empty directory mounted over denied directories; one per harness process. */
+function sharedEmptyDir(): string {
+  if (!emptyDir) {
+    const dir = mkdtempSync(path.join(tmpdir(), 'skate-empty-'));
+    emptyDir = dir;
+    process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  }
+  return emptyDir;
+}
+
+export interface PrepareSandboxOptions {
+  /** Things the user should know about this sandbox, e.g. a scan that hit its limits. */
+  onNote?(note: string): void;
+}
+
+/** A sandbox ready to start one process tree: run `[...argv, program, ...args]` with `env`, then `release`. */
+export interface PreparedSandbox {
+  /** `skate-confine --pdeathsig [--cgroup F]… -- bwrap … --chdir WORKSPACE --`; the program to run follows. */
+  argv: [string, ...string[]];
+  /** The policy's environment: what it lets through from ours, and what it sets. */
+  env: Record<string, string>;
+  resourceLimits: ResourceLimits;
+  /** Removes the cgroups and placeholders once everything started inside has exited. */
+  release(): Promise<void>;
+}
+
+/**
+ * Builds everything one bubblewrap sandbox for a policy needs: its mounts, its
+ * cgroups, placeholders for protected names, and the argv prefix that starts it.
+ * Shared by executors and `skate sandbox`, so both get exactly the same walls.
+ * Refuses (fail closed) when bubblewrap cannot work here.
+ */
+export async function prepareSandbox(
+  policy: ResolvedPolicy,
+  options: PrepareSandboxOptions = {},
+): Promise<PreparedSandbox> {
+  const support = await probeSandbox();
+  if (!support.available) throw new SandboxUnavailableError(policy.name, support.problem, support.fix);
+  const confine = distPath('bin', 'skate-confine');
+  const plan = await planSandbox({
+    policy,
+    // The node install (binary and its libraries) and Skate itself must stay readable.
+    runtimePaths: [path.dirname(path.dirname(process.execPath)), projectRoot()],
+    hostExecutables: [path.join(projectRoot(), 'dist'), process.execPath],
+    emptyDir: sharedEmptyDir(),
+    home: homedir(),
+  });
+  for (const note of plan.notes) options.onNote?.(note);
+  const releasePlaceholders = await acquirePlaceholders(plan.placeholders);
+  const lease = await createCgroupLimits(policy.limits, `skate-${process.pid}-${++sequence}`);
+  if (!lease) options.onNote?.('cgroups are not writable here: memory and process limits are not enforced');
+  return {
+    argv: [
+      confine,
+      // bwrap's outer process must not outlive us; --die-with-parent covers the inner one.
+      '--pdeathsig',
+      // Opens the writable binds' directories for bwrap's --bind-fd (see PIN_PREFIX).
+      '--pin-fds',
+      ...(lease?.procsFiles.flatMap((file) => ['--cgroup', file]) ?? []),
+      '--',
+      support.bwrap,
+      ...isolationArgs(policy),
+      ...mountArgs(plan.steps),
+      '--chdir',
+      policy.workspace,
+      '--',
+    ],
+    env: executorEnvironment(policy, process.env),
+    resourceLimits: lease?.kind ?? 'none',
+    async release() {
+      await lease?.release();
+      await releasePlaceholders();
+    },
+  };
+}

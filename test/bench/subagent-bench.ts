@@ -1,0 +1,183 @@
+import { mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { ChildExecutorInfo } from '../../harness/agents/run-sub-agent.js';
+import { createSpawnAgentTool } from '../../harness/agents/spawn-agent-tool.js';
+import { createCollectingEmitter } from '../../harness/emitters/collecting-emitter.js';
+import { createCommandInbox } from '../../harness/engine/command-inbox.js';
+import { Engine } from '../../harness/engine/engine.js';
+import type { MetaTool } from '../../harness/engine/engine-types.js';
+import type { ModelProvider } from '../../harness/provider/model-provider.js';
+import type { ResolvedPolicy } from '../../shared/policy.js';
+import { testPolicy } from '../support/policies.js';
+import { processDescendants } from '../support/process-descendants.js';
+import { createScriptedProvider } from '../support/scripted-provider.js';
+import { noTools } from '../support/spawn-harness.js';
+import { median, round } from './stats.js';
+
+const READY_RUNS = 5;
+const WIDE = 8;
+const WIDE_RUNS = 3;
+
+export interface SubagentFigures {
+  /** spawn_agent called → the child's first model request: policy, executor start, engine start. */
+  subagent_ready_ms: number;
+  /** A parent run whose one spawn_agent call's child completes at once. */
+  subagent_1_wall_ms: number;
+  /** The same with 8 spawn_agent calls in one turn (they run concurrently). */
+  subagents_8_wall_ms: number;
+  /** 8 against 1: 1 would mean perfect parallelism, 8 none. */
+  subagents_8_vs_1: number;
+  /** Resident memory of one child executor's process tree (sandbox, executor), mean over 8 alive at once. */
+  executor_rss_mb: number;
+}
+
+/** A child model that calls complete_task at once; `gate` holds its first reply until it resolves. */
+function completingModel(onFirstRequest: () => void, gate?: Promise<void>): ModelProvider {
+  const scripted = createScriptedProvider([
+    {
+      steps: [
+        {
+          type: 'tool_call',
+          id: 'done',
+          name: 'complete_task',
+          input: {
+            status: 'completed',
+            summary: 'nothing to do',
+            files_changed: [],
+            tests_run: [],
+            follow_ups: [],
+          },
+        },
+      ],
+    },
+  ]);
+  return {
+    name: 'bench-child',
+    contextWindow: () => 200_000,
+    async *stream(request, signal) {
+      onFirstRequest();
+      await gate;
+      yield* scripted.stream(request, signal);
+    },
+  };
+}
+
+interface WideRun {
+  wallMs: number;
+  /** Per child: ms from its spawn_agent call to its first model request. */
+  readyMs: number[];
+  rssMb: number[];
+}
+
+/** One parent run whose model spawns `count` read-only children in one turn. */
+async function runParent(policy: ResolvedPolicy, count: number, measureRss: boolean): Promise<WideRun> {
+  const spawned: ChildExecutorInfo[] = [];
+  const calledAt = new Map<string, number>();
+  const readyMs: number[] = [];
+  let requested = 0;
+  let release!: () => void;
+  const gate = measureRss ? new Promise<void>((resolve) => (release = resolve)) : undefined;
+  let allRequested!: () => void;
+  const everyoneWaiting = new Promise<void>((resolve) => (allRequested = resolve));
+  const spawn = createSpawnAgentTool({
+    parentPolicy: policy,
+    sandbox: 'required',
+    model: 'bench',
+    maxTokens: 1024,
+    providerFor: ({ agentId }) =>
+      completingModel(() => {
+        readyMs.push(performance.now() - (calledAt.get(agentId) ?? Number.NaN));
+        if (++requested === count) allRequested();
+      }, gate),
+    onChildSpawned: (info) => spawned.push(info),
+  });
+  // The parent's model calls are numbered in order, and so are the children: call i spawns agent-i.
+  const timed: MetaTool = {
+    definition: spawn.definition,
+    run(call) {
+      calledAt.set(`agent-${call.callId.slice('spawn-'.length)}`, performance.now());
+      return spawn.run(call);
+    },
+  };
+  const parent = createScriptedProvider([
+    {
+      steps: Array.from({ length: count }, (_, i) => ({
+        type: 'tool_call' as const,
+        id: `spawn-${i + 1}`,
+        name: 'spawn_agent',
+        input: { task: `bench child ${i + 1}`, read_only: true },
+      })),
+    },
+    { steps: [{ type: 'text', text: 'done' }] },
+  ]);
+  const rssMb: number[] = [];
+  const measuring = measureRss
+    ? everyoneWaiting.then(async () => {
+        for (const child of spawned) rssMb.push(await treeRssMb(child.pid));
+        release();
+      })
+    : Promise.resolve();
+  const started = performance.now();
+  const outcome = await new Engine().run(
+    {
+      provider: parent,
+      tools: noTools,
+      metaTools: [timed],
+      inbox: createCommandInbox().inbox,
+      signal: new AbortController().signal,
+    },
+    { prompt: { text: 'spawn' }, model: 'bench', maxTokens: 1024, maxTurns: 3, approval: 'auto' },
+    createCollectingEmitter(),
+  );
+  const wallMs = performance.now() - started;
+  await measuring;
+  if (outcome.status !== 'complete' || requested !== count) {
+    throw new Error(`bench parent ended ${outcome.status} with ${requested}/${count} children started`);
+  }
+  return { wallMs, readyMs, rssMb };
+}
+
+/** Sum of VmRSS over a process and everything below it, in MB. */
+async function treeRssMb(pid: number | undefined): Promise<number> {
+  if (pid === undefined) return Number.NaN;
+  let kb = 0;
+  for (const p of [pid, ...(await processDescendants(pid))]) {
+    const status = await readFile(`/proc/${p}/status`, 'utf8').catch(() => '');
+    kb += Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+  }
+  return kb / 1024;
+}
+
+/**
+ * Sub-agents with a scripted model and real sandboxed executors: how soon a
+ * child is ready, what 8 at once cost against one, in time and in memory.
+ */
+export async function benchSubagents(): Promise<SubagentFigures> {
+  const workspace = await realpath(await mkdtemp(path.join(tmpdir(), 'skate-subagent-bench-')));
+  try {
+    const policy = testPolicy(workspace, { name: 'bench' });
+    await runParent(policy, 1, false); // warm up: page cache, sandbox probe
+    const ready: number[] = [];
+    const single: number[] = [];
+    for (let i = 0; i < READY_RUNS; i++) {
+      const run = await runParent(policy, 1, false);
+      ready.push(...run.readyMs);
+      single.push(run.wallMs);
+    }
+    const wide: number[] = [];
+    for (let i = 0; i < WIDE_RUNS; i++) wide.push((await runParent(policy, WIDE, false)).wallMs);
+    const memory = await runParent(policy, WIDE, true);
+    const oneWall = median(single);
+    const wideWall = median(wide);
+    return {
+      subagent_ready_ms: round(median(ready)),
+      subagent_1_wall_ms: round(oneWall),
+      subagents_8_wall_ms: round(wideWall),
+      subagents_8_vs_1: round(wideWall / oneWall, 2),
+      executor_rss_mb: round(memory.rssMb.reduce((a, b) => a + b, 0) / memory.rssMb.length),
+    };
+  } finally {
+    await rm(workspace, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,165 @@
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ExecutorClient } from '../../harness/executor/executor-client.js';
+import { loadPolicy } from '../../harness/policy/load-policy.js';
+import { kernelLauncher } from '../../harness/sandbox/kernel-launcher.js';
+import { probeSandbox } from '../../harness/sandbox/probe-sandbox.js';
+import type { ResolvedPolicy } from '../../shared/policy.js';
+import { hostDir } from '../support/host-dir.js';
+import { sandboxedExecutor } from '../support/sandboxed-executor.js';
+
+const support = await probeSandbox();
+const noSandbox = support.available ? undefined : `no kernel sandbox here: ${support.problem}`;
+
+async function executePolicy(workspace: string): Promise<ResolvedPolicy> {
+  const loaded = await loadPolicy('execute', { workspace });
+  if (!loaded.ok) throw new Error(loaded.problem.message);
+  return loaded.policy;
+}
+
+/** Every file under `dir` with a hash of its content: a fingerprint of the host's .git. */
+async function snapshot(dir: string): Promise<Record<string, string>> {
+  const result: Record<string, string> = {};
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    const full = path.join(entry.parentPath, entry.name);
+    const key = path.relative(dir, full);
+    result[key] = entry.isFile()
+      ? createHash('sha256')
+          .update(await readFile(full))
+          .digest('hex')
+      : entry.isDirectory()
+        ? 'dir'
+        : 'other';
+  }
+  return result;
+}
+
+/** Protected names the execute policy lists for the workspace, none of which exist before the test. */
+const PROTECTED_NEW = ['.envrc', '.vscode', '.idea', '.claude', '.skate', '.bashrc', 'sandbox-policies'];
+
+describe.skipIf(noSandbox)('sandbox escapes: protected paths (execute policy)', () => {
+  it('keeps .git read-only against writes, new hooks, renames and deletion, in the shell and the tools', async () => {
+    await using root = await hostDir();
+    const ws = path.join(root.path, 'ws');
+    await mkdir(ws);
+    execFileSync('git', ['init', '-q', ws]);
+    execFileSync('git', [
+      '-C',
+      ws,
+      '-c',
+      'user.email=t@t',
+      '-c',
+      'user.name=t',
+      'commit',
+      '-q',
+      '--allow-empty',
+      '-m',
+      'x',
+    ]);
+    const before = await snapshot(path.join(ws, '.git'));
+    {
+      await using executor = await sandboxedExecutor(await executePolicy(ws));
+      const attempts = [
+        'echo "[core]\n\tfsmonitor = touch /tmp/pwned" >> .git/config',
+        'echo "#!/bin/sh" > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit',
+        'mkdir .git/hooks/x',
+        'rm -f .git/HEAD',
+        'mv .git/hooks .git/hooks-old',
+        'mv .git .git-old',
+        'rm -rf .git',
+        // Rename the parent's view: the workspace itself is a mount point, so this must fail too.
+        `mv ${ws} ${ws}-moved`,
+      ];
+      for (const command of attempts) {
+        expect((await executor.sh(command)).exitCode, command).not.toBe(0);
+      }
+      // And the recreate-after-rename trick, in one go.
+      const swap = await executor.sh(
+        'mv .git .git-old && mkdir -p .git/hooks && echo evil > .git/hooks/post-checkout',
+      );
+      expect(swap.exitCode).not.toBe(0);
+      for (const [tool, input] of [
+        ['write_file', { path: '.git/hooks/post-checkout', content: '#!/bin/sh\n' }],
+        ['write_file', { path: '.git/config', content: '' }],
+        ['edit_file', { path: '.git/HEAD', old_string: 'ref', new_string: 'x' }],
+      ] as const) {
+        expect(await executor.tool(tool, input), `${tool} ${input.path}`).toMatchObject({ code: 'denied' });
+      }
+      // git itself still reads the repository.
+      expect((await executor.sh('git log --oneline | wc -l')).output.trim()).toBe('1');
+    }
+    expect(await snapshot(path.join(ws, '.git'))).toEqual(before);
+    expect(existsSync(path.join(ws, '.git-old'))).toBe(false);
+    expect(existsSync(`${ws}-moved`)).toBe(false);
+  });
+
+  it('keeps protected names that do not exist yet from being created, and leaves no placeholder behind', async () => {
+    await using root = await hostDir();
+    const ws = path.join(root.path, 'ws');
+    await mkdir(ws);
+    {
+      await using executor = await sandboxedExecutor(await executePolicy(ws));
+      const attempts = [
+        'echo "export PATH=/evil" > .envrc',
+        'rm -f .envrc; echo evil > .envrc',
+        'mkdir -p .vscode && echo {} > .vscode/settings.json',
+        'rmdir .vscode && mkdir .vscode && echo {} > .vscode/tasks.json',
+        'mv .vscode vscode-old',
+        'echo {} > .claude/settings.json',
+        'echo x > .skate/plan.md',
+        'echo evil >> .bashrc',
+        'echo {} > sandbox-policies/execute.json',
+      ];
+      for (const command of attempts) {
+        expect((await executor.sh(command)).exitCode, command).not.toBe(0);
+      }
+      for (const file of ['.envrc', '.vscode/settings.json', '.claude/settings.local.json', '.bashrc']) {
+        expect(await executor.tool('write_file', { path: file, content: 'x' }), file).toMatchObject({
+          code: 'denied',
+        });
+      }
+      // While the executor runs, the names exist on the host only as empty placeholders.
+      expect(await readFile(path.join(ws, '.envrc'), 'utf8')).toBe('');
+      expect(await readdir(path.join(ws, '.vscode'))).toEqual([]);
+    }
+    for (const name of PROTECTED_NEW) expect(existsSync(path.join(ws, name)), name).toBe(false);
+    expect(existsSync(path.join(ws, 'vscode-old'))).toBe(false);
+    expect(await readdir(ws)).toEqual([]);
+  });
+
+  it('refuses to start when a protected path is a symlink it could not pin (fail closed)', async () => {
+    await using root = await hostDir();
+    const ws = path.join(root.path, 'ws');
+    await mkdir(path.join(ws, 'real-vscode'), { recursive: true });
+    await symlink(path.join(ws, 'real-vscode'), path.join(ws, '.vscode'));
+    const error = await ExecutorClient.spawn({
+      policy: await executePolicy(ws),
+      launcher: kernelLauncher(),
+    }).then(
+      async (client) => {
+        await client.shutdown();
+        return undefined;
+      },
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ name: 'SandboxPlanError', message: expect.stringContaining('.vscode') });
+    // Nothing was prepared on the host before the refusal.
+    expect((await readdir(ws)).sort()).toEqual(['.vscode', 'real-vscode']);
+  });
+
+  it('keeps a protected file written before the executor started intact', async () => {
+    await using root = await hostDir();
+    const ws = path.join(root.path, 'ws');
+    await mkdir(ws);
+    await writeFile(path.join(ws, '.envrc'), 'export A=1\n');
+    {
+      await using executor = await sandboxedExecutor(await executePolicy(ws));
+      expect((await executor.sh('echo evil >> .envrc; : > .envrc; rm -f .envrc')).exitCode).not.toBe(0);
+    }
+    expect(await readFile(path.join(ws, '.envrc'), 'utf8')).toBe('export A=1\n');
+  });
+});
