@@ -55,7 +55,9 @@ const PIPE_DRAIN_MS = 250;
  * throws only when the command cannot be started at all.
  *
  * Background processes that keep the output open are killed shortly after the
- * command exits; ones that redirected their output are left running.
+ * command exits. Under the `wrapper` (skate-confine, as executors use it) every
+ * process the command started ends with it; without one, processes that
+ * redirected their output and left the process group can outlive it.
  */
 export async function runCommand(options: RunCommandOptions): Promise<CommandResult> {
   const started = performance.now();

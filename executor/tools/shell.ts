@@ -16,9 +16,10 @@ export const shellTool = defineTool({
     'a status line such as "[exit code 0]". stdin is closed, so interactive programs fail; pass flags like ' +
     '--yes or pipe input instead. Each call is a fresh shell: cd and variables do not carry over (use cwd). ' +
     'Long output keeps its beginning and end with the middle cut; narrow it with grep, head or tail. ' +
-    'Commands are killed, with everything they started, at the timeout. Background processes that keep ' +
-    'the output open are stopped when the command ends; redirect their output (cmd > log 2>&1 &) to leave ' +
-    'them running. Prefer the file tools for reading and editing files.',
+    'Commands are killed, with everything they started, at the timeout. Everything a command starts ends ' +
+    'with it, background jobs and daemons included: to use a server, start it and use it within the same ' +
+    'command (e.g. `srv & sleep 1; curl localhost:8080; kill %1`). Prefer the file tools for reading and ' +
+    'editing files.',
   input: z.object({
     command: z.string().min(1).describe('The bash command line to run.'),
     cwd: z

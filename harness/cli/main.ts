@@ -231,7 +231,11 @@ async function run(argv: string[]): Promise<number> {
       const { values, positionals } = parsed(() =>
         parseArgs({
           args: subRest,
-          options: { workspace: COMMON.workspace, json: { type: 'boolean', default: false }, help: COMMON.help },
+          options: {
+            workspace: COMMON.workspace,
+            json: { type: 'boolean', default: false },
+            help: COMMON.help,
+          },
           allowPositionals: true,
         }),
       );

@@ -39,7 +39,8 @@ export async function openRunSession(
 ): Promise<RunSession> {
   if (flags.forkAt && !flags.resume) throw new UsageError('--fork-at needs --resume ID');
   if (flags.session === false) {
-    if (flags.continueSession || flags.resume) throw new UsageError('--no-session cannot continue or resume a session');
+    if (flags.continueSession || flags.resume)
+      throw new UsageError('--no-session cannot continue or resume a session');
     return { writer: undefined, history: [], forChild: async () => undefined, close: async () => {} };
   }
   const onError = (error: SessionError) => note(`session log: ${error.message}`);
@@ -73,7 +74,12 @@ export async function openRunSession(
     async forChild(info) {
       const parentId = info.parentSessionId ?? writer.header.id;
       const child = await createSessionWriter(
-        { workspace: where.workspace, model: where.model, policy: info.policy.name, parentSessionId: parentId },
+        {
+          workspace: where.workspace,
+          model: where.model,
+          policy: info.policy.name,
+          parentSessionId: parentId,
+        },
         { onError },
       );
       open.set(child.header.id, child);

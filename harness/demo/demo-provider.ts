@@ -12,7 +12,9 @@ interface DemoStep {
 /** The tool results the model has seen so far, newest last. */
 function toolResults(messages: readonly Message[]): Extract<ContentBlock, { type: 'tool_result' }>[] {
   return messages.flatMap((message) =>
-    message.content.filter((block): block is Extract<ContentBlock, { type: 'tool_result' }> => block.type === 'tool_result'),
+    message.content.filter(
+      (block): block is Extract<ContentBlock, { type: 'tool_result' }> => block.type === 'tool_result',
+    ),
   );
 }
 
@@ -34,7 +36,10 @@ function step(index: number, messages: readonly Message[], outside: string): Dem
         text: 'The README says this is a tiny demo project. Now I write a notes file inside the workspace, which the policy allows.',
         tool: {
           name: 'write_file',
-          input: { path: 'NOTES.md', content: '# Notes\n\nWritten by the Skate demo through the executor.\n' },
+          input: {
+            path: 'NOTES.md',
+            content: '# Notes\n\nWritten by the Skate demo through the executor.\n',
+          },
         },
       };
     case 2:

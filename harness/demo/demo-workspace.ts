@@ -21,7 +21,10 @@ export async function createDemoWorkspace(): Promise<DemoWorkspace> {
   const root = await mkdtemp(path.join(cache, 'skate', 'demo-'));
   const dir = path.join(root, 'project');
   await mkdir(path.join(dir, 'src'), { recursive: true });
-  await writeFile(path.join(dir, 'README.md'), '# Demo project\n\nA tiny project for the Skate demo. It greets people.\n');
-  await writeFile(path.join(dir, 'src', 'greet.js'), "export const greet = (name) => `Hello, ${name}!`;\n");
+  await writeFile(
+    path.join(dir, 'README.md'),
+    '# Demo project\n\nA tiny project for the Skate demo. It greets people.\n',
+  );
+  await writeFile(path.join(dir, 'src', 'greet.js'), 'export const greet = (name) => `Hello, ${name}!`;\n');
   return { dir, outsidePath: path.join(root, 'outside.txt') };
 }

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { TRPCClientError, type TRPCLink } from '@trpc/client';
 import { observable } from '@trpc/server/observable';
 import type { ExecutorRouter } from '../../shared/executor-router.js';
@@ -51,6 +52,9 @@ export function executorLink(rpc: RpcClient): TRPCLink<ExecutorRouter> {
         };
         const cancel = (op.context as ExecutorLinkContext).cancel;
         const onCancel = () => rpc.cancel(id);
+        // One run's signal is shared by all its concurrent calls (and sub-agents'); each adds a listener
+        // for its lifetime, which is not the leak Node's default limit of 10 is there to catch.
+        if (cancel) setMaxListeners(0, cancel);
         if (cancel?.aborted) onCancel();
         else cancel?.addEventListener('abort', onCancel, { once: true });
         if (op.signal?.aborted) onAbort();

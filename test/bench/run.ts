@@ -10,6 +10,8 @@ import { testPolicy } from '../support/policies.js';
 import { benchColdStart } from './cold-start-bench.js';
 import { benchTextDeltas } from './engine-bench.js';
 import { benchRpc } from './rpc-bench.js';
+import { benchSessions } from './session-bench.js';
+import { benchSubagents } from './subagent-bench.js';
 
 const workspace = await realpath(await mkdtemp(path.join(tmpdir(), 'skate-bench-')));
 const figures: Record<string, unknown> = {};
@@ -27,6 +29,10 @@ try {
   }
   process.stderr.write('bench: text deltas through the engine to stream-json\n');
   Object.assign(figures, await benchTextDeltas());
+  process.stderr.write('bench: sessions (load 100k events, appends)\n');
+  Object.assign(figures, await benchSessions());
+  process.stderr.write('bench: sub-agents (ready time, 8 concurrent)\n');
+  Object.assign(figures, await benchSubagents());
 } finally {
   await rm(workspace, { recursive: true, force: true });
 }

@@ -22,12 +22,20 @@ describe('skate -p (headless agent runs)', () => {
         type: 'message',
         blocks: [
           { type: 'text', text: 'Writing the file and checking my environment.' },
-          { type: 'tool_use', id: 'tu_1', name: 'write_file', input: { path: 'out.txt', content: 'from the model\n' } },
+          {
+            type: 'tool_use',
+            id: 'tu_1',
+            name: 'write_file',
+            input: { path: 'out.txt', content: 'from the model\n' },
+          },
           {
             type: 'tool_use',
             id: 'tu_2',
             name: 'shell',
-            input: { command: 'env; tr "\\0" "\\n" < /proc/1/cmdline; cat /proc/*/environ 2>/dev/null | tr "\\0" "\\n"' },
+            input: {
+              command:
+                'env; tr "\\0" "\\n" < /proc/1/cmdline; cat /proc/*/environ 2>/dev/null | tr "\\0" "\\n"',
+            },
           },
         ],
         stopReason: 'tool_use',
@@ -40,14 +48,36 @@ describe('skate -p (headless agent runs)', () => {
       },
     ]);
     const result = await runCli(
-      ['-p', 'write out.txt', '--output-format', 'stream-json', '--workspace', dir.path, '--model', 'claude-sonnet-4-5'],
+      [
+        '-p',
+        'write out.txt',
+        '--output-format',
+        'stream-json',
+        '--workspace',
+        dir.path,
+        '--model',
+        'claude-sonnet-4-5',
+      ],
       { env: agentEnv(api.url) },
     );
     expect(result.code, result.stderr).toBe(0);
-    const lines = result.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const lines = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     const last = RunResult.parse(lines.pop());
-    expect(last).toMatchObject({ status: 'complete', finalMessage: 'Done: out.txt is written.', turns: 2, toolCalls: 2 });
-    expect(last.usage).toMatchObject({ inputTokens: 2700, outputTokens: 90, cacheReadTokens: 1000, cacheWriteTokens: 1000 });
+    expect(last).toMatchObject({
+      status: 'complete',
+      finalMessage: 'Done: out.txt is written.',
+      turns: 2,
+      toolCalls: 2,
+    });
+    expect(last.usage).toMatchObject({
+      inputTokens: 2700,
+      outputTokens: 90,
+      cacheReadTokens: 1000,
+      cacheWriteTokens: 1000,
+    });
     expect(last.costUsd).toBeGreaterThan(0);
     const events = lines.map((line) => EngineEvent.parse(line));
     const types = events.map((event) => event.type);
@@ -69,21 +99,35 @@ describe('skate -p (headless agent runs)', () => {
   it('prints one JSON result with --output-format json', async () => {
     await using dir = await tempDir();
     await using api = await fakeMessagesApi([
-      { type: 'message', blocks: [{ type: 'text', text: 'Hello.' }], usage: { input_tokens: 10, output_tokens: 2 } },
+      {
+        type: 'message',
+        blocks: [{ type: 'text', text: 'Hello.' }],
+        usage: { input_tokens: 10, output_tokens: 2 },
+      },
     ]);
     const result = await runCli(['-p', 'say hello', '--output-format', 'json', '--workspace', dir.path], {
       env: agentEnv(api.url),
     });
     expect(result.code).toBe(0);
-    expect(RunResult.parse(JSON.parse(result.stdout))).toMatchObject({ status: 'complete', finalMessage: 'Hello.' });
+    expect(RunResult.parse(JSON.parse(result.stdout))).toMatchObject({
+      status: 'complete',
+      finalMessage: 'Hello.',
+    });
   });
 
   it('reads the task from stdin and streams text for a person', async () => {
     await using dir = await tempDir();
     await using api = await fakeMessagesApi([
-      { type: 'message', blocks: [{ type: 'text', text: 'The answer is 42.' }], usage: { input_tokens: 10, output_tokens: 5 } },
+      {
+        type: 'message',
+        blocks: [{ type: 'text', text: 'The answer is 42.' }],
+        usage: { input_tokens: 10, output_tokens: 5 },
+      },
     ]);
-    const result = await runCli(['--workspace', dir.path], { env: agentEnv(api.url), stdin: 'what is the answer?' });
+    const result = await runCli(['--workspace', dir.path], {
+      env: agentEnv(api.url),
+      stdin: 'what is the answer?',
+    });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('The answer is 42.');
     const sent = api.requests[0]!.body!.messages[0]!.content;
@@ -92,7 +136,9 @@ describe('skate -p (headless agent runs)', () => {
 
   it('fails with exit 1 and a clear message on a bad API key, without printing the key', async () => {
     await using dir = await tempDir();
-    await using api = await fakeMessagesApi([apiErrorReply(401, 'authentication_error', 'invalid x-api-key')]);
+    await using api = await fakeMessagesApi([
+      apiErrorReply(401, 'authentication_error', 'invalid x-api-key'),
+    ]);
     const result = await runCli(['-p', 'hi', '--workspace', dir.path], { env: agentEnv(api.url) });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/ANTHROPIC_API_KEY/);

@@ -10,7 +10,11 @@ import { runCli } from '../support/run-cli.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const KEY = 'sk-ant-test-sessions';
-const env = (url: string): NodeJS.ProcessEnv => ({ ...process.env, ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: url });
+const env = (url: string): NodeJS.ProcessEnv => ({
+  ...process.env,
+  ANTHROPIC_API_KEY: KEY,
+  ANTHROPIC_BASE_URL: url,
+});
 
 async function sessionFiles(workspace: string): Promise<string[]> {
   const dir = path.join(workspace, '.skate', 'sessions');
@@ -27,8 +31,16 @@ describe('sessions through the CLI', () => {
         stopReason: 'tool_use',
         usage: { input_tokens: 100, output_tokens: 20 },
       },
-      { type: 'message', blocks: [{ type: 'text', text: 'First answer.' }], usage: { input_tokens: 150, output_tokens: 5 } },
-      { type: 'message', blocks: [{ type: 'text', text: 'Second answer.' }], usage: { input_tokens: 200, output_tokens: 5 } },
+      {
+        type: 'message',
+        blocks: [{ type: 'text', text: 'First answer.' }],
+        usage: { input_tokens: 150, output_tokens: 5 },
+      },
+      {
+        type: 'message',
+        blocks: [{ type: 'text', text: 'Second answer.' }],
+        usage: { input_tokens: 200, output_tokens: 5 },
+      },
     ]);
     const first = await runCli(['-p', 'first task', '--output-format', 'json', '--workspace', dir.path], {
       env: env(api.url),
@@ -36,11 +48,16 @@ describe('sessions through the CLI', () => {
     expect(first.code, first.stderr).toBe(0);
     const { sessionId } = RunResult.parse(JSON.parse(first.stdout));
     expect(sessionId).toBeDefined();
-    expect(await sessionFiles(dir.path)).toEqual([path.join(dir.path, '.skate', 'sessions', `${sessionId}.jsonl`)]);
+    expect(await sessionFiles(dir.path)).toEqual([
+      path.join(dir.path, '.skate', 'sessions', `${sessionId}.jsonl`),
+    ]);
 
-    const second = await runCli(['--continue', '-p', 'second task', '--output-format', 'json', '--workspace', dir.path], {
-      env: env(api.url),
-    });
+    const second = await runCli(
+      ['--continue', '-p', 'second task', '--output-format', 'json', '--workspace', dir.path],
+      {
+        env: env(api.url),
+      },
+    );
     expect(second.code, second.stderr).toBe(0);
     expect(RunResult.parse(JSON.parse(second.stdout)).sessionId).toBe(sessionId);
     // The model received the whole first conversation, then the new prompt.
@@ -64,18 +81,45 @@ describe('sessions through the CLI', () => {
   it('forks at an earlier event into a new session that links to the original', async () => {
     await using dir = await tempDir();
     await using api = await fakeMessagesApi([
-      { type: 'message', blocks: [{ type: 'text', text: 'One.' }], usage: { input_tokens: 10, output_tokens: 1 } },
-      { type: 'message', blocks: [{ type: 'text', text: 'Two.' }], usage: { input_tokens: 10, output_tokens: 1 } },
-      { type: 'message', blocks: [{ type: 'text', text: 'Forked.' }], usage: { input_tokens: 10, output_tokens: 1 } },
+      {
+        type: 'message',
+        blocks: [{ type: 'text', text: 'One.' }],
+        usage: { input_tokens: 10, output_tokens: 1 },
+      },
+      {
+        type: 'message',
+        blocks: [{ type: 'text', text: 'Two.' }],
+        usage: { input_tokens: 10, output_tokens: 1 },
+      },
+      {
+        type: 'message',
+        blocks: [{ type: 'text', text: 'Forked.' }],
+        usage: { input_tokens: 10, output_tokens: 1 },
+      },
     ]);
     await runCli(['-p', 'step one', '--workspace', dir.path], { env: env(api.url) });
     await runCli(['--continue', '-p', 'step two', '--workspace', dir.path], { env: env(api.url) });
     const [file] = await sessionFiles(dir.path);
-    const events = (await readFile(file!, 'utf8')).trim().split('\n').slice(1).map((line) => JSON.parse(line));
+    const events = (await readFile(file!, 'utf8'))
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((line) => JSON.parse(line));
     const firstReply = events.find((event) => event.payload.type === 'assistant_message')!;
     const sessionId = path.basename(file!, '.jsonl');
     const fork = await runCli(
-      ['--resume', sessionId, '--fork-at', firstReply.id, '-p', 'another way', '--output-format', 'json', '--workspace', dir.path],
+      [
+        '--resume',
+        sessionId,
+        '--fork-at',
+        firstReply.id,
+        '-p',
+        'another way',
+        '--output-format',
+        'json',
+        '--workspace',
+        dir.path,
+      ],
       { env: env(api.url) },
     );
     expect(fork.code, fork.stderr).toBe(0);
@@ -85,7 +129,9 @@ describe('sessions through the CLI', () => {
     expect(sent).toContain('step one');
     expect(sent).toContain('One.');
     expect(sent).not.toContain('step two');
-    const header = JSON.parse((await readFile(path.join(path.dirname(file!), `${forkId}.jsonl`), 'utf8')).split('\n')[0]!);
+    const header = JSON.parse(
+      (await readFile(path.join(path.dirname(file!), `${forkId}.jsonl`), 'utf8')).split('\n')[0]!,
+    );
     expect(header.forkedFrom).toEqual({ sessionId, eventId: firstReply.id });
     expect(await readFile(file!, 'utf8')).not.toContain('another way');
   });
@@ -95,16 +141,26 @@ describe('sessions through the CLI', () => {
     await using api = await fakeMessagesApi([
       {
         type: 'message',
-        blocks: [{ type: 'tool_use', id: 'tu_1', name: 'shell', input: { command: 'echo started; sleep 30' } }],
+        blocks: [
+          { type: 'tool_use', id: 'tu_1', name: 'shell', input: { command: 'echo started; sleep 30' } },
+        ],
         stopReason: 'tool_use',
         usage: { input_tokens: 10, output_tokens: 5 },
       },
-      { type: 'message', blocks: [{ type: 'text', text: 'Resumed fine.' }], usage: { input_tokens: 20, output_tokens: 3 } },
+      {
+        type: 'message',
+        blocks: [{ type: 'text', text: 'Resumed fine.' }],
+        usage: { input_tokens: 20, output_tokens: 3 },
+      },
     ]);
-    const harness = spawn(process.execPath, [distPath('harness', 'cli', 'main.js'), '-p', 'long task', '--workspace', dir.path], {
-      env: env(api.url),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const harness = spawn(
+      process.execPath,
+      [distPath('harness', 'cli', 'main.js'), '-p', 'long task', '--workspace', dir.path],
+      {
+        env: env(api.url),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let output = '';
     harness.stdout.on('data', (chunk) => {
       output += String(chunk);
@@ -113,9 +169,12 @@ describe('sessions through the CLI', () => {
     harness.kill('SIGKILL');
     await new Promise((resolve) => harness.once('close', resolve));
 
-    const resumed = await runCli(['--continue', '-p', 'go on', '--output-format', 'json', '--workspace', dir.path], {
-      env: env(api.url),
-    });
+    const resumed = await runCli(
+      ['--continue', '-p', 'go on', '--output-format', 'json', '--workspace', dir.path],
+      {
+        env: env(api.url),
+      },
+    );
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(RunResult.parse(JSON.parse(resumed.stdout)).finalMessage).toBe('Resumed fine.');
     // The interrupted call was closed with an error result so the conversation stays valid for the API.
