@@ -67,6 +67,31 @@ describe('the private channel', () => {
     expect(await executor.callTool('noop', {})).toMatchObject({ output: 'ok' });
   });
 
+  it("cannot be reached by the executor's own commands: its fds, memory and ptrace are out of reach", async () => {
+    await using dir = await tempDir();
+    const executor = await ExecutorClient.spawn({ policy: testPolicy(dir.path), diagnosticTools: true });
+    cleanups.push(() => executor.shutdown());
+    // Inside the sandbox: find the executor, then try every way to its channel that same-uid root has.
+    const probe = [
+      // The node process itself, not bubblewrap's init (whose argv names executor.js too).
+      'pid=$(grep -l executor.js /proc/[0-9]*/cmdline | xargs grep -L bwrap | head -1 | cut -d/ -f3)',
+      'echo "executor=$pid"',
+      'for fd in 0 1; do (exec 3<>/proc/$pid/fd/$fd) 2>/dev/null && echo "OPENED fd $fd" || echo "no fd $fd"; done',
+      'ls -l /proc/$pid/fd/ 2>/dev/null | grep -c socket || true',
+      'head -c 16 /proc/$pid/mem >/dev/null 2>&1 && echo "READ mem" || echo "no mem"',
+      `python3 -c 'import ctypes,sys; l=ctypes.CDLL(None,use_errno=True); p=int(sys.argv[1]); print("ATTACHED" if l.ptrace(16,p,0,0)==0 else "no ptrace"); f=l.syscall(434,p,0); print("GOT FD" if f>=0 and l.syscall(438,f,0,0)>=0 else "no pidfd_getfd")' $pid`,
+      'kill -0 $pid 2>/dev/null && echo "SIGNALLED" || echo "no signal"',
+    ].join('\n');
+    const result = await executor.callTool('shell', { command: probe });
+    expect(result.output).toMatch(/executor=([2-9]|\d\d+)\n/);
+    for (const line of ['no fd 0', 'no fd 1', 'no mem', 'no ptrace', 'no pidfd_getfd', 'no signal']) {
+      expect(result.output).toContain(line);
+    }
+    expect(result.output).not.toMatch(/OPENED|READ mem|ATTACHED|GOT FD|SIGNALLED/);
+    // And the executor is still serving its harness.
+    expect(await executor.callTool('noop', {})).toMatchObject({ output: 'ok' });
+  });
+
   it.each(['idle', 'busy'])('leaves no executor behind when its harness is SIGKILLed (%s)', async (state) => {
     await using dir = await tempDir();
     const client = distPath('harness', 'executor', 'executor-client.js');
