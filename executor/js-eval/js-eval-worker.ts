@@ -10,7 +10,7 @@ import {
   WorkerMessage,
 } from './protocol.js';
 
-/** Where the bundler puts the worker (scripts/bundle-executor.mjs). */
+/** Where the bundler puts the worker (scripts/bundle.mjs). */
 const WORKER_FILE = 'executor/bundle/js-eval-worker.js';
 /** Loading isolated-vm takes ~100 ms; anything near this means the worker is broken. */
 const READY_TIMEOUT_MS = 15_000;

@@ -1,21 +1,18 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { ExecutorChannelError, ExecutorRpcError } from '../executor/executor-errors.js';
-import type { SandboxMode } from '../sandbox/choose-launcher.js';
-import { SandboxPlanError, SandboxUnavailableError } from '../sandbox/sandbox-errors.js';
-import { readAnswersFile } from './answers-file.js';
-import { agentCommand } from './commands/agent-command.js';
-import { executeCommand } from './commands/execute-command.js';
-import { executorServeCommand } from './commands/executor-serve-command.js';
-import { planCommand } from './commands/plan-command.js';
-import { policyShowCommand } from './commands/policy-show-command.js';
-import { sandboxCommand } from './commands/sandbox-command.js';
-import { sessionsListCommand, sessionsShowCommand } from './commands/sessions-command.js';
-import { toolCommand } from './commands/tool-command.js';
-import { toolsCommand } from './commands/tools-command.js';
-import { type ExecutorOptions, resolveWorkspace } from './open-executor.js';
-import type { AgentRunFlags } from './run-agent.js';
+import {
+  AGENT_OPTIONS,
+  agentFlags,
+  COMMON,
+  common,
+  parseAgentArgs,
+  parsed,
+  sandboxMode,
+} from './cli-flags.js';
 import { UsageError } from './usage-error.js';
+
+// Commands are imported when run: loading every command's dependencies (the SDK, the engine,
+// sessions) made even `skate --help` take 0.4 s.
 
 const USAGE = `usage:
   skate -p "task" [--output-format text|json|stream-json] [--model M] [--max-turns N]
@@ -47,95 +44,14 @@ options:
   --no-session      record nothing in .skate/sessions
 `;
 
-const COMMON = {
-  policy: { type: 'string', default: 'execute' },
-  workspace: { type: 'string', default: '.' },
-  executor: { type: 'string' },
-  verbose: { type: 'boolean', default: false },
-  'diagnostic-tools': { type: 'boolean', default: false },
-  sandbox: { type: 'string', default: 'required' },
-  help: { type: 'boolean', short: 'h', default: false },
-} as const;
-
-/** Runs a parseArgs call, turning its complaints into usage errors. */
-function parsed<T>(parse: () => T): T {
-  try {
-    return parse();
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-}
-
-const AGENT_OPTIONS = {
-  ...COMMON,
-  prompt: { type: 'string', short: 'p' },
-  'output-format': { type: 'string', default: 'text' },
-  model: { type: 'string' },
-  'max-turns': { type: 'string', default: '50' },
-  'max-tokens': { type: 'string', default: '16000' },
-  'thinking-budget': { type: 'string' },
-  approval: { type: 'string', default: 'auto' },
-  'system-prompt': { type: 'string' },
-  'append-system-prompt': { type: 'string' },
-  answers: { type: 'string' },
-  'no-subagents': { type: 'boolean', default: false },
-  continue: { type: 'boolean', short: 'c', default: false },
-  resume: { type: 'string', short: 'r' },
-  'fork-at': { type: 'string' },
-  'no-session': { type: 'boolean', default: false },
-} as const;
-
-function positiveInt(flag: string, value: string): number {
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed <= 0)
-    throw new UsageError(`${flag} takes a positive whole number, not "${value}"`);
-  return parsed;
-}
-
-function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
-  if (!(allowed as readonly string[]).includes(value)) {
-    throw new UsageError(`${flag} takes ${allowed.join(', ')}, not "${value}"`);
-  }
-  return value as T;
-}
-
 /** `skate -p "task"` and friends: one headless agent run. */
 async function agent(args: string[]): Promise<number> {
   const { values, positionals } = parseAgentArgs(args);
   if (values.help) return help();
   if (positionals.length > 0)
     throw new UsageError(`unexpected argument: ${positionals[0]} (quote the task: -p "…")`);
+  const { agentCommand } = await import('./commands/agent-command.js');
   return agentCommand(await agentFlags(values));
-}
-
-function parseAgentArgs(args: string[]) {
-  return parsed(() => parseArgs({ args, options: AGENT_OPTIONS, allowPositionals: true }));
-}
-
-/** The flags every agent run shares (`-p`, `plan`, `execute`), checked. */
-async function agentFlags(values: ReturnType<typeof parseAgentArgs>['values']): Promise<AgentRunFlags> {
-  return {
-    ...common(values),
-    prompt: values.prompt,
-    outputFormat: oneOf('--output-format', values['output-format'], ['text', 'json', 'stream-json'] as const),
-    model: values.model,
-    maxTurns: positiveInt('--max-turns', values['max-turns']),
-    maxTokens: positiveInt('--max-tokens', values['max-tokens']),
-    thinkingBudgetTokens: values['thinking-budget']
-      ? positiveInt('--thinking-budget', values['thinking-budget'])
-      : undefined,
-    approval: oneOf('--approval', values.approval, ['auto', 'ask', 'deny-writes'] as const),
-    systemPrompt: values['system-prompt'],
-    appendSystemPrompt: values['append-system-prompt'],
-    ...(values.answers !== undefined && { answers: await readAnswersFile(values.answers) }),
-    subagents: !values['no-subagents'],
-    sessionFlags: {
-      continueSession: values.continue,
-      resume: values.resume,
-      forkAt: values['fork-at'],
-      session: !values['no-session'],
-    },
-  };
 }
 
 /** `skate plan "task"` / `skate plan --edit`: planning under the plan policy. */
@@ -154,6 +70,7 @@ async function plan(args: string[]): Promise<number> {
   if (positionals.length > 1) throw new UsageError(`unexpected argument: ${positionals[1]} (quote the task)`);
   if (values.prompt !== undefined && positionals.length > 0) throw new UsageError('give the task once');
   const flags = await agentFlags(values);
+  const { planCommand } = await import('./commands/plan-command.js');
   return planCommand({ ...flags, prompt: values.prompt ?? positionals[0], edit: values.edit });
 }
 
@@ -167,6 +84,7 @@ async function execute(args: string[]): Promise<number> {
     throw new UsageError(`unexpected argument: ${positionals[1]} (quote the instructions)`);
   }
   const flags = await agentFlags(values);
+  const { executeCommand } = await import('./commands/execute-command.js');
   return executeCommand({ ...flags, prompt: values.prompt ?? positionals[0], planFile: values.plan });
 }
 
@@ -188,6 +106,7 @@ async function run(argv: string[]): Promise<number> {
       );
       if (values.help) return help();
       if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
+      const { toolsCommand } = await import('./commands/tools-command.js');
       return toolsCommand({ ...common(values), json: values.json });
     }
     case 'tool': {
@@ -204,6 +123,7 @@ async function run(argv: string[]): Promise<number> {
       if (extra.length > 0) throw new UsageError(`unexpected argument: ${extra[0]}`);
       if (values.input === undefined)
         throw new UsageError('skate tool needs --input JSON (or --input - for stdin)');
+      const { toolCommand } = await import('./commands/tool-command.js');
       return toolCommand({ ...common(values), name, input: values.input, stream: values.stream });
     }
     case 'executor': {
@@ -218,6 +138,7 @@ async function run(argv: string[]): Promise<number> {
       );
       if (values.help) return help();
       if (!values.listen) throw new UsageError('skate executor serve needs --listen HOST:PORT');
+      const { executorServeCommand } = await import('./commands/executor-serve-command.js');
       return executorServeCommand({
         listen: values.listen,
         policy: values.policy,
@@ -240,6 +161,8 @@ async function run(argv: string[]): Promise<number> {
         }),
       );
       if (values.help) return help();
+      const { resolveWorkspace } = await import('./open-executor.js');
+      const { sessionsListCommand, sessionsShowCommand } = await import('./commands/sessions-command.js');
       const workspace = await resolveWorkspace(values.workspace);
       if (sub === 'list') {
         if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
@@ -269,6 +192,7 @@ async function run(argv: string[]): Promise<number> {
       );
       if (values.help) return help();
       if (positionals.length > 1) throw new UsageError(`unexpected argument: ${positionals[1]}`);
+      const { policyShowCommand } = await import('./commands/policy-show-command.js');
       return policyShowCommand({
         policy: positionals[0] ?? COMMON.policy.default,
         workspace: values.workspace,
@@ -299,6 +223,7 @@ async function run(argv: string[]): Promise<number> {
       const [program, ...args] = split === -1 ? [] : rest.slice(split + 1);
       if (program === undefined)
         throw new UsageError('skate sandbox needs a command: skate sandbox -- CMD [ARGS...]');
+      const { sandboxCommand } = await import('./commands/sandbox-command.js');
       return sandboxCommand({
         policy: values.policy,
         workspace: values.workspace,
@@ -317,31 +242,15 @@ async function run(argv: string[]): Promise<number> {
   }
 }
 
-interface CommonValues {
-  policy: string;
-  workspace: string;
-  executor?: string | undefined;
-  verbose: boolean;
-  'diagnostic-tools': boolean;
-  sandbox: string;
-}
-
-function sandboxMode(value: string): SandboxMode {
-  if (value !== 'required' && value !== 'best-effort') {
-    throw new UsageError(`--sandbox takes required or best-effort, not "${value}"`);
+/** Failures with a message of their own (no stack trace needed): sandbox and executor errors. */
+async function isExpectedFailure(error: unknown): Promise<boolean> {
+  const { SandboxPlanError, SandboxUnavailableError } = await import('../sandbox/sandbox-errors.js');
+  const { ExecutorChannelError, ExecutorRpcError } = await import('../executor/executor-errors.js');
+  if (error instanceof ExecutorChannelError || error instanceof ExecutorRpcError) {
+    error.message = `executor ${error.code}: ${error.message}`;
+    return true;
   }
-  return value;
-}
-
-function common(values: CommonValues): ExecutorOptions {
-  return {
-    sandbox: sandboxMode(values.sandbox),
-    policy: values.policy,
-    workspace: values.workspace,
-    executor: values.executor,
-    verbose: values.verbose,
-    diagnosticTools: values['diagnostic-tools'],
-  };
+  return error instanceof SandboxUnavailableError || error instanceof SandboxPlanError;
 }
 
 function help(): number {
@@ -355,11 +264,8 @@ try {
   if (error instanceof UsageError) {
     process.stderr.write(`skate: ${error.message}\n\n${USAGE}`);
     process.exitCode = 2;
-  } else if (error instanceof SandboxUnavailableError || error instanceof SandboxPlanError) {
-    process.stderr.write(`skate: ${error.message}\n`);
-    process.exitCode = 1;
-  } else if (error instanceof ExecutorChannelError || error instanceof ExecutorRpcError) {
-    process.stderr.write(`skate: executor ${error.code}: ${error.message}\n`);
+  } else if (await isExpectedFailure(error)) {
+    process.stderr.write(`skate: ${(error as Error).message}\n`);
     process.exitCode = 1;
   } else {
     process.stderr.write(

@@ -126,7 +126,7 @@ describe.skipIf(noSandbox)('skate sandbox', () => {
     const child = spawn(
       process.execPath,
       [
-        distPath('harness', 'cli', 'main.js'),
+        distPath('cli', 'skate.js'),
         'sandbox',
         '--workspace',
         dir.path,
@@ -149,7 +149,7 @@ describe.skipIf(noSandbox)('skate sandbox', () => {
     'passes a terminal through, without letting the command inject keystrokes into it',
     async () => {
       await using dir = await tempDir();
-      const cli = `${process.execPath} ${distPath('harness', 'cli', 'main.js')} sandbox --workspace ${dir.path} --`;
+      const cli = `${process.execPath} ${distPath('cli', 'skate.js')} sandbox --workspace ${dir.path} --`;
       const inner = `test -t 0 && test -t 1 && echo IS-A-TTY; python3 -c 'import fcntl, termios; fcntl.ioctl(0, termios.TIOCSTI, b"x")' 2>/dev/null && echo INJECTED; true`;
       const output = execFileSync(
         'script',

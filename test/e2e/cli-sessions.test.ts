@@ -155,7 +155,7 @@ describe('sessions through the CLI', () => {
     ]);
     const harness = spawn(
       process.execPath,
-      [distPath('harness', 'cli', 'main.js'), '-p', 'long task', '--workspace', dir.path],
+      [distPath('cli', 'skate.js'), '-p', 'long task', '--workspace', dir.path],
       {
         env: env(api.url),
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -166,6 +166,12 @@ describe('sessions through the CLI', () => {
       output += String(chunk);
     });
     expect(await eventually(() => output.includes('▸ shell'), 15_000)).toBe(true);
+    // Kill it mid-tool, once the call is on disk (the log is written in batches, a moment behind).
+    const logged = async () => {
+      const files = await sessionFiles(dir.path).catch(() => []);
+      return files.length === 1 && (await readFile(files[0]!, 'utf8')).includes('"tool_call"');
+    };
+    expect(await eventually(logged, 15_000)).toBe(true);
     harness.kill('SIGKILL');
     await new Promise((resolve) => harness.once('close', resolve));
 

@@ -13,7 +13,7 @@ export function runCli(
   options: { cwd?: string; env?: NodeJS.ProcessEnv; stdin?: string; timeoutMs?: number } = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [distPath('harness', 'cli', 'main.js'), ...args], {
+    const child = spawn(process.execPath, [distPath('cli', 'skate.js'), ...args], {
       cwd: options.cwd,
       env: options.env ?? process.env,
       stdio: ['pipe', 'pipe', 'pipe'],

@@ -1,0 +1,118 @@
+import { parseArgs } from 'node:util';
+import type { SandboxMode } from '../sandbox/choose-launcher.js';
+import { readAnswersFile } from './answers-file.js';
+import type { ExecutorOptions } from './open-executor.js';
+import type { AgentRunFlags } from './run-agent.js';
+import { UsageError } from './usage-error.js';
+
+/** Options every command that starts an executor takes. */
+export const COMMON = {
+  policy: { type: 'string', default: 'execute' },
+  workspace: { type: 'string', default: '.' },
+  executor: { type: 'string' },
+  verbose: { type: 'boolean', default: false },
+  'diagnostic-tools': { type: 'boolean', default: false },
+  sandbox: { type: 'string', default: 'required' },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+/** Runs a parseArgs call, turning its complaints into usage errors. */
+export function parsed<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+export const AGENT_OPTIONS = {
+  ...COMMON,
+  prompt: { type: 'string', short: 'p' },
+  'output-format': { type: 'string', default: 'text' },
+  model: { type: 'string' },
+  'max-turns': { type: 'string', default: '50' },
+  'max-tokens': { type: 'string', default: '16000' },
+  'thinking-budget': { type: 'string' },
+  approval: { type: 'string', default: 'auto' },
+  'system-prompt': { type: 'string' },
+  'append-system-prompt': { type: 'string' },
+  answers: { type: 'string' },
+  'no-subagents': { type: 'boolean', default: false },
+  continue: { type: 'boolean', short: 'c', default: false },
+  resume: { type: 'string', short: 'r' },
+  'fork-at': { type: 'string' },
+  'no-session': { type: 'boolean', default: false },
+} as const;
+
+export function positiveInt(flag: string, value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed <= 0)
+    throw new UsageError(`${flag} takes a positive whole number, not "${value}"`);
+  return parsed;
+}
+
+export function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new UsageError(`${flag} takes ${allowed.join(', ')}, not "${value}"`);
+  }
+  return value as T;
+}
+
+export function parseAgentArgs(args: string[]) {
+  return parsed(() => parseArgs({ args, options: AGENT_OPTIONS, allowPositionals: true }));
+}
+
+/** The flags every agent run shares (`-p`, `plan`, `execute`), checked. */
+export async function agentFlags(
+  values: ReturnType<typeof parseAgentArgs>['values'],
+): Promise<AgentRunFlags> {
+  return {
+    ...common(values),
+    prompt: values.prompt,
+    outputFormat: oneOf('--output-format', values['output-format'], ['text', 'json', 'stream-json'] as const),
+    model: values.model,
+    maxTurns: positiveInt('--max-turns', values['max-turns']),
+    maxTokens: positiveInt('--max-tokens', values['max-tokens']),
+    thinkingBudgetTokens: values['thinking-budget']
+      ? positiveInt('--thinking-budget', values['thinking-budget'])
+      : undefined,
+    approval: oneOf('--approval', values.approval, ['auto', 'ask', 'deny-writes'] as const),
+    systemPrompt: values['system-prompt'],
+    appendSystemPrompt: values['append-system-prompt'],
+    ...(values.answers !== undefined && { answers: await readAnswersFile(values.answers) }),
+    subagents: !values['no-subagents'],
+    sessionFlags: {
+      continueSession: values.continue,
+      resume: values.resume,
+      forkAt: values['fork-at'],
+      session: !values['no-session'],
+    },
+  };
+}
+
+export interface CommonValues {
+  policy: string;
+  workspace: string;
+  executor?: string | undefined;
+  verbose: boolean;
+  'diagnostic-tools': boolean;
+  sandbox: string;
+}
+
+export function sandboxMode(value: string): SandboxMode {
+  if (value !== 'required' && value !== 'best-effort') {
+    throw new UsageError(`--sandbox takes required or best-effort, not "${value}"`);
+  }
+  return value;
+}
+
+export function common(values: CommonValues): ExecutorOptions {
+  return {
+    sandbox: sandboxMode(values.sandbox),
+    policy: values.policy,
+    workspace: values.workspace,
+    executor: values.executor,
+    verbose: values.verbose,
+    diagnosticTools: values['diagnostic-tools'],
+  };
+}
