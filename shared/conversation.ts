@@ -35,3 +35,20 @@ export const StopReason = z.enum([
   'refusal',
 ]);
 export type StopReason = z.infer<typeof StopReason>;
+
+/**
+ * The message that stands for a compacted part of a conversation. The engine
+ * makes it when it compacts; sessions make the same one when they rebuild a
+ * conversation from a log, so a resumed run sends the model what it saw.
+ */
+export function compactionSummaryMessage(summary: string): Message {
+  return {
+    role: 'user',
+    content: [
+      {
+        type: 'text',
+        text: `This session continues from an earlier conversation, summarised to save context:\n\n${summary}`,
+      },
+    ],
+  };
+}

@@ -1,4 +1,4 @@
-import type { ContentBlock, Message } from '../../shared/conversation.js';
+import { type ContentBlock, compactionSummaryMessage, type Message } from '../../shared/conversation.js';
 import type { TokenUsage } from '../../shared/engine-events.js';
 import type { ModelProvider, ProviderError } from '../provider/model-provider.js';
 import { messageText } from './message-text.js';
@@ -82,18 +82,9 @@ export async function compactConversation(options: CompactionOptions): Promise<C
       const summary = messageText(event.message).trim();
       if (!summary)
         return { status: 'failed', error: { kind: 'bad_request', message: 'the summary was empty' } };
-      const summaryMessage: Message = {
-        role: 'user',
-        content: [
-          {
-            type: 'text',
-            text: `This session continues from an earlier conversation, summarised to save context:\n\n${summary}`,
-          },
-        ],
-      };
       return {
         status: 'compacted',
-        messages: [summaryMessage, ...messages.slice(cut)],
+        messages: [compactionSummaryMessage(summary), ...messages.slice(cut)],
         summary,
         replacedMessages: cut,
         usage: event.usage,

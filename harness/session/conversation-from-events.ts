@@ -1,23 +1,5 @@
-import type { ContentBlock, Message } from '../../shared/conversation.js';
+import { type ContentBlock, compactionSummaryMessage, type Message } from '../../shared/conversation.js';
 import type { SessionEvent } from '../../shared/session-format.js';
-
-/**
- * The user message a compaction leaves in place of the messages it replaced:
- * the same text as `compactConversation` (harness/engine/compact-conversation.ts)
- * builds, so a resumed conversation is the one the model saw.
- * test/unit/session/session-engine.test.ts fails if the two drift apart.
- */
-export function compactionSummaryMessage(summary: string): Message {
-  return {
-    role: 'user',
-    content: [
-      {
-        type: 'text',
-        text: `This session continues from an earlier conversation, summarised to save context:\n\n${summary}`,
-      },
-    ],
-  };
-}
 
 /**
  * The messages the model would receive after the last of `path` (events from

@@ -1,30 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BoundedOutput } from '../../../executor/process/bounded-output.js';
 import { type RunCommandOptions, runCommand } from '../../../executor/process/run-command.js';
 import { TextLines } from '../../../executor/process/text-lines.js';
+import { pidsWithMarker as processesWith } from '../../support/processes.js';
 import { tempDir } from '../../support/temp-dir.js';
-
-/** Live processes whose argv contains `marker` (zombies excluded: they hold nothing). */
-async function processesWith(marker: string): Promise<number[]> {
-  const found: number[] = [];
-  for (const name of await readdir('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const [cmdline, stat] = await Promise.all([
-        readFile(`/proc/${name}/cmdline`, 'utf8'),
-        readFile(`/proc/${name}/stat`, 'utf8'),
-      ]);
-      const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-      if (cmdline.includes(marker) && state !== 'Z') found.push(Number(name));
-    } catch {
-      // Gone while we looked.
-    }
-  }
-  return found;
-}
 
 /** A unique name to give processes (`exec -a`), so the test can find them on the host afterwards. */
 const markers: string[] = [];

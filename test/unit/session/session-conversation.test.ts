@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { ConversationLog } from '../../../harness/engine/engine-types.js';
-import { compactionSummaryMessage } from '../../../harness/session/conversation-from-events.js';
 import { loadSession } from '../../../harness/session/session-reader.js';
 import { createSessionWriter } from '../../../harness/session/session-writer.js';
 import type { Message } from '../../../shared/conversation.js';
+import { compactionSummaryMessage } from '../../../shared/conversation.js';
 import { assistant, results, toolResult, toolUse, usage, userText } from '../../support/session-fixtures.js';
 import { tempDir } from '../../support/temp-dir.js';
 

@@ -1,32 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { shellTool } from '../../../executor/tools/shell.js';
 import type { OutputLine } from '../../../shared/tool.js';
 import { testPolicy } from '../../support/policies.js';
+import { pidsWithMarker as processesWith } from '../../support/processes.js';
 import { runTool } from '../../support/run-tool.js';
 import { tempDir } from '../../support/temp-dir.js';
-
-/** Live processes whose argv contains `marker`. */
-async function processesWith(marker: string): Promise<number[]> {
-  const found: number[] = [];
-  for (const name of await readdir('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const [cmdline, stat] = await Promise.all([
-        readFile(`/proc/${name}/cmdline`, 'utf8'),
-        readFile(`/proc/${name}/stat`, 'utf8'),
-      ]);
-      const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-      if (cmdline.includes(marker) && state !== 'Z') found.push(Number(name));
-    } catch {
-      // Gone while we looked.
-    }
-  }
-  return found;
-}
 
 const markers: string[] = [];
 function newMarker(): string {
