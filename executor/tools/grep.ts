@@ -5,13 +5,15 @@ import { z } from 'zod';
 import { defineTool, ToolFailure } from '../define-tool.js';
 import { compileLinePattern, type LinePattern, matchingLines } from '../fs/line-search.js';
 import { mapOrdered } from '../fs/map-ordered.js';
-import { decodeText, looksLikeText, readForSearch } from '../fs/read-text.js';
+import { decodeText, looksLikeText, readForSearchSync } from '../fs/read-text.js';
 import { type WalkEntry, walkFiles } from '../fs/walk-files.js';
 
 /** Files bigger than this are skipped (and counted): they are data or bundles, not code to search. */
 const MAX_FILE_BYTES = 10 * 1024 * 1024;
 /** Files read at once; more than libuv's four threads so decoding and matching overlap the reads. */
 const CONCURRENCY = 16;
+/** Longest stretch of blocking reads before the event loop gets a turn. */
+const YIELD_EVERY_MS = 8;
 /** Most source files fit in one read of this size. */
 const SCRATCH_BYTES = 64 * 1024;
 const DEFAULT_MAX_RESULTS = 200;
@@ -88,10 +90,17 @@ export const grepTool = defineTool({
     const context = mode === 'content' ? (input.context ?? 0) : 0;
     const scratch: Buffer[] = [];
 
+    let lastYield = performance.now();
     const search = async (entry: WalkEntry): Promise<Searched> => {
+      // Blocking reads are much faster for many small files; hand the event loop back every few
+      // milliseconds so other calls, cancels and frames are not held up.
+      if (performance.now() - lastYield > YIELD_EVERY_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        lastYield = performance.now();
+      }
       const buffer = scratch.pop() ?? Buffer.allocUnsafe(SCRATCH_BYTES);
       try {
-        const read = await readForSearch(entry.path, MAX_FILE_BYTES, buffer);
+        const read = readForSearchSync(entry.path, MAX_FILE_BYTES, buffer);
         if (read.kind === 'too_large') return 'too_large';
         if (read.kind === 'binary' || !pattern.mayMatch(read.data)) return 'none';
         const shown = info.isDirectory() ? path.join(input.path, entry.relative) : input.path;

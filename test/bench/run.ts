@@ -9,6 +9,7 @@ import { ExecutorClient } from '../../harness/executor/executor-client.js';
 import { testPolicy } from '../support/policies.js';
 import { benchColdStart } from './cold-start-bench.js';
 import { benchTextDeltas } from './engine-bench.js';
+import { benchGrep } from './grep-bench.js';
 import { benchRpc } from './rpc-bench.js';
 import { benchSessions } from './session-bench.js';
 import { benchSubagents } from './subagent-bench.js';
@@ -29,6 +30,8 @@ try {
   }
   process.stderr.write('bench: text deltas through the engine to stream-json\n');
   Object.assign(figures, await benchTextDeltas());
+  process.stderr.write('bench: grep across node_modules\n');
+  Object.assign(figures, await benchGrep());
   process.stderr.write('bench: sessions (load 100k events, appends)\n');
   Object.assign(figures, await benchSessions());
   process.stderr.write('bench: sub-agents (ready time, 8 concurrent)\n');
