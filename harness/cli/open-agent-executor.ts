@@ -32,6 +32,12 @@ export async function openAgentExecutor(
     launcher: await launcherFor(policy, options.sandbox, { ...(options.verbose && { onNote: note }) }),
     diagnosticTools: options.diagnosticTools ?? false,
     ...(options.verbose && { onLog: (line: string) => process.stderr.write(`[executor] ${line}\n`) }),
+    // A crashed executor loses the call it was running, not the session: later calls get a new one.
+    restartsOnExit: 3,
+  });
+  executor.onExit((exit, expected) => {
+    if (!expected)
+      note(`the executor stopped unexpectedly (${exit.reason.split('\n')[0]}); starting a new one`);
   });
   return { executor, policy };
 }

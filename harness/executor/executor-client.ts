@@ -26,10 +26,14 @@ export interface SpawnExecutorOptions {
   startupTimeoutMs?: number;
   /** Each line the executor writes to stderr. */
   onLog?(line: string): void;
+  /** Start a new executor when this one dies unexpectedly, up to this many times. Default 0. */
+  restartsOnExit?: number;
 }
 
 export interface ConnectExecutorOptions {
   token: string;
+  /** Reconnect when the connection drops unexpectedly, up to this many times. Default 0. */
+  restartsOnExit?: number;
   maxFrameBytes?: number;
   startupTimeoutMs?: number;
 }
@@ -61,11 +65,16 @@ export class ExecutorClient {
   private connection: Connection;
   private toolsCache: Promise<ToolDefinition[]> | undefined;
   private callSeq = 0;
-  private readonly exitListeners = new Set<(exit: ExecutorExit) => void>();
+  private readonly exitListeners = new Set<(exit: ExecutorExit, expected: boolean) => void>();
+  /** Set once shutdown or kill is asked for: an exit after that is expected. */
+  private closing = false;
+  /** A replacement being started after an unexpected exit; calls wait for it. */
+  private restarting: Promise<void> | undefined;
 
   private constructor(
     connection: Connection,
     private readonly respawn: (() => Promise<Connection>) | undefined,
+    private restartsLeft: number,
   ) {
     this.connection = connection;
     this.watch(connection);
@@ -74,7 +83,7 @@ export class ExecutorClient {
   /** Starts an executor process under `policy` and waits until it answers. */
   static async spawn(options: SpawnExecutorOptions): Promise<ExecutorClient> {
     const start = () => startProcess(options);
-    const client = new ExecutorClient(await start(), start);
+    const client = new ExecutorClient(await start(), start, options.restartsOnExit ?? 0);
     await client.ready(options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS);
     return client;
   }
@@ -82,7 +91,7 @@ export class ExecutorClient {
   /** Connects to an executor served by `skate executor serve` on another host or in a container. */
   static async connect(url: string, options: ConnectExecutorOptions): Promise<ExecutorClient> {
     const start = () => openRemote(url, options);
-    const client = new ExecutorClient(await start(), start);
+    const client = new ExecutorClient(await start(), start, options.restartsOnExit ?? 0);
     await client.ready(options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS);
     return client;
   }
@@ -95,14 +104,19 @@ export class ExecutorClient {
     return this.connection.enforcement;
   }
 
-  /** Calls `listener` whenever the current executor ends, expectedly or not. */
-  onExit(listener: (exit: ExecutorExit) => void): () => void {
+  /** Calls `listener` whenever the current executor ends; `expected` after shutdown or kill. */
+  onExit(listener: (exit: ExecutorExit, expected: boolean) => void): () => void {
     this.exitListeners.add(listener);
     return () => this.exitListeners.delete(listener);
   }
 
   /** The executor's tools, fetched once per executor. */
-  listTools(): Promise<ToolDefinition[]> {
+  async listTools(): Promise<ToolDefinition[]> {
+    await this.restarting;
+    return this.fetchTools();
+  }
+
+  private fetchTools(): Promise<ToolDefinition[]> {
     this.toolsCache ??= this.connection.trpc.listTools().catch((error: unknown) => {
       this.toolsCache = undefined;
       throw executorErrorFromUnknown(error);
@@ -116,6 +130,7 @@ export class ExecutorClient {
    * as an `ExecutorChannelError` or `ExecutorRpcError`.
    */
   async callTool(name: string, input: unknown, options: CallToolOptions = {}): Promise<ToolResult> {
+    await this.restarting;
     const { trpc } = this.connection;
     const callId = `call-${++this.callSeq}`;
     let outputDone: Promise<void> | undefined;
@@ -150,6 +165,7 @@ export class ExecutorClient {
   }
 
   async health(): Promise<ExecutorHealth> {
+    await this.restarting;
     try {
       return await this.connection.trpc.health();
     } catch (error) {
@@ -159,6 +175,8 @@ export class ExecutorClient {
 
   /** Asks the executor to stop, waits for it, and kills it if it does not go in time. */
   async shutdown(timeoutMs = 3_000): Promise<ExecutorExit> {
+    this.closing = true;
+    await this.restarting?.catch(() => undefined);
     const { trpc, channel, child, exited } = this.connection;
     if (child && child.exitCode === null && child.signalCode === null) {
       await withTimeout(
@@ -177,6 +195,7 @@ export class ExecutorClient {
 
   /** Kills the executor at once. */
   kill(): void {
+    this.closing = true;
     this.connection.child?.kill('SIGKILL');
     this.connection.channel.close();
   }
@@ -184,6 +203,7 @@ export class ExecutorClient {
   /** Replaces a dead (or live) executor with a fresh one under the same options. */
   async restart(): Promise<void> {
     if (!this.respawn) throw new ExecutorChannelError('closed', 'this executor cannot be restarted');
+    this.closing = false;
     const old = this.connection;
     old.child?.kill('SIGKILL');
     old.channel.close();
@@ -196,12 +216,21 @@ export class ExecutorClient {
   private watch(connection: Connection): void {
     void connection.exited.then((exit) => {
       if (this.connection !== connection) return;
-      for (const listener of this.exitListeners) listener(exit);
+      for (const listener of this.exitListeners) listener(exit, this.closing);
+      if (this.closing || this.restartsLeft <= 0 || this.restarting) return;
+      this.restartsLeft--;
+      // The call that was running when it died has failed; later calls go to the replacement.
+      this.restarting = this.restart()
+        .catch(() => undefined)
+        .finally(() => {
+          this.restarting = undefined;
+        });
     });
   }
 
   private async ready(timeoutMs: number): Promise<void> {
-    const tools = this.listTools();
+    // Not listTools(): during a restart that would wait for the restart itself.
+    const tools = this.fetchTools();
     const timedOut = await withTimeout(
       tools.then(() => false),
       timeoutMs,

@@ -136,6 +136,35 @@ describe('ExecutorClient with a real executor process', () => {
     expect(await executor.callTool('noop', {})).toMatchObject({ output: 'ok' });
   });
 
+  it('starts a replacement by itself after an unexpected death, as many times as allowed', async () => {
+    await using dir = await tempDir();
+    const executor = await ExecutorClient.spawn({
+      policy: testPolicy(dir.path),
+      diagnosticTools: true,
+      restartsOnExit: 1,
+    });
+    try {
+      const exits: boolean[] = [];
+      executor.onExit((_exit, expected) => exits.push(expected));
+      const first = executor.pid!;
+      const lost = executor.callTool('emit_lines', { count: 100, intervalMs: 50 });
+      setTimeout(() => process.kill(first, 'SIGKILL'), 100);
+      await expect(lost).rejects.toMatchObject({ code: 'exited' });
+      // The next call waits for the replacement rather than failing.
+      expect(await executor.callTool('noop', {})).toMatchObject({ output: 'ok' });
+      const second = executor.pid!;
+      expect(second).not.toBe(first);
+      expect(await isAlive(first)).toBe(false);
+      process.kill(second, 'SIGKILL');
+      expect(await eventually(async () => !(await isAlive(second)))).toBe(true);
+      // No restarts left: calls now fail at once with the typed error.
+      await expect(executor.callTool('noop', {})).rejects.toMatchObject({ code: 'exited' });
+      expect(exits).toEqual([false, false]);
+    } finally {
+      await executor.shutdown();
+    }
+  });
+
   it('keeps two executors with different policies apart', async () => {
     await using a = await tempDir();
     await using b = await tempDir();
