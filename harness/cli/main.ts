@@ -149,17 +149,7 @@ async function run(argv: string[]): Promise<number> {
     }
     case 'sessions': {
       const [sub, ...subRest] = rest;
-      const { values, positionals } = parsed(() =>
-        parseArgs({
-          args: subRest,
-          options: {
-            workspace: COMMON.workspace,
-            json: { type: 'boolean', default: false },
-            help: COMMON.help,
-          },
-          allowPositionals: true,
-        }),
-      );
+      const { values, positionals } = parseWorkspaceJson(subRest);
       if (values.help) return help();
       const { resolveWorkspace } = await import('./open-executor.js');
       const { sessionsListCommand, sessionsShowCommand } = await import('./commands/sessions-command.js');
@@ -179,17 +169,7 @@ async function run(argv: string[]): Promise<number> {
     case 'policy': {
       const [sub, ...subRest] = rest;
       if (sub !== 'show') throw new UsageError('the policy command is `skate policy show [P]`');
-      const { values, positionals } = parsed(() =>
-        parseArgs({
-          args: subRest,
-          options: {
-            workspace: COMMON.workspace,
-            json: { type: 'boolean', default: false },
-            help: COMMON.help,
-          },
-          allowPositionals: true,
-        }),
-      );
+      const { values, positionals } = parseWorkspaceJson(subRest);
       if (values.help) return help();
       if (positionals.length > 1) throw new UsageError(`unexpected argument: ${positionals[1]}`);
       const { policyShowCommand } = await import('./commands/policy-show-command.js');
@@ -240,6 +220,17 @@ async function run(argv: string[]): Promise<number> {
     default:
       throw new UsageError(`unknown command: ${command}`);
   }
+}
+
+/** `--workspace DIR [--json]` and positionals: what `sessions` and `policy show` take. */
+function parseWorkspaceJson(args: string[]) {
+  return parsed(() =>
+    parseArgs({
+      args,
+      options: { workspace: COMMON.workspace, json: { type: 'boolean', default: false }, help: COMMON.help },
+      allowPositionals: true,
+    }),
+  );
 }
 
 /** Failures with a message of their own (no stack trace needed): sandbox and executor errors. */
