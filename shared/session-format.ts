@@ -65,6 +65,9 @@ export const SessionPayload = z.discriminatedUnion('type', [
     type: z.literal('compaction'),
     summary: z.string(),
     replacedMessages: z.number().int().nonnegative(),
+    /** What the summary request cost, and the model it ran on (for the price). */
+    usage: TokenUsage.optional(),
+    model: z.string().optional(),
   }),
   z.object({ type: z.literal('model_change'), from: z.string(), to: z.string() }),
   z.object({

@@ -51,7 +51,7 @@ export interface ConversationLog {
   userMessage(message: Message): void;
   assistantMessage(message: Message, usage: TokenUsage, model: string): void;
   toolResults(message: Message): void;
-  compaction(summary: string, replacedMessages: number): void;
+  compaction(summary: string, replacedMessages: number, usage?: TokenUsage, model?: string): void;
 }
 
 export type ApprovalMode = 'auto' | 'ask' | 'deny-writes';

@@ -227,7 +227,7 @@ export class Engine {
         summarizedMessages: result.replacedMessages,
         summaryTokens: result.usage.outputTokens,
       });
-      state.log.compaction(result.summary, result.replacedMessages);
+      state.log.compaction(result.summary, result.replacedMessages, result.usage, request.model);
       return 'compacted';
     }
     if (result.status === 'skipped' || result.status === 'failed') {

@@ -28,7 +28,8 @@ export function guardLog(log: ConversationLog | undefined): GuardedLog {
     userMessage: (message) => call(() => log?.userMessage(message)),
     assistantMessage: (message, usage, model) => call(() => log?.assistantMessage(message, usage, model)),
     toolResults: (message) => call(() => log?.toolResults(message)),
-    compaction: (summary, replaced) => call(() => log?.compaction(summary, replaced)),
+    compaction: (summary, replaced, usage, model) =>
+      call(() => log?.compaction(summary, replaced, usage, model)),
     get failures() {
       return failures;
     },

@@ -71,7 +71,12 @@ function isPayload(payload: Record<string, unknown>): boolean {
         (payload.code === undefined || ERROR_CODES.has(payload.code))
       );
     case 'compaction':
-      return typeof payload.summary === 'string' && isCount(payload.replacedMessages);
+      return (
+        typeof payload.summary === 'string' &&
+        isCount(payload.replacedMessages) &&
+        (payload.usage === undefined || isUsage(payload.usage)) &&
+        (payload.model === undefined || typeof payload.model === 'string')
+      );
     case 'model_change':
       return typeof payload.from === 'string' && typeof payload.to === 'string';
     case 'subagent_link':

@@ -226,8 +226,14 @@ class QueuedSessionWriter implements SessionWriter {
       });
   }
 
-  compaction(summary: string, replacedMessages: number): void {
-    this.append({ type: 'compaction', summary, replacedMessages });
+  compaction(summary: string, replacedMessages: number, usage?: TokenUsage, model?: string): void {
+    this.append({
+      type: 'compaction',
+      summary,
+      replacedMessages,
+      ...(usage && { usage }),
+      ...(model && { model }),
+    });
   }
 
   append(payload: SessionPayload): string | undefined {

@@ -72,8 +72,9 @@ describe('Engine: compaction', () => {
     expect(outcome.messages).toHaveLength(6);
     // The summary's tokens count toward the run's total.
     expect(outcome.usage.outputTokens).toBe(5 * 10 + 42);
+    // The log gets the summary, how much it replaced, and what it cost on which model.
     expect(log.entries.filter((entry) => entry.kind === 'compaction').map((entry) => entry.args)).toEqual([
-      ['SUMMARY: read t1 and t2.', 7],
+      ['SUMMARY: read t1 and t2.', 7, expect.objectContaining({ outputTokens: 42 }), expect.any(String)],
     ]);
   });
 

@@ -105,6 +105,18 @@ describe('session store', () => {
     expect(again.totals.usage.inputTokens).toBe(1_000_010);
   });
 
+  it('counts what compactions spent on their summaries in the totals', async () => {
+    await using dir = await tempDir();
+    const source = await oneTurnSession(dir.path, 'first');
+    const resumed = await resumeSession(dir.path, source.header.id);
+    resumed.writer.compaction('what happened so far', 4, usage(200_000, 2_000), MODEL);
+    await resumed.writer.close();
+    const again = await resumeSession(dir.path, source.header.id);
+    await again.writer.close();
+    expect(again.totals.usage).toEqual(usage(1_200_000, 102_000));
+    expect(again.totals.costUsd).toBeCloseTo(3 + 1.5 + 0.6 + 0.03);
+  });
+
   it('cuts a torn last line before resuming, so the next line is whole', async () => {
     await using dir = await tempDir();
     const source = await oneTurnSession(dir.path, 'first');
