@@ -10,7 +10,7 @@ import { type WalkEntry, walkFiles } from '../fs/walk-files.js';
 
 /** Files bigger than this are skipped (and counted): they are data or bundles, not code to search. */
 const MAX_FILE_BYTES = 10 * 1024 * 1024;
-/** Files read at once; more than libuv's four threads so decoding and matching overlap the reads. */
+/** Files searched ahead of the one being reported, so the walk's directory reads overlap the searching. */
 const CONCURRENCY = 16;
 /** Longest stretch of blocking reads before the event loop gets a turn. */
 const YIELD_EVERY_MS = 8;
@@ -126,7 +126,7 @@ export const grepTool = defineTool({
     let tooLarge = 0;
     let truncated = false;
     const wanted = (entry: WalkEntry) => !filter || filter(entry.relative);
-    // Files are searched concurrently but taken in walk order, so the output and where it stops
+    // Files are searched ahead but taken in walk order, so the output and where it stops
     // are the same on every run. In content mode a file may bring up to `limit` lines; the
     // overshoot is trimmed below.
     for await (const hits of mapOrdered(only(candidates, wanted), CONCURRENCY, search)) {
