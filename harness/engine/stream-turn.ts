@@ -27,7 +27,9 @@ export interface StreamTurnOptions {
 /**
  * Plays one provider stream and turns it into engine events: deltas as they
  * come, `*_done` and `tool_call_start` (with parsed args) when a block closes.
- * A `retry` that discards drops the partial turn and says so with a `warn`.
+ * A `retry` that discards drops the partial turn and says so with a `warn`;
+ * tool calls it had already announced get a result saying they never ran, so
+ * a frontend tracking calls is not left with one open forever.
  */
 export async function streamTurn(options: StreamTurnOptions): Promise<TurnResult> {
   const { provider, request, signal, emitter, agent } = options;
@@ -83,7 +85,22 @@ export async function streamTurn(options: StreamTurnOptions): Promise<TurnResult
           break;
         }
         case 'retry':
-          if (event.discard) blocks = [];
+          if (event.discard) {
+            for (const block of blocks) {
+              if (block?.kind !== 'tool' || !announced.delete(block.id)) continue;
+              emitter.emit({
+                type: 'tool_call_result',
+                agent,
+                id: block.id,
+                name: block.name,
+                output: 'not run: the reply that made this call was cut off and is being retried',
+                isError: true,
+                code: 'cancelled',
+                durationMs: 0,
+              });
+            }
+            blocks = [];
+          }
           emitter.emit({ type: 'warn', agent, message: retryMessage(event) });
           break;
         case 'message_done':

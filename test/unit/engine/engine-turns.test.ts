@@ -342,6 +342,16 @@ describe('Engine: turns and events', () => {
       tools: [fakeTool('read_file', 'read')],
     });
     expect(events.first('warn')?.message).toMatch(/discarded/);
+    // The call announced before the cut gets a result saying it never ran, so no call stays open.
+    expect(events.ofType('tool_call_start').map((event) => event.id)).toEqual(['lost']);
+    expect(events.ofType('tool_call_result')).toEqual([
+      expect.objectContaining({
+        id: 'lost',
+        isError: true,
+        code: 'cancelled',
+        output: expect.stringMatching(/not run/),
+      }),
+    ]);
     expect(outcome).toMatchObject({ status: 'complete', finalMessage: 'Whole reply.', toolCalls: 0 });
     expect(outcome.messages.at(-1)).toEqual({
       role: 'assistant',
