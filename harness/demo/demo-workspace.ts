@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 
@@ -17,8 +17,10 @@ export interface DemoWorkspace {
  */
 export async function createDemoWorkspace(): Promise<DemoWorkspace> {
   const cache = process.env.XDG_CACHE_HOME || path.join(homedir(), '.cache');
-  await mkdir(path.join(cache, 'skate'), { recursive: true });
-  const root = await mkdtemp(path.join(cache, 'skate', 'demo-'));
+  const parent = path.join(cache, 'skate');
+  await mkdir(parent, { recursive: true });
+  await removeOldDemos(parent);
+  const root = await mkdtemp(path.join(parent, 'demo-'));
   const dir = path.join(root, 'project');
   await mkdir(path.join(dir, 'src'), { recursive: true });
   await writeFile(
@@ -27,4 +29,16 @@ export async function createDemoWorkspace(): Promise<DemoWorkspace> {
   );
   await writeFile(path.join(dir, 'src', 'greet.js'), 'export const greet = (name) => `Hello, ${name}!`;\n');
   return { dir, outsidePath: path.join(root, 'outside.txt') };
+}
+
+/** Demo workspaces are kept for a look afterwards, then cleared away a day later. */
+async function removeOldDemos(parent: string): Promise<void> {
+  const dayAgo = Date.now() - 24 * 60 * 60 * 1000;
+  for (const name of await readdir(parent).catch(() => [])) {
+    if (!name.startsWith('demo-')) continue;
+    const dir = path.join(parent, name);
+    const info = await stat(dir).catch(() => undefined);
+    if (info?.isDirectory() && info.mtimeMs < dayAgo)
+      await rm(dir, { recursive: true, force: true }).catch(() => {});
+  }
 }
