@@ -18,7 +18,9 @@ export type SessionErrorCode =
   /** Reading or writing the file failed (permissions, a full or failing disk). */
   | 'io'
   /** The writer was closed, or stopped after an earlier write failed. */
-  | 'closed';
+  | 'closed'
+  /** Another live process is appending to this session. */
+  | 'in_use';
 
 /** Any failure reading, finding or writing a session; `file` and `line` say where, when known. */
 export class SessionError extends Error {

@@ -5,6 +5,7 @@ import type { SessionHeader } from '../../shared/session-format.js';
 import { closeOpenCalls } from './close-open-calls.js';
 import { conversationFromEvents } from './conversation-from-events.js';
 import { SessionError } from './session-error.js';
+import { lockSession } from './session-lock.js';
 import { sessionsDir } from './session-paths.js';
 import { type LoadedSession, loadSession } from './session-reader.js';
 import { type SessionSummary, summarizeSession } from './session-summary.js';
@@ -115,6 +116,21 @@ export async function resumeSession(
   options: SessionWriterOptions = {},
 ): Promise<OpenedSession> {
   const { file } = await resolveSession(workspace, idOrPrefix);
+  const unlock = await lockSession(file);
+  try {
+    return await resumeLocked(workspace, file, options, unlock);
+  } catch (error) {
+    await unlock();
+    throw error;
+  }
+}
+
+async function resumeLocked(
+  workspace: string,
+  file: string,
+  options: SessionWriterOptions,
+  unlock: () => Promise<void>,
+): Promise<OpenedSession> {
   const session = await loadSession(file);
   const warnings = [...session.warnings];
   try {
@@ -129,6 +145,12 @@ export async function resumeSession(
     throw SessionError.fromUnknown(error, file);
   }
   const writer = await reopenSessionWriter(file, session.header, session.events, options);
+  // The lock goes with the writer: released when it closes.
+  const closeFile = writer.close.bind(writer);
+  writer.close = async () => {
+    await closeFile();
+    await unlock();
+  };
   const messages = session.conversationAt();
   const closed = closeOpenCalls(messages, writer);
   if (closed > 0)

@@ -105,6 +105,23 @@ describe('session store', () => {
     expect(again.totals.usage.inputTokens).toBe(1_000_010);
   });
 
+  it('lets one process at a time continue a session, and takes over the lock of a dead one', async () => {
+    await using dir = await tempDir();
+    const source = await oneTurnSession(dir.path, 'first');
+    const first = await resumeSession(dir.path, source.header.id);
+    await expect(resumeSession(dir.path, source.header.id)).rejects.toMatchObject({
+      code: 'in_use',
+      message: expect.stringContaining(`in use by process ${process.pid}`),
+    });
+    await first.writer.close();
+    await expect(readFile(`${source.file}.lock`)).rejects.toThrow(/ENOENT/);
+    // A lock left by a process that no longer exists (a crash) does not block.
+    await writeFile(`${source.file}.lock`, '2147483646\n');
+    const again = await resumeSession(dir.path, source.header.id);
+    await again.writer.close();
+    await expect(readFile(`${source.file}.lock`)).rejects.toThrow(/ENOENT/);
+  });
+
   it('counts what compactions spent on their summaries in the totals', async () => {
     await using dir = await tempDir();
     const source = await oneTurnSession(dir.path, 'first');
