@@ -15,6 +15,8 @@ export interface PlanInput {
   policy: ResolvedPolicy;
   /** Must stay readable whatever the policy says: the node binary and Skate's own install. */
   runtimePaths: readonly string[];
+  /** The resolver configuration to keep working with the network on; default /etc/resolv.conf. */
+  resolvConf?: string;
   /**
    * Run on the host by the harness itself (skate-confine, the node binary): kept read-only, like
    * protected paths, even inside a write root (Skate working on its own checkout), or a command
@@ -92,6 +94,16 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
       (!readAll && !readRoots.some((r) => within(r, runtime)))
     ) {
       steps.push({ op: 'ro-bind', src: runtime, dest: runtime });
+    }
+  }
+
+  // With the network on, name resolution must keep working where /etc/resolv.conf points into
+  // /run (systemd-resolved's stub on Ubuntu): show that one file again, read-only.
+  if (policy.network.mode === 'on') {
+    const resolvConf = input.resolvConf ?? '/etc/resolv.conf';
+    const resolver = await realpath(resolvConf).catch(() => undefined);
+    if (resolver && resolver !== resolvConf && PRIVATE_DIRS.some((dir) => within(dir, resolver))) {
+      if ((await pathKind(resolver)) === 'file') steps.push({ op: 'ro-bind', src: resolver, dest: resolver });
     }
   }
 

@@ -1,0 +1,32 @@
+import { symlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { planSandbox } from '../../../harness/sandbox/plan-sandbox.js';
+import { hostDir } from '../../support/host-dir.js';
+import { testPolicy } from '../../support/policies.js';
+import { tempDir } from '../../support/temp-dir.js';
+
+describe('planSandbox', () => {
+  it('keeps a resolver file that lives under /run-like private dirs visible when the network is on', async () => {
+    // Ubuntu's /etc/resolv.conf points at systemd-resolved's stub under /run, which the sandbox replaces.
+    await using privateDir = await tempDir('resolver-'); // under /tmp: private inside a sandbox
+    await using etc = await hostDir('etc-');
+    await using workspace = await hostDir('ws-');
+    const stub = path.join(privateDir.path, 'stub-resolv.conf');
+    await writeFile(stub, 'nameserver 127.0.0.53\n');
+    const resolvConf = path.join(etc.path, 'resolv.conf');
+    await symlink(stub, resolvConf);
+    const plan = (mode: 'on' | 'off') =>
+      planSandbox({
+        policy: testPolicy(workspace.path, { network: { mode } }),
+        runtimePaths: [],
+        resolvConf,
+        emptyDir: etc.path,
+        home: workspace.path,
+      });
+    const bound = (steps: Awaited<ReturnType<typeof plan>>['steps']) =>
+      steps.some((step) => step.op === 'ro-bind' && step.dest === stub);
+    expect(bound((await plan('on')).steps)).toBe(true);
+    expect(bound((await plan('off')).steps)).toBe(false);
+  });
+});
