@@ -32,6 +32,8 @@ export interface Tool<Input extends z.ZodObject = z.ZodObject> {
   /** Model-facing: what the tool does, when to use it, what it returns. */
   readonly description: string;
   readonly effect: ToolEffect;
+  /** The tool emits output lines while it runs (a command's stdout, say). */
+  readonly streamsOutput?: boolean;
   readonly input: Input;
   run(input: z.infer<Input>, ctx: ToolContext): Promise<ToolOutcome>;
   /** Releases what the tool keeps between calls (a worker process, say) when its executor stops. */

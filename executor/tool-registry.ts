@@ -40,6 +40,7 @@ export class ToolRegistry {
       name: tool.name,
       description: tool.description,
       effect: tool.effect,
+      streamsOutput: tool.streamsOutput ?? false,
       inputSchema: inputJsonSchema(tool.input),
     }));
     return this.definitionsCache;

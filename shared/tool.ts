@@ -17,6 +17,8 @@ export const ToolDefinition = z.object({
   name: ToolName,
   description: z.string(),
   effect: ToolEffect,
+  /** Whether calls stream output lines (`toolOutput`); callers only subscribe for tools that do. */
+  streamsOutput: z.boolean().optional(),
   inputSchema: z.record(z.string(), z.unknown()),
 });
 export type ToolDefinition = z.infer<typeof ToolDefinition>;

@@ -33,6 +33,7 @@ export function createJsEvalTool(): Tool<typeof JsEvalInput> {
   return defineTool({
     name: 'js_eval',
     effect: 'read',
+    streamsOutput: true,
     description:
       'Evaluate JavaScript in a sandboxed V8 isolate: for arithmetic, data wrangling, testing a regex or an ' +
       'algorithm. Returns the value of the last expression (a returned promise is awaited), strings as they ' +

@@ -11,6 +11,7 @@ const STATUS_RESERVE_BYTES = 400;
 export const shellTool = defineTool({
   name: 'shell',
   effect: 'execute',
+  streamsOutput: true,
   description:
     'Run a bash command in the workspace and return its output (stdout and stderr interleaved) followed by ' +
     'a status line such as "[exit code 0]". stdin is closed, so interactive programs fail; pass flags like ' +

@@ -116,6 +116,12 @@ export class ExecutorClient {
     return this.fetchTools();
   }
 
+  /** Whether a tool streams output; true when unknown, so no line is lost. */
+  private async streams(name: string): Promise<boolean> {
+    const tools = await this.fetchTools().catch(() => undefined);
+    return tools?.find((tool) => tool.name === name)?.streamsOutput ?? true;
+  }
+
   private fetchTools(): Promise<ToolDefinition[]> {
     this.toolsCache ??= this.connection.trpc.listTools().catch((error: unknown) => {
       this.toolsCache = undefined;
@@ -135,7 +141,8 @@ export class ExecutorClient {
     const callId = `call-${++this.callSeq}`;
     let outputDone: Promise<void> | undefined;
     let stopOutput: (() => void) | undefined;
-    if (options.onOutput) {
+    // A subscription costs three more frames per call: only for tools that stream (or unknown ones).
+    if (options.onOutput && (await this.streams(name))) {
       const onOutput = options.onOutput;
       outputDone = new Promise<void>((resolve) => {
         const subscription = trpc.toolOutput({ callId }, { onData: onOutput, onEnd: resolve });

@@ -69,6 +69,23 @@ describe('ExecutorClient with a real executor process', () => {
     expect(new Set(lines.map((line) => line.stream))).toEqual(new Set(['stdout']));
   });
 
+  it('subscribes to output only for tools that stream it', async () => {
+    await using dir = await tempDir();
+    await using executor = await spawnExecutor(dir.path);
+    const tools = await executor.listTools();
+    expect(tools.find((tool) => tool.name === 'shell')?.streamsOutput).toBe(true);
+    expect(tools.find((tool) => tool.name === 'read_file')?.streamsOutput).toBe(false);
+    // Requests sent, as the client numbers them: a subscription would be one more per call.
+    const rpc = (executor as unknown as { connection: { rpc: { nextId: number } } }).connection.rpc;
+    const onOutput = () => undefined;
+    let before = rpc.nextId;
+    await executor.callTool('noop', {}, { onOutput });
+    expect(rpc.nextId - before).toBe(1);
+    before = rpc.nextId;
+    await executor.callTool('emit_lines', { count: 1 }, { onOutput });
+    expect(rpc.nextId - before).toBe(2);
+  });
+
   it('cancels a running call and the executor confirms it', async () => {
     await using dir = await tempDir();
     await using executor = await spawnExecutor(dir.path);

@@ -6,6 +6,7 @@ import { defineTool } from '../../define-tool.js';
 export const emitLinesTool = defineTool({
   name: 'emit_lines',
   effect: 'read',
+  streamsOutput: true,
   description:
     'Diagnostics: emits `count` lines on stdout, `intervalMs` apart, then returns how many it sent.',
   input: z.object({
