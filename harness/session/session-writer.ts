@@ -136,7 +136,14 @@ function continuation(header: SessionHeader, events: readonly SessionEvent[]): C
     if (payload.type === 'tool_call') state.openCalls.set(payload.callId, payload.name);
     else if (payload.type === 'tool_result') state.openCalls.delete(payload.callId);
     else if (payload.type === 'model_change') state.model = payload.to;
-    else if (payload.type === 'assistant_message') state.model = payload.model;
+    else if (payload.type === 'assistant_message') {
+      state.model = payload.model;
+      // The reply names its calls too: a log cut between the reply and its tool_call events
+      // (a crash, a power cut) must still know what the open calls were.
+      for (const block of payload.message.content) {
+        if (block.type === 'tool_use') state.openCalls.set(block.id, block.name);
+      }
+    }
   }
   return state;
 }

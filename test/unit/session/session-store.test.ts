@@ -122,6 +122,22 @@ describe('session store', () => {
     await expect(readFile(`${source.file}.lock`)).rejects.toThrow(/ENOENT/);
   });
 
+  it('names a call left open even when the log lost its tool_call event (cut right after the reply)', async () => {
+    await using dir = await tempDir();
+    const writer = await createSessionWriter({ workspace: dir.path, model: MODEL, policy: 'execute' });
+    writer.userMessage(userText('go'));
+    writer.assistantMessage(assistant(toolUse('c9', 'grep', { pattern: 'x' })), usage(10, 1), MODEL);
+    await writer.close();
+    // Drop the last line (the tool_call event), as a power cut between the two writes would.
+    const lines = (await readFile(writer.file, 'utf8')).trimEnd().split('\n');
+    expect(JSON.parse(lines.at(-1)!).payload.type).toBe('tool_call');
+    await writeFile(writer.file, `${lines.slice(0, -1).join('\n')}\n`);
+    const resumed = await resumeSession(dir.path, writer.header.id);
+    await resumed.writer.close();
+    const events = (await loadSession(writer.file)).events.map((event) => event.payload);
+    expect(events.at(-1)).toMatchObject({ type: 'tool_result', callId: 'c9', name: 'grep', isError: true });
+  });
+
   it('counts what compactions spent on their summaries in the totals', async () => {
     await using dir = await tempDir();
     const source = await oneTurnSession(dir.path, 'first');
