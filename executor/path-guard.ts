@@ -1,6 +1,7 @@
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import picomatch from 'picomatch';
+import { isWithin } from '../shared/path-within.js';
 import type { ResolvedPolicy } from '../shared/policy.js';
 import { ToolFailure } from './define-tool.js';
 
@@ -11,12 +12,6 @@ type Matcher = (candidate: string) => boolean;
 
 function isGlob(pattern: string): boolean {
   return /[*?[\]{}]/.test(pattern);
-}
-
-/** True when `child` is `root` or lies beneath it. */
-export function isWithin(root: string, child: string): boolean {
-  if (root === '/') return true;
-  return child === root || child.startsWith(root.endsWith('/') ? root : `${root}/`);
 }
 
 function matcherFor(pattern: string): Matcher {

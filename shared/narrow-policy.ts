@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { isWithin } from './path-within.js';
 import { PolicyLimits, type ResolvedPolicy } from './policy.js';
 
 const AbsolutePath = z
@@ -38,11 +39,6 @@ function normalize(p: string): string {
   return path.posix.normalize(p).replace(/(.)\/$/, '$1');
 }
 
-/** True when `child` is `root` or lies beneath it (lexically; both normalised). */
-function within(root: string, child: string): boolean {
-  return root === '/' || child === root || child.startsWith(`${root}/`);
-}
-
 function sortedUnique(values: Iterable<string>): string[] {
   return [...new Set(values)].sort();
 }
@@ -50,14 +46,14 @@ function sortedUnique(values: Iterable<string>): string[] {
 /** The fewest roots covering the same region: duplicates and roots inside other roots dropped. */
 function outermost(roots: readonly string[]): string[] {
   const unique = sortedUnique(roots);
-  return unique.filter((root) => !unique.some((other) => other !== root && within(other, root)));
+  return unique.filter((root) => !unique.some((other) => other !== root && isWithin(other, root)));
 }
 
 /** The region both root lists cover, as roots: each root of one that lies inside a root of the other. */
 function overlap(a: readonly string[], b: readonly string[]): string[] {
   return outermost([
-    ...a.filter((x) => b.some((y) => within(y, x))),
-    ...b.filter((y) => a.some((x) => within(x, y))),
+    ...a.filter((x) => b.some((y) => isWithin(y, x))),
+    ...b.filter((y) => a.some((x) => isWithin(x, y))),
   ]);
 }
 
@@ -74,7 +70,8 @@ function insideProtected(
   candidate: string,
 ): boolean {
   return protectedPaths.some(
-    (q) => !isGlob(q) && within(q, candidate) && roots.some((r) => within(r, candidate) && within(r, q)),
+    (q) =>
+      !isGlob(q) && isWithin(q, candidate) && roots.some((r) => isWithin(r, candidate) && isWithin(r, q)),
   );
 }
 
@@ -173,7 +170,7 @@ function keeps(childList: readonly string[], entry: string): boolean {
   const normal = normalize(entry);
   return childList.some((c) => {
     const mine = normalize(c);
-    return mine === normal || (!isGlob(mine) && !isGlob(normal) && within(mine, normal));
+    return mine === normal || (!isGlob(mine) && !isGlob(normal) && isWithin(mine, normal));
   });
 }
 
@@ -189,13 +186,15 @@ export function isNarrowerOrEqual(child: ResolvedPolicy, parent: ResolvedPolicy)
   const parentProtected = parent.protected.map(normalize);
   const checks = [
     child.workspace === parent.workspace,
-    child.read.allow.every((r) => path.isAbsolute(r) && parentRead.some((p) => within(p, normalize(r)))),
+    child.read.allow.every((r) => path.isAbsolute(r) && parentRead.some((p) => isWithin(p, normalize(r)))),
     parent.read.deny.every((d) => keeps(child.read.deny, d)),
     parent.protected.every((q) => keeps(child.protected, q)),
     child.write.allow.every((w) => {
       if (!absoluteConcrete(w)) return false;
       const root = normalize(w);
-      return parentWrite.some((p) => within(p, root)) && !insideProtected(parentWrite, parentProtected, root);
+      return (
+        parentWrite.some((p) => isWithin(p, root)) && !insideProtected(parentWrite, parentProtected, root)
+      );
     }),
     child.network.mode === 'off' || parent.network.mode === 'on',
     child.environment.allow.every((name) => parent.environment.allow.some((p) => envCovers(p, name))),

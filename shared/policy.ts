@@ -80,3 +80,17 @@ export const ResolvedPolicy = z.object({
   limits: PolicyLimits,
 });
 export type ResolvedPolicy = z.infer<typeof ResolvedPolicy>;
+
+/**
+ * The JSON Schema of policy files, for editors (`sandbox-policies/policy.schema.json`). It
+ * describes files as written, so fields with defaults are optional.
+ */
+export function policyJsonSchema(): Record<string, unknown> {
+  const { $schema, ...rest } = z.toJSONSchema(PolicyFile, { io: 'input' });
+  return {
+    $schema,
+    title: 'Skate sandbox policy',
+    description: 'A sandbox policy for Skate executors; see README.md, "Security model".',
+    ...rest,
+  };
+}

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isWithin } from './path-within.js';
 import type { ResolvedPolicy } from './policy.js';
 import { PolicyFile } from './policy.js';
 import { expandPath, type PolicyPlaces, resolvePolicy } from './resolve-policy.js';
@@ -49,20 +50,14 @@ function suggestionFor(issue: z.core.$ZodIssue): string {
  * them and a caller can decide.
  */
 export function checkPolicy(raw: unknown, source: string, places: PolicyPlaces): PolicyCheck {
+  const invalid = (field: string | undefined, message: string, suggestion: string): PolicyCheck => ({
+    ok: false,
+    problem: { errorType: 'invalid_policy', source, ...(field && { field }), message, suggestion },
+  });
   const parsed = PolicyFile.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    const field = fieldOf(issue.path);
-    return {
-      ok: false,
-      problem: {
-        errorType: 'invalid_policy',
-        source,
-        ...(field && { field }),
-        message: issue.message,
-        suggestion: suggestionFor(issue),
-      },
-    };
+    return invalid(fieldOf(issue.path), issue.message, suggestionFor(issue));
   }
   const file = parsed.data;
   const lists: [string, readonly string[]][] = [
@@ -76,45 +71,30 @@ export function checkPolicy(raw: unknown, source: string, places: PolicyPlaces):
       try {
         expandPath(pattern, places);
       } catch (error) {
-        return {
-          ok: false,
-          problem: {
-            errorType: 'invalid_policy',
-            source,
-            field: `${field}[${index}]`,
-            message: (error as Error).message,
-            suggestion: 'write absolute paths, or start them with ~/ or ${workspace}/',
-          },
-        };
+        return invalid(
+          `${field}[${index}]`,
+          (error as Error).message,
+          'write absolute paths, or start them with ~/ or ${workspace}/',
+        );
       }
     }
   }
   const policy = resolvePolicy(file, places);
   for (const [index, root] of policy.write.allow.entries()) {
     if (/[*?[\]{}]/.test(root)) {
-      return {
-        ok: false,
-        problem: {
-          errorType: 'invalid_policy',
-          source,
-          field: `filesystem.write.allow[${index}]`,
-          message: `write roots cannot be globs: ${root}`,
-          suggestion: 'name directories or files; globs are for deny lists',
-        },
-      };
+      return invalid(
+        `filesystem.write.allow[${index}]`,
+        `write roots cannot be globs: ${root}`,
+        'name directories or files; globs are for deny lists',
+      );
     }
-    const readable = policy.read.allow.some((r) => r === '/' || root === r || root.startsWith(`${r}/`));
+    const readable = policy.read.allow.some((r) => isWithin(r, root));
     if (!readable) {
-      return {
-        ok: false,
-        problem: {
-          errorType: 'invalid_policy',
-          source,
-          field: `filesystem.write.allow[${index}]`,
-          message: `${root} is writable but not readable`,
-          suggestion: 'add it (or a parent) to filesystem.read.allow',
-        },
-      };
+      return invalid(
+        `filesystem.write.allow[${index}]`,
+        `${root} is writable but not readable`,
+        'add it (or a parent) to filesystem.read.allow',
+      );
     }
   }
   return { ok: true, file, policy };

@@ -2,7 +2,8 @@ import type { Dirent } from 'node:fs';
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
-import { isWithin, type PathGuard } from '../path-guard.js';
+import { isWithin } from '../../shared/path-within.js';
+import type { PathGuard } from '../path-guard.js';
 
 /** A file found by `walkFiles`. */
 export interface WalkEntry {

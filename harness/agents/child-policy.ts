@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { isNarrowerOrEqual, narrowPolicy, PolicyRequest } from '../../shared/narrow-policy.js';
+import { isWithin } from '../../shared/path-within.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import { planFilePath } from './plan-file.js';
 
@@ -24,10 +25,6 @@ export type ChildPolicyDecision =
 export function isPlanningPolicy(policy: ResolvedPolicy): boolean {
   const plan = planFilePath(policy.workspace);
   return policy.write.allow.length > 0 && policy.write.allow.every((root) => path.normalize(root) === plan);
-}
-
-function within(root: string, child: string): boolean {
-  return root === '/' || child === root || child.startsWith(`${root}/`);
 }
 
 /**
@@ -64,7 +61,7 @@ export function childPolicyFor(
     notGranted.push('write access: sub-agents of this session are read-only');
   } else {
     for (const wanted of writePaths ?? []) {
-      if (!policy.write.allow.some((root) => within(root, wanted))) {
+      if (!policy.write.allow.some((root) => isWithin(root, wanted))) {
         notGranted.push(`write access to ${wanted}: outside what the parent may write, or protected`);
       }
     }

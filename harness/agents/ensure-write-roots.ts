@@ -1,9 +1,6 @@
 import { lstat, mkdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
-
-function within(root: string, child: string): boolean {
-  return root === '/' || child === root || child.startsWith(`${root}/`);
-}
+import { isWithin } from '../../shared/path-within.js';
 
 /**
  * Creates a sub-agent's write roots that do not exist yet, as directories:
@@ -20,7 +17,7 @@ export async function ensureWriteRoots(
   const problems: string[] = [];
   for (const root of roots) {
     if (await lstat(root).catch(() => undefined)) continue;
-    if (!parentRoots.some((parent) => within(parent, root))) {
+    if (!parentRoots.some((parent) => isWithin(parent, root))) {
       problems.push(`${root} does not exist and is not inside a root the parent may write`);
       continue;
     }
@@ -28,7 +25,7 @@ export async function ensureWriteRoots(
     while (!(await lstat(ancestor).catch(() => undefined)) && ancestor !== '/')
       ancestor = path.dirname(ancestor);
     const real = await realpath(ancestor).catch(() => undefined);
-    if (real !== ancestor || !parentRoots.some((parent) => within(parent, ancestor))) {
+    if (real !== ancestor || !parentRoots.some((parent) => isWithin(parent, ancestor))) {
       problems.push(
         `${root} does not exist, and ${ancestor} is reached through a symbolic link or lies outside the parent's write roots`,
       );

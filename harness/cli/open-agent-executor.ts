@@ -1,6 +1,7 @@
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import { ExecutorClient } from '../executor/executor-client.js';
 import { launcherFor } from '../sandbox/choose-launcher.js';
+import { note } from './note.js';
 import { type ExecutorOptions, openExecutor, resolveCliPolicy, resolveWorkspace } from './open-executor.js';
 
 /** An agent's executor, with the policy it was started under when that is known here. */
@@ -26,7 +27,6 @@ export async function openAgentExecutor(
   const workspace = await resolveWorkspace(options.workspace);
   await prepare?.(workspace);
   const policy = await resolveCliPolicy(options.policy, workspace);
-  const note = (line: string) => process.stderr.write(`skate: ${line}\n`);
   const executor = await ExecutorClient.spawn({
     policy,
     launcher: await launcherFor(policy, options.sandbox, { ...(options.verbose && { onNote: note }) }),

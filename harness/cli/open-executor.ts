@@ -3,6 +3,7 @@ import type { ResolvedPolicy } from '../../shared/policy.js';
 import { ExecutorClient } from '../executor/executor-client.js';
 import { formatPolicyProblem, loadPolicy } from '../policy/load-policy.js';
 import { launcherFor, type SandboxMode } from '../sandbox/choose-launcher.js';
+import { note } from './note.js';
 import { UsageError } from './usage-error.js';
 
 export interface ExecutorOptions {
@@ -43,7 +44,6 @@ export async function openExecutor(options: ExecutorOptions): Promise<ExecutorCl
   }
   const workspace = await resolveWorkspace(options.workspace);
   const policy = await resolveCliPolicy(options.policy, workspace);
-  const note = (line: string) => process.stderr.write(`skate: ${line}\n`);
   return ExecutorClient.spawn({
     policy,
     launcher: await launcherFor(policy, options.sandbox, { ...(options.verbose && { onNote: note }) }),

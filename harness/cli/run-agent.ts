@@ -15,6 +15,7 @@ import { createAnthropicProvider } from '../provider/anthropic-provider.js';
 import { DEFAULT_MODEL, estimateCostUsd } from '../provider/model-catalog.js';
 import type { ModelProvider } from '../provider/model-provider.js';
 import { createHeadlessResponder } from './headless-responder.js';
+import { note } from './note.js';
 import { openAgentExecutor } from './open-agent-executor.js';
 import { type ExecutorOptions, resolveWorkspace } from './open-executor.js';
 import { openRunSession, type SessionFlags } from './open-run-session.js';
@@ -78,10 +79,6 @@ const EXIT_BY_STATUS: Record<RunResult['status'], number> = {
   error: 1,
   cancelled: 130,
 };
-
-function note(line: string): void {
-  process.stderr.write(`skate: ${line}\n`);
-}
 
 function joined(...parts: (string | undefined)[]): string | undefined {
   const present = parts.filter((part): part is string => Boolean(part));

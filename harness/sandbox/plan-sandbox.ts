@@ -1,5 +1,6 @@
 import { lstat, realpath } from 'node:fs/promises';
 import path from 'node:path';
+import { isWithin } from '../../shared/path-within.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import type { MountStep } from './mount-plan.js';
 import { SandboxPlanError } from './sandbox-errors.js';
@@ -39,10 +40,6 @@ export interface SandboxPlan {
   placeholders: Placeholder[];
   /** Things worth telling the user, e.g. a scan that hit its limits. */
   notes: string[];
-}
-
-function within(root: string, child: string): boolean {
-  return root === '/' || child === root || child.startsWith(`${root}/`);
 }
 
 function isGlob(pattern: string): boolean {
@@ -90,8 +87,8 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
   // Runtime files under a private directory would vanish; show them again, read-only.
   for (const runtime of input.runtimePaths) {
     if (
-      PRIVATE_DIRS.some((dir) => within(dir, runtime)) ||
-      (!readAll && !readRoots.some((r) => within(r, runtime)))
+      PRIVATE_DIRS.some((dir) => isWithin(dir, runtime)) ||
+      (!readAll && !readRoots.some((r) => isWithin(r, runtime)))
     ) {
       steps.push({ op: 'ro-bind', src: runtime, dest: runtime });
     }
@@ -102,7 +99,7 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
   if (policy.network.mode === 'on') {
     const resolvConf = input.resolvConf ?? '/etc/resolv.conf';
     const resolver = await realpath(resolvConf).catch(() => undefined);
-    if (resolver && resolver !== resolvConf && PRIVATE_DIRS.some((dir) => within(dir, resolver))) {
+    if (resolver && resolver !== resolvConf && PRIVATE_DIRS.some((dir) => isWithin(dir, resolver))) {
       if ((await pathKind(resolver)) === 'file') steps.push({ op: 'ro-bind', src: resolver, dest: resolver });
     }
   }
@@ -110,8 +107,8 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
   // So is a readable workspace there (a checkout under /tmp), or read-only policies could not even start in it.
   const { workspace } = policy;
   if (
-    PRIVATE_DIRS.some((dir) => within(dir, workspace)) &&
-    (readAll || readRoots.some((r) => within(r, workspace))) &&
+    PRIVATE_DIRS.some((dir) => isWithin(dir, workspace)) &&
+    (readAll || readRoots.some((r) => isWithin(r, workspace))) &&
     (await pathKind(workspace)) === 'dir'
   ) {
     steps.push({ op: 'ro-bind', src: workspace, dest: workspace });
@@ -143,7 +140,7 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
   const hostExecutables = new Set(input.hostExecutables ?? []);
   const targets = [...policy.protected, ...hostExecutables].sort((a, b) => a.length - b.length);
   for (const target of targets) {
-    if (protectedTargets.some((done) => within(done, target))) continue;
+    if (protectedTargets.some((done) => isWithin(done, target))) continue;
     if (hostExecutables.has(target) && !(await pathKind(target))) continue;
     if (isGlob(target)) {
       notes.push(
@@ -151,12 +148,12 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
       );
       continue;
     }
-    const root = writeRoots.find((w) => within(w, target) && w !== target && !within(target, w));
+    const root = writeRoots.find((w) => isWithin(w, target) && w !== target && !isWithin(target, w));
     if (!root) continue;
     await refuseSymlinks(policy.name, root, target);
     // A read-only bind protects the path, not its parent: pin every directory between the
     // write root and the protected path as a mount point, which cannot be renamed away.
-    for (let dir = path.dirname(target); dir !== root && within(root, dir); dir = path.dirname(dir)) {
+    for (let dir = path.dirname(target); dir !== root && isWithin(root, dir); dir = path.dirname(dir)) {
       if (!pinned.has(dir) && (await pathKind(dir)) === 'dir') {
         pinned.add(dir);
         steps.push({ op: 'bind', src: dir, dest: dir });
@@ -185,7 +182,7 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
  * `.git -> elsewhere` swapped for a `.git` with hooks. Refuse rather than pretend to protect it.
  */
 async function refuseSymlinks(policyName: string, root: string, target: string): Promise<void> {
-  for (let p = target; p !== root && within(root, p); p = path.dirname(p)) {
+  for (let p = target; p !== root && isWithin(root, p); p = path.dirname(p)) {
     const info = await lstat(p).catch(() => undefined);
     if (info?.isSymbolicLink()) {
       throw new SandboxPlanError(
@@ -221,7 +218,7 @@ async function findMasks(input: PlanInput): Promise<Masks> {
   if (!globsByBase.has(policy.workspace)) globsByBase.set(policy.workspace, []);
   const scans: [string, ScanResult][] = [];
   for (const [base, patterns] of globsByBase) {
-    if (PRIVATE_DIRS.some((dir) => within(dir, base) && !within(base, policy.workspace))) continue;
+    if (PRIVATE_DIRS.some((dir) => isWithin(dir, base) && !isWithin(base, policy.workspace))) continue;
     const deep = base === policy.workspace || patterns.some((p) => p.includes('**'));
     scans.push([
       base,

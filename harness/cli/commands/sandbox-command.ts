@@ -8,6 +8,7 @@ import { isUnrestricted, type SandboxMode } from '../../sandbox/choose-launcher.
 import { prepareSandbox } from '../../sandbox/prepare-sandbox.js';
 import { probeSandbox } from '../../sandbox/probe-sandbox.js';
 import { SandboxUnavailableError } from '../../sandbox/sandbox-errors.js';
+import { note } from '../note.js';
 import { resolveCliPolicy, resolveWorkspace } from '../open-executor.js';
 
 export interface SandboxCommandOptions {
@@ -37,7 +38,6 @@ const FORWARDED_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 export async function sandboxCommand(options: SandboxCommandOptions): Promise<number> {
   const workspace = await resolveWorkspace(options.workspace);
   const policy = await resolveCliPolicy(options.policy, workspace);
-  const note = (line: string) => process.stderr.write(`skate: ${line}\n`);
   // A terminal's ^C reaches the sandbox through our process group; a signal sent to us alone is
   // passed on. Installed before the sandbox is prepared, so a stop then still cleans up.
   let child: ChildProcess | undefined;
