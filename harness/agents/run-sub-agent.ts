@@ -9,7 +9,7 @@ import type {
   RunRequest,
 } from '../engine/engine-types.js';
 import { addUsage, zeroUsage } from '../engine/token-usage.js';
-import { ExecutorClient } from '../executor/executor-client.js';
+import { ExecutorClient } from '../executor-client/executor-client.js';
 import type { ModelProvider } from '../provider/model-provider.js';
 import { launcherFor, type SandboxMode } from '../sandbox/choose-launcher.js';
 import { createCompleteTaskTool } from './complete-task-tool.js';

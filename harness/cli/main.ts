@@ -236,7 +236,7 @@ function parseWorkspaceJson(args: string[]) {
 /** Failures with a message of their own (no stack trace needed): sandbox and executor errors. */
 async function isExpectedFailure(error: unknown): Promise<boolean> {
   const { SandboxPlanError, SandboxUnavailableError } = await import('../sandbox/sandbox-errors.js');
-  const { ExecutorChannelError, ExecutorRpcError } = await import('../executor/executor-errors.js');
+  const { ExecutorChannelError, ExecutorRpcError } = await import('../executor-client/executor-errors.js');
   if (error instanceof ExecutorChannelError || error instanceof ExecutorRpcError) {
     error.message = `executor ${error.code}: ${error.message}`;
     return true;

@@ -1,5 +1,5 @@
 import type { ResolvedPolicy } from '../../shared/policy.js';
-import { ExecutorClient } from '../executor/executor-client.js';
+import { ExecutorClient } from '../executor-client/executor-client.js';
 import { launcherFor } from '../sandbox/choose-launcher.js';
 import { note } from './note.js';
 import { type ExecutorOptions, openExecutor, resolveCliPolicy, resolveWorkspace } from './open-executor.js';

@@ -1,6 +1,6 @@
 import { realpath, stat } from 'node:fs/promises';
 import type { ResolvedPolicy } from '../../shared/policy.js';
-import { ExecutorClient } from '../executor/executor-client.js';
+import { ExecutorClient } from '../executor-client/executor-client.js';
 import { formatPolicyProblem, loadPolicy } from '../policy/load-policy.js';
 import { launcherFor, type SandboxMode } from '../sandbox/choose-launcher.js';
 import { note } from './note.js';

@@ -1,5 +1,5 @@
 import type { EnforcementLevel, ResolvedPolicy } from '../../shared/policy.js';
-import { type ExecutorLauncher, unconfinedLauncher } from '../executor/executor-launch.js';
+import { type ExecutorLauncher, unconfinedLauncher } from './executor-launch.js';
 import { type KernelLauncherOptions, kernelLauncher } from './kernel-launcher.js';
 import { probeSandbox } from './probe-sandbox.js';
 import { SandboxUnavailableError } from './sandbox-errors.js';

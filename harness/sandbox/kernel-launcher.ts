@@ -1,5 +1,5 @@
-import { confineWrapper, type ExecutorLauncher } from '../executor/executor-launch.js';
 import { distPath } from '../project-paths.js';
+import { confineWrapper, type ExecutorLauncher } from './executor-launch.js';
 import { type PrepareSandboxOptions, prepareSandbox } from './prepare-sandbox.js';
 
 export type KernelLauncherOptions = PrepareSandboxOptions;

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import { ExecutorClient } from '../../harness/executor/executor-client.js';
-import type { ExecutorLauncher } from '../../harness/executor/executor-launch.js';
+import { ExecutorClient } from '../../harness/executor-client/executor-client.js';
+import type { ExecutorLauncher } from '../../harness/sandbox/executor-launch.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import { median, round } from './stats.js';
 

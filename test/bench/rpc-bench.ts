@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import WebSocket from 'ws';
-import type { ExecutorClient } from '../../harness/executor/executor-client.js';
+import type { ExecutorClient } from '../../harness/executor-client/executor-client.js';
 import { projectRoot } from '../../harness/project-paths.js';
 import { median, microsSince, quantile, round } from './stats.js';
 

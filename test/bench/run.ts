@@ -5,7 +5,7 @@
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ExecutorClient } from '../../harness/executor/executor-client.js';
+import { ExecutorClient } from '../../harness/executor-client/executor-client.js';
 import { testPolicy } from '../support/policies.js';
 import { benchColdStart } from './cold-start-bench.js';
 import { benchTextDeltas } from './engine-bench.js';

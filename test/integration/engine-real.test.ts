@@ -6,7 +6,7 @@ import { createCollectingEmitter } from '../../harness/emitters/collecting-emitt
 import { createCommandInbox } from '../../harness/engine/command-inbox.js';
 import { Engine } from '../../harness/engine/engine.js';
 import type { RunRequest } from '../../harness/engine/engine-types.js';
-import { ExecutorClient } from '../../harness/executor/executor-client.js';
+import { ExecutorClient } from '../../harness/executor-client/executor-client.js';
 import { createAnthropicProvider } from '../../harness/provider/anthropic-provider.js';
 import { type FakeMessagesApi, fakeMessagesApi } from '../support/fake-messages-api.js';
 import { testPolicy } from '../support/policies.js';

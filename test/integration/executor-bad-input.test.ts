@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ExecutorClient } from '../../harness/executor/executor-client.js';
+import { ExecutorClient } from '../../harness/executor-client/executor-client.js';
 import { testPolicy } from '../support/policies.js';
 import { frameData, frameError, rawExecutor } from '../support/raw-executor.js';
 import { tempDir } from '../support/temp-dir.js';

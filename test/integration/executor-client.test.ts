@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ExecutorClient } from '../../harness/executor/executor-client.js';
-import { ExecutorChannelError } from '../../harness/executor/executor-errors.js';
+import { ExecutorClient } from '../../harness/executor-client/executor-client.js';
+import { ExecutorChannelError } from '../../harness/executor-client/executor-errors.js';
 import type { OutputLine } from '../../shared/tool.js';
 import { testPolicy } from '../support/policies.js';
 import { eventually, isAlive } from '../support/processes.js';

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { open, readdir, readFile, readlink } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ExecutorClient } from '../../harness/executor/executor-client.js';
-import { ExecutorChannelError } from '../../harness/executor/executor-errors.js';
-import { serveExecutors } from '../../harness/executor/executor-server.js';
+import { ExecutorClient } from '../../harness/executor-client/executor-client.js';
+import { ExecutorChannelError } from '../../harness/executor-client/executor-errors.js';
+import { serveExecutors } from '../../harness/executor-relay/executor-relay-server.js';
 import { distPath } from '../../harness/project-paths.js';
 import { testPolicy } from '../support/policies.js';
 import { eventually, isAlive } from '../support/processes.js';
@@ -94,7 +94,7 @@ describe('the private channel', () => {
 
   it.each(['idle', 'busy'])('leaves no executor behind when its harness is SIGKILLed (%s)', async (state) => {
     await using dir = await tempDir();
-    const client = distPath('harness', 'executor', 'executor-client.js');
+    const client = distPath('harness', 'executor-client', 'executor-client.js');
     const script = `
       import { ExecutorClient } from ${JSON.stringify(client)};
       const policy = ${JSON.stringify(testPolicy(dir.path))};

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ExecutorChannelError } from '../../harness/executor/executor-errors.js';
+import { ExecutorChannelError } from '../../harness/executor-client/executor-errors.js';
 import { cgroupSupport } from '../../harness/sandbox/cgroup-limits.js';
 import { probeSandbox } from '../../harness/sandbox/probe-sandbox.js';
 import type { PolicyLimits } from '../../shared/policy.js';

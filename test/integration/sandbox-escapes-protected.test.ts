@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ExecutorClient } from '../../harness/executor/executor-client.js';
+import { ExecutorClient } from '../../harness/executor-client/executor-client.js';
 import { loadPolicy } from '../../harness/policy/load-policy.js';
 import { kernelLauncher } from '../../harness/sandbox/kernel-launcher.js';
 import { probeSandbox } from '../../harness/sandbox/probe-sandbox.js';

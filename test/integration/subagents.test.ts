@@ -9,7 +9,7 @@ import { ensurePlanFile } from '../../harness/agents/plan-file.js';
 import { createCollectingEmitter } from '../../harness/emitters/collecting-emitter.js';
 import { createCommandInbox } from '../../harness/engine/command-inbox.js';
 import type { MetaToolCall } from '../../harness/engine/engine-types.js';
-import { ExecutorClient } from '../../harness/executor/executor-client.js';
+import { ExecutorClient } from '../../harness/executor-client/executor-client.js';
 import { loadPolicy } from '../../harness/policy/load-policy.js';
 import { launcherFor } from '../../harness/sandbox/choose-launcher.js';
 import { isNarrowerOrEqual } from '../../shared/narrow-policy.js';

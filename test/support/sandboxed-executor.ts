@@ -1,4 +1,4 @@
-import { ExecutorClient } from '../../harness/executor/executor-client.js';
+import { ExecutorClient } from '../../harness/executor-client/executor-client.js';
 import { kernelLauncher } from '../../harness/sandbox/kernel-launcher.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import type { ToolResult } from '../../shared/tool.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { DEFAULT_MAX_FRAME_BYTES } from '../../executor/executor-client.js';
-import { serveExecutors } from '../../executor/executor-server.js';
+import { DEFAULT_MAX_FRAME_BYTES } from '../../executor-client/executor-client.js';
+import { serveExecutors } from '../../executor-relay/executor-relay-server.js';
 import { launcherFor, type SandboxMode } from '../../sandbox/choose-launcher.js';
 import { resolveCliPolicy, resolveWorkspace } from '../open-executor.js';
 import { UsageError } from '../usage-error.js';

@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import type { ResolvedPolicy } from '../../../shared/policy.js';
-import { executorEnvironment } from '../../executor/executor-env.js';
-import { confineWrapper } from '../../executor/executor-launch.js';
 import { distPath } from '../../project-paths.js';
 import { isUnrestricted, type SandboxMode } from '../../sandbox/choose-launcher.js';
+import { executorEnvironment } from '../../sandbox/executor-env.js';
+import { confineWrapper } from '../../sandbox/executor-launch.js';
 import { prepareSandbox } from '../../sandbox/prepare-sandbox.js';
 import { probeSandbox } from '../../sandbox/probe-sandbox.js';
 import { SandboxUnavailableError } from '../../sandbox/sandbox-errors.js';

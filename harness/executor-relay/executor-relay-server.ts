@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { ResolvedPolicy } from '../../shared/policy.js';
-import type { ExecutorLauncher } from './executor-launch.js';
-import { startExecutorProcess } from './executor-process.js';
+import { startExecutorProcess } from '../executor-client/executor-process.js';
+import type { ExecutorLauncher } from '../sandbox/executor-launch.js';
 
 export interface ExecutorServerOptions {
   host: string;

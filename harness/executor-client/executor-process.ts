@@ -2,8 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import type { ExecutorBoot } from '../../shared/executor-boot.js';
 import type { EnforcementLevel, ResolvedPolicy } from '../../shared/policy.js';
 import { launcherFor } from '../sandbox/choose-launcher.js';
+import type { ExecutorLauncher } from '../sandbox/executor-launch.js';
 import { ExecutorChannelError } from './executor-errors.js';
-import type { ExecutorLauncher } from './executor-launch.js';
 import { type FrameChannel, type FrameHandlers, stdioChannel } from './frame-channel.js';
 
 /** Lines of executor stderr kept to explain an unexpected exit. */
