@@ -9,6 +9,7 @@ import {
   parsed,
   sandboxMode,
 } from './cli-flags.js';
+import { EXIT } from './exit-codes.js';
 import { UsageError } from './usage-error.js';
 
 // Commands are imported when run: loading every command's dependencies (the SDK, the engine,
@@ -254,14 +255,14 @@ try {
 } catch (error) {
   if (error instanceof UsageError) {
     process.stderr.write(`skate: ${error.message}\n\n${USAGE}`);
-    process.exitCode = 2;
+    process.exitCode = EXIT.usage;
   } else if (await isExpectedFailure(error)) {
     process.stderr.write(`skate: ${(error as Error).message}\n`);
-    process.exitCode = 1;
+    process.exitCode = EXIT.error;
   } else {
     process.stderr.write(
       `skate: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
     );
-    process.exitCode = 1;
+    process.exitCode = EXIT.error;
   }
 }

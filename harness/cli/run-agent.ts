@@ -1,10 +1,9 @@
-import { existsSync } from 'node:fs';
 import type { TokenUsage } from '../../shared/engine-events.js';
 import type { RunResult } from '../../shared/run-result.js';
 import { createAskUserTool } from '../agents/ask-user-tool.js';
 import { createSpawnAgentTool, type SpawnAgentToolOptions } from '../agents/spawn-agent-tool.js';
 import { createDemoProvider, DEMO_MODEL } from '../demo/demo-provider.js';
-import { createDemoWorkspace } from '../demo/demo-workspace.js';
+import { createDemoWorkspace, type DemoWorkspace } from '../demo/demo-workspace.js';
 import { createCollectingEmitter } from '../emitters/collecting-emitter.js';
 import { createJsonLinesEmitter } from '../emitters/json-lines-emitter.js';
 import { createTerminalEmitter } from '../emitters/terminal-emitter.js';
@@ -14,6 +13,7 @@ import type { ApprovalMode, Emitter, MetaTool } from '../engine/engine-types.js'
 import { createAnthropicProvider } from '../provider/anthropic-provider.js';
 import { DEFAULT_MODEL, estimateCostUsd } from '../provider/model-catalog.js';
 import type { ModelProvider } from '../provider/model-provider.js';
+import { EXIT, exitCodeFor } from './exit-codes.js';
 import { createHeadlessResponder } from './headless-responder.js';
 import { note } from './note.js';
 import { openAgentExecutor } from './open-agent-executor.js';
@@ -73,13 +73,6 @@ export interface RunAgentOptions extends AgentRunFlags {
   afterRun?(info: { workspace: string; status: RunResult['status'] }): Promise<void> | void;
 }
 
-const EXIT_BY_STATUS: Record<RunResult['status'], number> = {
-  complete: 0,
-  loop_cap: 0,
-  error: 1,
-  cancelled: 130,
-};
-
 function joined(...parts: (string | undefined)[]): string | undefined {
   const present = parts.filter((part): part is string => Boolean(part));
   return present.length > 0 ? present.join('\n\n') : undefined;
@@ -105,7 +98,7 @@ export async function runAgent(options: RunAgentOptions): Promise<number> {
     ...options,
     ...(options.policyOverride && { policy: options.policyOverride }),
   };
-  let demoOutside: string | undefined;
+  let demo: DemoWorkspace | undefined;
   if (apiKey) {
     provider = createAnthropicProvider({
       apiKey,
@@ -114,17 +107,38 @@ export async function runAgent(options: RunAgentOptions): Promise<number> {
     });
     model = options.model ?? DEFAULT_MODEL;
   } else {
-    const demo = await createDemoWorkspace();
+    // Everything that can refuse the run is checked before the demo's folder is made.
+    if (options.sessionFlags?.continueSession || options.sessionFlags?.resume) {
+      throw new UsageError('the demo (ANTHROPIC_API_KEY is not set) has no session to continue');
+    }
+    demo = await createDemoWorkspace();
     note(
       'ANTHROPIC_API_KEY is not set: running the demo (a scripted model; the executor and sandbox are real).',
     );
-    note(`demo workspace: ${demo.dir}`);
+    note(`demo workspace: ${demo.dir} (removed after the run)`);
     provider = createDemoProvider({ outsidePath: demo.outsidePath });
-    demoOutside = demo.outsidePath;
     model = DEMO_MODEL;
     prompt = 'Show what Skate does.';
     executorOptions = { ...options, policy: 'execute', workspace: demo.dir, executor: undefined };
   }
+  try {
+    return await runWith(options, { provider, model, prompt, executorOptions, started, demo });
+  } finally {
+    await demo?.remove();
+  }
+}
+
+interface RunSetup {
+  provider: ModelProvider;
+  model: string;
+  prompt: string | undefined;
+  executorOptions: ExecutorOptions;
+  started: number;
+  demo: DemoWorkspace | undefined;
+}
+
+async function runWith(options: RunAgentOptions, setup: RunSetup): Promise<number> {
+  const { provider, model, prompt, executorOptions, started, demo } = setup;
 
   // Sessions live in the local workspace, even when tools run on a remote executor.
   const session = await openRunSession(
@@ -182,7 +196,7 @@ export async function runAgent(options: RunAgentOptions): Promise<number> {
     const controller = new AbortController();
     let interrupts = 0;
     const onSigint = () => {
-      if (++interrupts > 1) process.exit(130);
+      if (++interrupts > 1) process.exit(EXIT.interrupted);
       note('interrupting… (Ctrl-C again to quit at once)');
       controller.abort();
     };
@@ -246,16 +260,12 @@ export async function runAgent(options: RunAgentOptions): Promise<number> {
         note(`the run failed: ${outcome.error ?? 'unknown error'}`);
       }
       await options.afterRun?.({ workspace: health.workspace, status: outcome.status });
-      if (demoOutside) {
-        const escaped = existsSync(demoOutside);
-        note(
-          escaped
-            ? `DEMO FAILED: ${demoOutside} exists on the host`
-            : `checked on the host: ${demoOutside} does not exist`,
-        );
-        if (escaped) return 1;
+      if (demo) {
+        const { lines, escaped } = await demo.check();
+        for (const line of lines) note(line);
+        if (escaped) return EXIT.error;
       }
-      return EXIT_BY_STATUS[outcome.status];
+      return exitCodeFor(outcome.status);
     } finally {
       process.off('SIGINT', onSigint);
     }

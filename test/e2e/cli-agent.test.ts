@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -157,10 +157,28 @@ describe('skate -p (headless agent runs)', () => {
     expect(result.stdout).toMatch(/write denied by policy "execute"/);
     expect(result.stdout).toMatch(/Read-only file system/);
     const demoDir = /demo workspace: (\S+)/.exec(result.stderr)![1]!;
-    expect(await readFile(path.join(demoDir, 'NOTES.md'), 'utf8')).toContain('Written by the Skate demo');
+    expect(result.stderr).toMatch(
+      /checked on the host: NOTES.md was written in the demo workspace \(\d+ bytes\)/,
+    );
     const outside = path.join(path.dirname(demoDir), 'outside.txt');
-    await expect(stat(outside)).rejects.toThrow(/ENOENT/);
     expect(result.stderr).toContain(`checked on the host: ${outside} does not exist`);
+    // Nothing is left behind in the user's cache: not the workspace, not its parent.
+    await expect(stat(path.dirname(demoDir))).rejects.toThrow(/ENOENT/);
+    expect(await readdir(path.join(cache.path, 'skate'))).toEqual([]);
+  });
+
+  it('makes no demo folder when the demo is refused before it starts', async () => {
+    await using cache = await tempDir('skate-demo-test-', path.join(homedir(), '.cache'));
+    const env: NodeJS.ProcessEnv = { ...process.env, XDG_CACHE_HOME: cache.path };
+    delete env.ANTHROPIC_API_KEY;
+    for (const args of [
+      ['-p', 'x', '--max-turns', 'lots'],
+      ['-p', 'x', '--continue'],
+    ]) {
+      const result = await runCli(args, { env });
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(await readdir(cache.path), args.join(' ')).toEqual([]);
+    }
   });
 
   it('exits 2 on bad flags', async () => {
