@@ -23,12 +23,21 @@ export type AskUserInput = z.infer<typeof AskUserInput>;
 
 const DESCRIPTION = `Asks the user one to four questions and waits for the answers. Use it when a decision is genuinely theirs (a requirement, a trade-off, a preference) and guessing wrong would waste the work; not for things you can find out by reading the code. Offer options when the likely answers are few.`;
 
-const NOBODY =
-  'No one can answer questions in this run (it is headless, with no terminal and no answers file). Do not ask again: proceed on your best judgement, and state the assumptions you made in your final answer.';
+/** Why nobody answers, by default: a headless run given no answers. */
+export const NO_ONE_ATTACHED =
+  'No one can answer questions in this run (it is headless, with no terminal and no answers file).';
+
+const GO_ON =
+  'Do not ask again: proceed on your best judgement, and state the assumptions you made in your final answer.';
 
 export interface AskUserToolOptions {
   /** Whether anyone can answer: a terminal, or recorded answers. When false the tool never waits. */
   canAsk: boolean;
+  /**
+   * What the model is told when no answer comes (or none can): what actually happened, e.g. the
+   * recorded answers ran out. Default `NO_ONE_ATTACHED`.
+   */
+  unanswered?: string;
 }
 
 /**
@@ -49,14 +58,15 @@ export function createAskUserTool(options: AskUserToolOptions): MetaTool {
           code: 'invalid_input',
         };
       }
-      if (!options.canAsk) return { output: NOBODY, isError: true, code: 'failed' };
+      const unanswered = `${options.unanswered ?? NO_ONE_ATTACHED} ${GO_ON}`;
+      if (!options.canAsk) return { output: unanswered, isError: true, code: 'failed' };
       const { questions } = parsed.data;
       const requestId = randomUUID();
       call.emit({ type: 'ask_user_request', agent: call.agent, requestId, questions });
       // Aborting the run rejects the wait; the runner turns that into a cancelled result.
       const response = await call.inbox.waitFor('ask_user_response', requestId, call.signal);
       if (response.answers.every((answer) => answer.trim() === '')) {
-        return { output: `No answer came. ${NOBODY}`, isError: true, code: 'failed' };
+        return { output: `No answer came. ${unanswered}`, isError: true, code: 'failed' };
       }
       const pairs = questions.map(
         (q, i) => `Q: ${q.question}\nA: ${response.answers[i]?.trim() || '(no answer)'}`,

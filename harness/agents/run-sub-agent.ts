@@ -12,6 +12,7 @@ import { addUsage, zeroUsage } from '../engine/token-usage.js';
 import { ExecutorClient } from '../executor-client/executor-client.js';
 import type { ModelProvider } from '../provider/model-provider.js';
 import { launcherFor, type SandboxMode } from '../sandbox/choose-launcher.js';
+import type { KernelLauncherOptions } from '../sandbox/kernel-launcher.js';
 import { createCompleteTaskTool } from './complete-task-tool.js';
 import { filterToolHost } from './filtered-tool-host.js';
 import type { ResultContractName, SubAgentResult } from './result-contracts.js';
@@ -77,6 +78,8 @@ export interface SubAgentSpec {
   log?: ConversationLog | undefined;
   diagnosticTools?: boolean | undefined;
   engineOptions?: EngineOptions | undefined;
+  /** Where the sandbox's notes go (the run's one sink, which says each once); default: info events. */
+  sandboxNotes?: KernelLauncherOptions | undefined;
   onSpawned?(info: ChildExecutorInfo): void;
   onExited?(info: ChildExecutorInfo): void;
 }
@@ -105,7 +108,7 @@ export async function runSubAgent(spec: SubAgentSpec): Promise<SubAgentOutcome> 
 
   let child: ChildExecutorInfo | undefined;
   try {
-    const launcher = await launcherFor(spec.policy, spec.sandbox, { onNote: note });
+    const launcher = await launcherFor(spec.policy, spec.sandbox, spec.sandboxNotes ?? { onNote: note });
     const executor = await ExecutorClient.spawn({
       policy: spec.policy,
       launcher,

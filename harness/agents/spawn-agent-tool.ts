@@ -6,6 +6,7 @@ import type { EngineOptions } from '../engine/engine.js';
 import type { ConversationLog, MetaTool } from '../engine/engine-types.js';
 import type { ModelProvider } from '../provider/model-provider.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
+import type { KernelLauncherOptions } from '../sandbox/kernel-launcher.js';
 import { childPolicyFor } from './child-policy.js';
 import { ensureWriteRoots } from './ensure-write-roots.js';
 import { ResultContractName } from './result-contracts.js';
@@ -100,6 +101,8 @@ export interface SpawnAgentToolOptions {
   /** Offer the executors' diagnostic tools (tests and benchmarks). */
   diagnosticTools?: boolean;
   engineOptions?: EngineOptions;
+  /** Where the children's sandbox notes go: the run's one sink, so each is said once. */
+  sandboxNotes?: KernelLauncherOptions;
   /** Gives a child its own session log, linked to the parent's; undefined for none. Closed when the child ends. */
   sessionForChild?(info: ChildSessionInfo): Promise<ChildSession | undefined> | ChildSession | undefined;
   /** The spawning agent's session id, passed to `sessionForChild` of its children. */
@@ -236,6 +239,7 @@ export function createSpawnAgentTool(options: SpawnAgentToolOptions): MetaTool {
         log: session?.log,
         diagnosticTools: options.diagnosticTools,
         engineOptions: options.engineOptions,
+        sandboxNotes: options.sandboxNotes,
         onSpawned: options.onChildSpawned,
         onExited: options.onChildExited,
       }).finally(() => session?.close?.());

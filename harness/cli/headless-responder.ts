@@ -42,13 +42,9 @@ export function createHeadlessResponder(next: Emitter, options: ResponderOptions
     switch (event.type) {
       case 'approval_request': {
         if (!options.interactive) {
-          options.send({
-            type: 'approval_response',
-            requestId: event.requestId,
-            decision: 'reject',
-            feedback:
-              'Nobody can approve this in a headless run; the user must rerun with --approval auto to allow writes and commands.',
-          });
+          // Unreached when the run says it is unattended (the engine refuses such calls itself);
+          // a rejection without words, so nothing is put in the user's mouth.
+          options.send({ type: 'approval_response', requestId: event.requestId, decision: 'reject' });
           return;
         }
         const reply = (

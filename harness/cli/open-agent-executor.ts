@@ -1,6 +1,7 @@
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import { ExecutorClient } from '../executor-client/executor-client.js';
 import { launcherFor } from '../sandbox/choose-launcher.js';
+import type { KernelLauncherOptions } from '../sandbox/kernel-launcher.js';
 import { note } from './note.js';
 import { type ExecutorOptions, openExecutor, resolveCliPolicy, resolveWorkspace } from './open-executor.js';
 
@@ -22,6 +23,7 @@ export interface AgentExecutor {
 export async function openAgentExecutor(
   options: ExecutorOptions,
   prepare?: (workspace: string) => Promise<void>,
+  sandboxNotes: KernelLauncherOptions = { ...(options.verbose && { onNote: note }) },
 ): Promise<AgentExecutor> {
   if (options.executor) return { executor: await openExecutor(options), policy: undefined };
   const workspace = await resolveWorkspace(options.workspace);
@@ -29,7 +31,7 @@ export async function openAgentExecutor(
   const policy = await resolveCliPolicy(options.policy, workspace);
   const executor = await ExecutorClient.spawn({
     policy,
-    launcher: await launcherFor(policy, options.sandbox, { ...(options.verbose && { onNote: note }) }),
+    launcher: await launcherFor(policy, options.sandbox, sandboxNotes),
     diagnosticTools: options.diagnosticTools ?? false,
     ...(options.verbose && { onLog: (line: string) => process.stderr.write(`[executor] ${line}\n`) }),
     // A crashed executor loses the call it was running, not the session: later calls get a new one.

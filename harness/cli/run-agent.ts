@@ -20,6 +20,7 @@ import { openAgentExecutor } from './open-agent-executor.js';
 import { type ExecutorOptions, resolveWorkspace } from './open-executor.js';
 import { openRunSession, type SessionFlags } from './open-run-session.js';
 import { readStdin } from './read-stdin.js';
+import { createSandboxNotes } from './sandbox-notes.js';
 import { UsageError } from './usage-error.js';
 
 export type OutputFormat = 'text' | 'json' | 'stream-json';
@@ -150,12 +151,15 @@ async function runWith(options: RunAgentOptions, setup: RunSetup): Promise<numbe
     },
     note,
   );
-  const { executor, policy } = await openAgentExecutor(executorOptions, options.prepareWorkspace).catch(
-    async (error: unknown) => {
-      await session.close();
-      throw error;
-    },
-  );
+  const sandboxNotes = createSandboxNotes({ verbose: options.verbose ?? false, write: note });
+  const { executor, policy } = await openAgentExecutor(
+    executorOptions,
+    options.prepareWorkspace,
+    sandboxNotes,
+  ).catch(async (error: unknown) => {
+    await session.close();
+    throw error;
+  });
   const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY);
   const answers = options.answers ? [...options.answers] : undefined;
   const canAsk = interactive || (answers?.length ?? 0) > 0;
@@ -184,6 +188,7 @@ async function runWith(options: RunAgentOptions, setup: RunSetup): Promise<numbe
             readOnlyChildren: options.subagentSettings?.readOnly || options.approval === 'deny-writes',
             diagnosticTools: options.diagnosticTools ?? false,
             sessionForChild: options.sessionForChild ?? session.forChild,
+            sandboxNotes,
             ...(session.writer && { parentSessionId: session.writer.header.id }),
           }),
         );
@@ -191,7 +196,9 @@ async function runWith(options: RunAgentOptions, setup: RunSetup): Promise<numbe
         note('no sub-agents with a remote executor: its policy is not known here to narrow');
       }
     }
-    if (options.alwaysOfferAskUser || canAsk) metaTools.push(createAskUserTool({ canAsk }));
+    if (options.alwaysOfferAskUser || canAsk) {
+      metaTools.push(createAskUserTool({ canAsk, unanswered: unansweredReason(interactive, answers) }));
+    }
 
     const controller = new AbortController();
     let interrupts = 0;
@@ -231,6 +238,7 @@ async function runWith(options: RunAgentOptions, setup: RunSetup): Promise<numbe
           ...(appended && { appendSystemPrompt: appended }),
           maxTurns: options.maxTurns,
           approval: options.approval,
+          ...(options.approval === 'ask' && !interactive && { approvalUnattended: true }),
           workspace: health.workspace,
           policyName: health.policy,
           ...(session.history.length > 0 && { history: session.history }),
@@ -256,8 +264,6 @@ async function runWith(options: RunAgentOptions, setup: RunSetup): Promise<numbe
         process.stdout.write(`${JSON.stringify(result)}\n`);
       } else if (options.outputFormat === 'json') {
         process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-      } else if (outcome.status === 'error') {
-        note(`the run failed: ${outcome.error ?? 'unknown error'}`);
       }
       await options.afterRun?.({ workspace: health.workspace, status: outcome.status });
       if (demo) {
@@ -278,4 +284,13 @@ async function runWith(options: RunAgentOptions, setup: RunSetup): Promise<numbe
 function costOf(model: string, usage: TokenUsage): { costUsd?: number } {
   const cost = estimateCostUsd(model, usage);
   return cost === undefined ? {} : { costUsd: Math.round(cost * 1e6) / 1e6 };
+}
+
+/** What the model hears when ask_user gets no answer, said as what happened. */
+function unansweredReason(interactive: boolean, answers: string[][] | undefined): string | undefined {
+  if (interactive) return 'The user left the question unanswered.';
+  if (answers) {
+    return 'The recorded answers for this headless run (--answers) have run out, and no one is attached to answer more.';
+  }
+  return undefined;
 }

@@ -17,6 +17,8 @@ export interface ApprovalContext {
   signal: AbortSignal;
   emitter: Emitter;
   agent: AgentPath;
+  /** With `ask`: nobody is attached to approve, so a call that would ask is refused at once. */
+  unattended?: boolean;
 }
 
 /**
@@ -37,6 +39,16 @@ export async function checkApproval(
     emitter.emit({ type: 'action_blocked', agent, id: call.id, name: call.name, by: 'user', reason });
     return {
       output: `${call.name} was not run: the ${reason}. Continue with read-only tools, or tell the user what you would change.`,
+      isError: true,
+      code: 'denied',
+    };
+  }
+  if (context.unattended) {
+    // Said as what happened: no person said anything, so nothing is put in the user's mouth.
+    const reason = `no one is attached to approve ${call.name} calls (approval mode ask in a headless run)`;
+    emitter.emit({ type: 'action_blocked', agent, id: call.id, name: call.name, by: 'user', reason });
+    return {
+      output: `${call.name} was not run: ${reason}. Continue with read-only tools, and tell the user what you would change; running it needs --approval auto or a terminal to approve at.`,
       isError: true,
       code: 'denied',
     };

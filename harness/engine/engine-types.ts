@@ -90,6 +90,8 @@ export interface RunRequest {
   /** Model turns allowed before `loop_cap_reached` asks whether to go on. */
   maxTurns: number;
   approval: ApprovalMode;
+  /** With `ask`: nobody is attached to answer (a headless run), so such calls are refused at once. */
+  approvalUnattended?: boolean;
   /** Earlier conversation, for resumed sessions. */
   history?: readonly Message[];
   /** The workspace the tools act on, named in the default system prompt. */

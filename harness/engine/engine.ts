@@ -158,6 +158,7 @@ export class Engine {
         metaTools: toolset.metaTools,
         definitions: toolset.definitions,
         approval: request.approval,
+        ...(request.approvalUnattended && { approvalUnattended: true }),
         inbox: ctx.inbox,
         signal: ctx.signal,
         emitter: out,

@@ -13,6 +13,7 @@ export interface ToolCallContext {
   /** Every tool the model was offered, by name, for its effect. */
   definitions: ReadonlyMap<string, ToolDefinition>;
   approval: ApprovalMode;
+  approvalUnattended?: boolean;
   inbox: CommandInbox;
   signal: AbortSignal;
   emitter: Emitter;
@@ -38,7 +39,14 @@ async function runToolCall(call: ToolUseBlock, context: ToolCallContext): Promis
   const effect = context.definitions.get(call.name)?.effect;
   const blocked = await checkApproval(
     { id: call.id, name: call.name, input: call.input, effect },
-    { mode: context.approval, inbox: context.inbox, signal, emitter, agent },
+    {
+      mode: context.approval,
+      inbox: context.inbox,
+      signal,
+      emitter,
+      agent,
+      ...(context.approvalUnattended && { unattended: true }),
+    },
   );
   // durationMs is the call's own time, not the time the user took to answer.
   const started = performance.now();

@@ -40,6 +40,8 @@ export interface SandboxPlan {
   placeholders: Placeholder[];
   /** Things worth telling the user, e.g. a scan that hit its limits. */
   notes: string[];
+  /** Things that leave the policy weaker than written (a deny glob not fully expanded): always said. */
+  warnings: string[];
 }
 
 function isGlob(pattern: string): boolean {
@@ -173,7 +175,7 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
         : { op: 'ro-bind', src: '/dev/null', dest: match.path },
     );
   }
-  return { steps, placeholders, notes };
+  return { steps, placeholders, notes, warnings: masks.warnings };
 }
 
 /**
@@ -197,6 +199,7 @@ async function refuseSymlinks(policyName: string, root: string, target: string):
 interface Masks {
   paths: { path: string; kind: 'file' | 'dir' }[];
   notes: string[];
+  warnings: string[];
 }
 
 /** Denied paths that exist (globs expanded by scanning) and host sockets in the scanned trees. */
@@ -204,6 +207,7 @@ async function findMasks(input: PlanInput): Promise<Masks> {
   const { policy } = input;
   const paths: Masks['paths'] = [];
   const notes: string[] = [];
+  const warnings: string[] = [];
   const globsByBase = new Map<string, string[]>();
   for (const pattern of policy.read.deny) {
     if (!isGlob(pattern)) {
@@ -216,25 +220,35 @@ async function findMasks(input: PlanInput): Promise<Masks> {
   }
   // The workspace is always scanned, for its sockets if not for deny globs.
   if (!globsByBase.has(policy.workspace)) globsByBase.set(policy.workspace, []);
-  const scans: [string, ScanResult][] = [];
+  const scans: [string, string[], ScanResult][] = [];
   for (const [base, patterns] of globsByBase) {
     if (PRIVATE_DIRS.some((dir) => isWithin(dir, base) && !isWithin(base, policy.workspace))) continue;
     const deep = base === policy.workspace || patterns.some((p) => p.includes('**'));
     scans.push([
       base,
+      patterns,
       await scanPaths(base, patterns, { maxDepth: deep ? 16 : 2, maxEntries: 200_000, skipDirs: SKIP_DIRS }),
     ]);
   }
   scans.push([
     input.home,
+    [],
     await scanPaths(input.home, [], { maxDepth: 3, maxEntries: 20_000, skipDirs: SKIP_DIRS }),
   ]);
-  for (const [base, scan] of scans) {
+  for (const [base, patterns, scan] of scans) {
     paths.push(...scan.matches);
     for (const socket of scan.sockets) paths.push({ path: socket, kind: 'file' });
-    if (scan.truncated)
-      notes.push(`scan of ${base} hit its limits; deny globs and sockets beyond them are not masked`);
+    if (!scan.truncated) continue;
+    // A socket scan that stops short is the documented residual risk (README, "Unix sockets by
+    // path"); a deny glob that stops short leaves files readable that the policy denies.
+    if (patterns.length > 0) {
+      warnings.push(
+        `scan of ${base} hit its limits; files matching ${patterns.join(', ')} beyond them are not hidden`,
+      );
+    } else {
+      notes.push(`scan of ${base} hit its limits; sockets beyond them are not masked`);
+    }
   }
   const unique = new Map(paths.map((p) => [p.path, p]));
-  return { paths: [...unique.values()], notes };
+  return { paths: [...unique.values()], notes, warnings };
 }

@@ -29,6 +29,8 @@ function sharedEmptyDir(): string {
 export interface PrepareSandboxOptions {
   /** Things the user should know about this sandbox, e.g. a scan that hit its limits. */
   onNote?(note: string): void;
+  /** Things that leave the policy weaker than written; given to `onNote` when this is absent. */
+  onWarning?(warning: string): void;
 }
 
 /** A sandbox ready to start one process tree: run `[...argv, program, ...args]` with `env`, then `release`. */
@@ -64,6 +66,7 @@ export async function prepareSandbox(
     home: homedir(),
   });
   for (const note of plan.notes) options.onNote?.(note);
+  for (const warning of plan.warnings) (options.onWarning ?? options.onNote)?.(warning);
   const releasePlaceholders = await acquirePlaceholders(plan.placeholders);
   const lease = await createCgroupLimits(policy.limits, `skate-${process.pid}-${++sequence}`);
   if (!lease) options.onNote?.('cgroups are not writable here: memory and process limits are not enforced');

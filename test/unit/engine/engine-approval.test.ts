@@ -98,3 +98,26 @@ describe('Engine: approvals', () => {
     expect(host.calls).toHaveLength(3);
   });
 });
+
+describe('Engine: approvals with nobody attached', () => {
+  it('refuses writes and commands at once, saying what happened rather than quoting a user', async () => {
+    const requests: EngineEvent[] = [];
+    const { outcome, events, host, provider } = await runEngine({
+      turns: [threeCalls, { steps: [{ type: 'text', text: 'Understood.' }] }],
+      tools,
+      request: { approval: 'ask', approvalUnattended: true },
+      onEvent: (event) => {
+        if (event.type === 'approval_request') requests.push(event);
+      },
+    });
+    expect(outcome.status).toBe('complete');
+    expect(requests).toEqual([]);
+    expect(host.calls.map((call) => call.name)).toEqual(['read_file']);
+    expect(events.ofType('action_blocked').map((event) => event.name)).toEqual(['write_file', 'shell']);
+    const results = provider.requests[1]?.messages.at(-1)?.content ?? [];
+    const told = results.flatMap((block) => (block.type === 'tool_result' ? [JSON.stringify(block)] : []));
+    expect(told[1]).toContain('write_file was not run: no one is attached to approve write_file calls');
+    expect(told[2]).toContain('shell was not run: no one is attached to approve shell calls');
+    expect(told.join('\n')).not.toMatch(/user rejected|said:/);
+  });
+});
