@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
+import { applySettingsEnv, loadSettings } from '../settings/load-settings.js';
 import { readAnswersFile } from './answers-file.js';
+import { note } from './note.js';
 import type { ExecutorOptions } from './open-executor.js';
 import type { AgentRunFlags } from './run-agent.js';
 import { UsageError } from './usage-error.js';
@@ -16,6 +18,10 @@ export const COMMON = {
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
+const DEFAULT_POLICY = 'execute';
+const DEFAULT_MAX_TURNS = 50;
+const DEFAULT_MAX_TOKENS = 16_000;
+
 /** Runs a parseArgs call, turning its complaints into usage errors. */
 export function parsed<T>(parse: () => T): T {
   try {
@@ -25,15 +31,18 @@ export function parsed<T>(parse: () => T): T {
   }
 }
 
+// No defaults for what settings files may set: a flag that was not given must not hide them.
 export const AGENT_OPTIONS = {
   ...COMMON,
+  policy: { type: 'string' },
+  network: { type: 'string' },
   prompt: { type: 'string', short: 'p' },
   'output-format': { type: 'string', default: 'text' },
   model: { type: 'string' },
-  'max-turns': { type: 'string', default: '50' },
-  'max-tokens': { type: 'string', default: '16000' },
+  'max-turns': { type: 'string' },
+  'max-tokens': { type: 'string' },
   'thinking-budget': { type: 'string' },
-  approval: { type: 'string', default: 'auto' },
+  approval: { type: 'string' },
   'system-prompt': { type: 'string' },
   'append-system-prompt': { type: 'string' },
   answers: { type: 'string' },
@@ -62,21 +71,55 @@ export function parseAgentArgs(args: string[]) {
   return parsed(() => parseArgs({ args, options: AGENT_OPTIONS, allowPositionals: true }));
 }
 
-/** The flags every agent run shares (`-p`, `plan`, `execute`), checked. */
+/**
+ * The flags every agent run shares (`-p`, `plan`, `execute`), checked, over the settings files
+ * (`~/.skate/settings.json`, then the workspace's): flags win, then SKATE_MODEL for the model,
+ * then the files, then the defaults. Applies the settings' `env` to this process.
+ */
 export async function agentFlags(
   values: ReturnType<typeof parseAgentArgs>['values'],
 ): Promise<AgentRunFlags> {
-  return {
-    ...common(values),
-    prompt: values.prompt,
+  // Flags are checked before the settings are read: a typo is reported as a typo.
+  const flagged = {
+    maxTurns: values['max-turns'] === undefined ? undefined : positiveInt('--max-turns', values['max-turns']),
+    maxTokens:
+      values['max-tokens'] === undefined ? undefined : positiveInt('--max-tokens', values['max-tokens']),
+    thinkingBudget:
+      values['thinking-budget'] === undefined
+        ? undefined
+        : positiveInt('--thinking-budget', values['thinking-budget']),
+    approval:
+      values.approval === undefined
+        ? undefined
+        : oneOf('--approval', values.approval, ['auto', 'ask', 'deny-writes'] as const),
+    network:
+      values.network === undefined ? undefined : oneOf('--network', values.network, ['on', 'off'] as const),
     outputFormat: oneOf('--output-format', values['output-format'], ['text', 'json', 'stream-json'] as const),
-    model: values.model,
-    maxTurns: positiveInt('--max-turns', values['max-turns']),
-    maxTokens: positiveInt('--max-tokens', values['max-tokens']),
-    thinkingBudgetTokens: values['thinking-budget']
-      ? positiveInt('--thinking-budget', values['thinking-budget'])
-      : undefined,
-    approval: oneOf('--approval', values.approval, ['auto', 'ask', 'deny-writes'] as const),
+  };
+  sandboxMode(values.sandbox);
+  const settings = await loadSettings({
+    workspace: values.workspace,
+    flagged: new Set([
+      ...(values.policy !== undefined ? (['policy'] as const) : []),
+      ...(flagged.approval !== undefined ? (['approval'] as const) : []),
+      ...(flagged.network !== undefined ? (['network'] as const) : []),
+    ]),
+  });
+  applySettingsEnv(settings.env);
+  if (values.verbose) {
+    note(`settings: ${settings.files.length > 0 ? settings.files.join(', ') : 'no settings files'}`);
+  }
+  const network = flagged.network ?? settings.network;
+  return {
+    ...common({ ...values, policy: values.policy ?? settings.policy ?? DEFAULT_POLICY }),
+    ...(network !== undefined && { network }),
+    prompt: values.prompt,
+    outputFormat: flagged.outputFormat,
+    model: values.model ?? (process.env.SKATE_MODEL || undefined) ?? settings.model,
+    maxTurns: flagged.maxTurns ?? settings.maxTurns ?? DEFAULT_MAX_TURNS,
+    maxTokens: flagged.maxTokens ?? settings.maxTokens ?? DEFAULT_MAX_TOKENS,
+    thinkingBudgetTokens: flagged.thinkingBudget ?? settings.thinkingBudget,
+    approval: flagged.approval ?? settings.approval ?? 'auto',
     systemPrompt: values['system-prompt'],
     appendSystemPrompt: values['append-system-prompt'],
     ...(values.answers !== undefined && { answers: await readAnswersFile(values.answers) }),

@@ -256,6 +256,10 @@ try {
   if (error instanceof UsageError) {
     process.stderr.write(`skate: ${error.message}\n\n${USAGE}`);
     process.exitCode = EXIT.usage;
+  } else if (error instanceof (await import('../settings/settings-error.js')).SettingsError) {
+    // A settings file that cannot be used: file, key and problem on one line; nothing ran.
+    process.stderr.write(`skate: settings: ${error.message}\n`);
+    process.exitCode = EXIT.usage;
   } else if (await isExpectedFailure(error)) {
     process.stderr.write(`skate: ${(error as Error).message}\n`);
     process.exitCode = EXIT.error;

@@ -14,6 +14,8 @@ export interface ExecutorOptions {
   diagnosticTools?: boolean;
   verbose?: boolean;
   sandbox: SandboxMode;
+  /** Turns the policy's network on or off for this run (`--network`, or settings). */
+  network?: 'on' | 'off' | undefined;
 }
 
 /** The workspace as a real, existing directory, or a usage error saying what is wrong. */
@@ -28,11 +30,18 @@ export async function resolveWorkspace(dir: string): Promise<string> {
   return real;
 }
 
-/** Loads and resolves a policy for the CLI; an invalid one is a usage error naming the field. */
-export async function resolveCliPolicy(name: string, workspace: string): Promise<ResolvedPolicy> {
+/**
+ * Loads and resolves a policy for the CLI; an invalid one is a usage error naming the field.
+ * `network` turns its network on or off for this run only (the file is untouched).
+ */
+export async function resolveCliPolicy(
+  name: string,
+  workspace: string,
+  network?: 'on' | 'off',
+): Promise<ResolvedPolicy> {
   const loaded = await loadPolicy(name, { workspace });
   if (!loaded.ok) throw new UsageError(formatPolicyProblem(loaded.problem));
-  return loaded.policy;
+  return network ? { ...loaded.policy, network: { mode: network } } : loaded.policy;
 }
 
 /** Starts a local executor for the options, or connects to the remote one they name. */
@@ -40,10 +49,15 @@ export async function openExecutor(options: ExecutorOptions): Promise<ExecutorCl
   if (options.executor) {
     const token = process.env.SKATE_EXECUTOR_TOKEN;
     if (!token) throw new UsageError('--executor needs the token in SKATE_EXECUTOR_TOKEN');
+    if (options.network) {
+      throw new UsageError(
+        `--network ${options.network} cannot change a remote executor's policy; its server chose it (skate executor serve --policy)`,
+      );
+    }
     return ExecutorClient.connect(options.executor, { token });
   }
   const workspace = await resolveWorkspace(options.workspace);
-  const policy = await resolveCliPolicy(options.policy, workspace);
+  const policy = await resolveCliPolicy(options.policy, workspace, options.network);
   return ExecutorClient.spawn({
     policy,
     launcher: await launcherFor(policy, options.sandbox, { ...(options.verbose && { onNote: note }) }),

@@ -166,7 +166,10 @@ async function runWith(options: RunAgentOptions, setup: RunSetup): Promise<numbe
   try {
     const health = await executor.health();
     if (options.outputFormat === 'text') {
-      note(`policy ${health.policy} · sandbox ${health.enforcement} · workspace ${health.workspace}`);
+      const network = executorOptions.network ? ` · network ${executorOptions.network} for this run` : '';
+      note(
+        `policy ${health.policy}${network} · sandbox ${health.enforcement} · workspace ${health.workspace}`,
+      );
     }
     const appended = joined(options.appendSystemPrompt, options.systemPromptAddition);
     const metaTools: MetaTool[] = [...(options.metaTools ?? [])];
