@@ -88,6 +88,8 @@ export interface SpawnAgentToolOptions {
   parentSystemPrompt?: string | undefined;
   /** Context carried into every child's system prompt (a plan, the user's appended instructions). */
   context?: string | undefined;
+  /** The project's instructions (AGENTS.md files): children follow them too. */
+  projectInstructions?: string | undefined;
   /** Depth of the agent this tool belongs to: 0 for the main agent. */
   depth?: number;
   /** Sub-agent levels allowed below the main agent. Default 2. */
@@ -229,6 +231,7 @@ export function createSpawnAgentTool(options: SpawnAgentToolOptions): MetaTool {
           policy,
           contract,
           parentSystemPrompt: options.parentSystemPrompt,
+          projectInstructions: options.projectInstructions,
           context: options.context,
           notGranted,
         }),

@@ -8,6 +8,8 @@ export interface SubAgentPromptInput {
   contract: ResultContractName;
   /** The parent's own system prompt, when it replaced the default. */
   parentSystemPrompt?: string | undefined;
+  /** The project's instructions (AGENTS.md files), as the parent got them. */
+  projectInstructions?: string | undefined;
   /** What the parent was told beyond its base prompt (a plan, the user's instructions). */
   context?: string | undefined;
   /** What the sub-agent asked for and did not get. */
@@ -22,6 +24,7 @@ export function subAgentSystemPrompt(input: SubAgentPromptInput): string {
   const writes = policy.write.allow.length > 0 ? policy.write.allow.join(', ') : 'nothing (read-only)';
   const sections = [
     base,
+    ...(input.projectInstructions ? [input.projectInstructions] : []),
     ...(input.context ? [`# Context from the agent that started you\n${input.context}`] : []),
     [
       '# You are a sub-agent',

@@ -10,6 +10,7 @@ import { createTerminalEmitter } from '../emitters/terminal-emitter.js';
 import { createCommandInbox } from '../engine/command-inbox.js';
 import { Engine } from '../engine/engine.js';
 import type { ApprovalMode, Emitter, MetaTool } from '../engine/engine-types.js';
+import { describeInstructions, loadProjectInstructions } from '../instructions/load-project-instructions.js';
 import { createAnthropicProvider } from '../provider/anthropic-provider.js';
 import { DEFAULT_MODEL, estimateCostUsd } from '../provider/model-catalog.js';
 import type { ModelProvider } from '../provider/model-provider.js';
@@ -141,11 +142,12 @@ interface RunSetup {
 async function runWith(options: RunAgentOptions, setup: RunSetup): Promise<number> {
   const { provider, model, prompt, executorOptions, started, demo } = setup;
 
-  // Sessions live in the local workspace, even when tools run on a remote executor.
+  // Sessions and instructions live in the local workspace, even when tools run on a remote executor.
+  const localWorkspace = await resolveWorkspace(executorOptions.workspace);
   const session = await openRunSession(
     options.sessionFlags ?? {},
     {
-      workspace: await resolveWorkspace(executorOptions.workspace),
+      workspace: localWorkspace,
       model,
       policy: options.policyOverride ?? executorOptions.policy,
     },
@@ -172,6 +174,8 @@ async function runWith(options: RunAgentOptions, setup: RunSetup): Promise<numbe
       );
     }
     const appended = joined(options.appendSystemPrompt, options.systemPromptAddition);
+    const instructions = await loadProjectInstructions({ workspace: localWorkspace });
+    if (options.verbose) note(describeInstructions(instructions.files));
     const metaTools: MetaTool[] = [...(options.metaTools ?? [])];
     const maxDepth = options.subagentSettings?.maxDepth ?? 2;
     if (options.subagents !== false && maxDepth > 0) {
@@ -186,6 +190,7 @@ async function runWith(options: RunAgentOptions, setup: RunSetup): Promise<numbe
             thinkingBudgetTokens: options.thinkingBudgetTokens,
             parentSystemPrompt: options.systemPrompt,
             context: options.subagentSettings?.context ?? appended,
+            projectInstructions: instructions.text,
             maxDepth,
             // A deny-writes run must not write through a child (an asking one asks before each spawn).
             readOnlyChildren: options.subagentSettings?.readOnly || options.approval === 'deny-writes',
@@ -238,6 +243,7 @@ async function runWith(options: RunAgentOptions, setup: RunSetup): Promise<numbe
           maxTokens: options.maxTokens,
           ...(options.thinkingBudgetTokens && { thinkingBudgetTokens: options.thinkingBudgetTokens }),
           ...(options.systemPrompt && { systemPrompt: options.systemPrompt }),
+          ...(instructions.text && { projectInstructions: instructions.text }),
           ...(appended && { appendSystemPrompt: appended }),
           maxTurns: options.maxTurns,
           approval: options.approval,

@@ -85,6 +85,8 @@ export interface RunRequest {
   thinkingBudgetTokens?: number;
   /** Replaces the default system prompt. */
   systemPrompt?: string;
+  /** The project's instructions (AGENTS.md files), after the base prompt and before what is appended. */
+  projectInstructions?: string;
   /** Appended to the system prompt (default or replaced). */
   appendSystemPrompt?: string;
   /** Model turns allowed before `loop_cap_reached` asks whether to go on. */

@@ -35,7 +35,11 @@ export function defaultSystemPrompt(context: SystemPromptContext = {}): string {
   return lines.join('\n');
 }
 
-/** The system prompt of a run: the request's own or the default, plus anything appended. */
+/**
+ * The system prompt of a run: the request's own or the default, then the project's instructions,
+ * then anything appended (a plan, `--append-system-prompt`). What changes least comes first, so a
+ * new plan or appended line leaves the cached prefix intact.
+ */
 export function systemPromptFor(request: RunRequest): string {
   const base =
     request.systemPrompt ??
@@ -43,6 +47,5 @@ export function systemPromptFor(request: RunRequest): string {
       ...(request.workspace !== undefined && { workspace: request.workspace }),
       ...(request.policyName !== undefined && { policyName: request.policyName }),
     });
-  if (!request.appendSystemPrompt) return base;
-  return base ? `${base}\n\n${request.appendSystemPrompt}` : request.appendSystemPrompt;
+  return [base, request.projectInstructions, request.appendSystemPrompt].filter(Boolean).join('\n\n');
 }
