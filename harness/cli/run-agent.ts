@@ -1,5 +1,5 @@
 import type { TokenUsage } from '../../shared/engine-events.js';
-import type { RunResult } from '../../shared/run-result.js';
+import type { RunResult, SystemInit } from '../../shared/run-result.js';
 import { createAskUserTool } from '../agents/ask-user-tool.js';
 import { createSpawnAgentTool, type SpawnAgentToolOptions } from '../agents/spawn-agent-tool.js';
 import { createDemoProvider, DEMO_MODEL } from '../demo/demo-provider.js';
@@ -14,6 +14,7 @@ import { describeInstructions, loadProjectInstructions } from '../instructions/l
 import { createAnthropicProvider } from '../provider/anthropic-provider.js';
 import { DEFAULT_MODEL, estimateCostUsd } from '../provider/model-catalog.js';
 import type { ModelProvider } from '../provider/model-provider.js';
+import { skateVersion } from '../skate-version.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { createHeadlessResponder } from './headless-responder.js';
 import { note } from './note.js';
@@ -21,6 +22,7 @@ import { openAgentExecutor } from './open-agent-executor.js';
 import { type ExecutorOptions, resolveWorkspace } from './open-executor.js';
 import { openRunSession, type SessionFlags } from './open-run-session.js';
 import { readStdin } from './read-stdin.js';
+import { runSummaryLine } from './run-summary-line.js';
 import { createSandboxNotes } from './sandbox-notes.js';
 import { UsageError } from './usage-error.js';
 
@@ -225,6 +227,25 @@ async function runWith(options: RunAgentOptions, setup: RunSetup): Promise<numbe
         ? createTerminalEmitter({ stdout: process.stdout, stderr: process.stderr })
         : undefined;
     const base: Emitter = jsonLines ?? terminal ?? createCollectingEmitter();
+    if (jsonLines) {
+      const offered = [
+        ...(await executor.listTools()).map((tool) => tool.name),
+        ...metaTools.map((tool) => tool.definition.name),
+      ];
+      const init: SystemInit = {
+        type: 'system',
+        subtype: 'init',
+        ...(session.writer && { sessionId: session.writer.header.id }),
+        model,
+        policy: health.policy,
+        ...(policy && { network: policy.network.mode }),
+        sandbox: health.enforcement,
+        workspace: health.workspace,
+        tools: offered,
+        version: skateVersion(),
+      };
+      process.stdout.write(`${JSON.stringify(init)}\n`);
+    }
     const emitter = createHeadlessResponder(base, { send, interactive, note, ...(answers && { answers }) });
 
     try {
@@ -273,6 +294,8 @@ async function runWith(options: RunAgentOptions, setup: RunSetup): Promise<numbe
         process.stdout.write(`${JSON.stringify(result)}\n`);
       } else if (options.outputFormat === 'json') {
         process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+      } else {
+        note(runSummaryLine(result));
       }
       await options.afterRun?.({ workspace: health.workspace, status: outcome.status });
       if (demo) {

@@ -1,6 +1,7 @@
 import type { EngineEvent } from '../../shared/engine-events.js';
 import type { Emitter } from '../engine/engine-types.js';
-import { argsSummary, firstLine } from './args-summary.js';
+import { argsSummary } from './args-summary.js';
+import { resultSummary } from './result-summary.js';
 import { createTerminalSpinner } from './terminal-spinner.js';
 
 /** What the terminal emitter writes to: process.stdout and process.stderr, or test doubles. */
@@ -35,7 +36,7 @@ const ansi =
 
 /**
  * The model's text goes to stdout as it streams; tool calls are dim
- * `▸ name args` lines with their result's first line under them; warnings and
+ * `▸ name args` lines with a short summary of their result under them; warnings and
  * errors go to stderr. Colour only on a TTY and never with NO_COLOR; the
  * spinner only on a TTY stderr, and only while the model is being waited for.
  * Sub-agents' text is not streamed: their tool calls are shown, tagged.
@@ -124,8 +125,9 @@ export function createTerminalEmitter(options: TerminalEmitterOptions): Terminal
       case 'tool_call_result': {
         newline();
         const name = lastStartedCall === event.id ? '' : `${tag(event)}${event.name}: `;
-        const line = `  ↳ ${name}${firstLine(event.output) || '(no output)'}`;
-        writeOut((event.isError ? red : dim)(line) + '\n');
+        const [head = '(no output)', ...rest] = resultSummary(event);
+        const lines = [`  ↳ ${name}${head}`, ...rest.map((line) => `    ${line}`)];
+        writeOut(lines.map((line) => (event.isError ? red : dim)(line)).join('\n') + '\n');
         lastStartedCall = undefined;
         return;
       }

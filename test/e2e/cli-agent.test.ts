@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EngineEvent } from '../../shared/engine-events.js';
-import { RunResult } from '../../shared/run-result.js';
+import { RunResult, SystemInit } from '../../shared/run-result.js';
 import { apiErrorReply, fakeMessagesApi } from '../support/fake-messages-api.js';
 import { runCli } from '../support/run-cli.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -65,7 +65,18 @@ describe('skate -p (headless agent runs)', () => {
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line));
+    const init = SystemInit.parse(lines.shift());
+    expect(init).toMatchObject({
+      model: 'claude-sonnet-4-5',
+      policy: 'execute',
+      network: 'off',
+      sandbox: 'kernel',
+      workspace: dir.path,
+      version: expect.stringMatching(/^\d+\.\d+\.\d+/),
+    });
+    expect(init.tools).toEqual(expect.arrayContaining(['read_file', 'write_file', 'shell', 'spawn_agent']));
     const last = RunResult.parse(lines.pop());
+    expect(last.sessionId).toBe(init.sessionId);
     expect(last).toMatchObject({
       status: 'complete',
       finalMessage: 'Done: out.txt is written.',

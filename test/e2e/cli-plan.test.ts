@@ -3,7 +3,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EngineEvent } from '../../shared/engine-events.js';
-import { RunResult } from '../../shared/run-result.js';
+import { RunResult, SystemInit } from '../../shared/run-result.js';
 import { fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { runCli } from '../support/run-cli.js';
@@ -14,12 +14,13 @@ function agentEnv(baseUrl: string): NodeJS.ProcessEnv {
   return { ...process.env, ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: baseUrl };
 }
 
-/** Every line of stream-json output: events, then the result. */
+/** Every line of stream-json output: the init line, events, then the result. */
 function streamJson(stdout: string): { events: EngineEvent[]; result: RunResult } {
   const lines = stdout
     .trim()
     .split('\n')
     .map((line) => JSON.parse(line));
+  SystemInit.parse(lines.shift());
   const result = RunResult.parse(lines.pop());
   return { events: lines.map((line) => EngineEvent.parse(line)), result };
 }

@@ -28,6 +28,7 @@ const run: EngineEvent[] = [
     name: 'read_file',
     output: '\n1\t# Skate\n2\t...',
     isError: false,
+    display: { type: 'file', path: 'README.md', startLine: 1, endLine: 2, totalLines: 2, truncated: false },
     durationMs: 1,
   },
   {
@@ -37,7 +38,16 @@ const run: EngineEvent[] = [
     name: 'shell',
     output: 'total 8\n[exit code 0]',
     isError: false,
-    durationMs: 2,
+    display: {
+      type: 'command',
+      command: 'ls -la',
+      exitCode: 0,
+      signal: null,
+      durationMs: 12,
+      timedOut: false,
+      truncated: false,
+    },
+    durationMs: 12,
   },
   { type: 'warn', agent: [], message: 'retrying' },
   { type: 'error', agent: [], message: 'it broke', code: 'unavailable' },
@@ -67,8 +77,9 @@ describe('createTerminalEmitter', () => {
         '▸ shell ls -la ⏎ echo hi',
         '▸ read_file README.md',
         // Right under its own start line, the result needs no name.
-        '  ↳ 1\t# Skate',
-        '  ↳ shell: total 8',
+        '  ↳ README.md: lines 1–2 of 2',
+        '  ↳ shell: exit 0 · 12 ms',
+        '    total 8',
         '',
       ].join('\n'),
     );
