@@ -1,7 +1,7 @@
-import { createInterface } from 'node:readline/promises';
 import type { EngineCommand, EngineEvent } from '../../shared/engine-events.js';
-import { argsSummary } from '../emitters/args-summary.js';
 import type { Emitter } from '../engine/engine-types.js';
+import { approvalPreview, PLAIN, type PreviewPaint } from './approval-preview.js';
+import { type AskQuestion, askAtTerminal } from './terminal-question.js';
 
 export interface ResponderOptions {
   /** Delivers an answer to the engine's inbox. */
@@ -11,24 +11,49 @@ export interface ResponderOptions {
   /** Recorded answers for ask_user, consumed in order. */
   answers?: string[][];
   note(line: string): void;
+  /** Ctrl-C at a question: interrupts the run, as Ctrl-C anywhere else does. */
+  onInterrupt?(): void;
+  /** How a question is asked; default the terminal. */
+  ask?: AskQuestion;
+  /** Colours for the approval preview; default none. */
+  paint?: PreviewPaint;
 }
+
+type Request = Extract<EngineEvent, { type: 'approval_request' | 'loop_cap_reached' | 'ask_user_request' }>;
 
 /**
  * Answers the engine's requests in a run with no frontend of its own: asks the
- * person at the terminal when there is one; otherwise refuses approvals (with
- * feedback telling the model why), stops at the loop cap, and gives ask_user
- * the recorded answers or none.
+ * person at the terminal when there is one; otherwise refuses approvals, stops
+ * at the loop cap, and gives ask_user the recorded answers or none. While a
+ * question is on the screen every other event is held back and shown after it,
+ * so output of calls running in parallel never lands in the line being typed.
  */
 export function createHeadlessResponder(next: Emitter, options: ResponderOptions): Emitter {
+  const askQuestion = options.ask ?? askAtTerminal;
+  const paint = options.paint ?? PLAIN;
+  let held: EngineEvent[] | undefined;
   // Questions to the terminal one at a time, even when calls ask concurrently.
   let queue: Promise<void> = Promise.resolve();
-  const ask = (question: string): Promise<string> => {
+  let interrupted = false;
+
+  const release = (): void => {
+    const events = held ?? [];
+    held = undefined;
+    for (const event of events) next.emit(event);
+  };
+  const ask = (question: string): Promise<string | undefined> => {
     const answer = queue.then(async () => {
-      const rl = createInterface({ input: process.stdin, output: process.stderr });
+      if (interrupted) return undefined;
+      held ??= [];
       try {
-        return await rl.question(question);
+        const reply = await askQuestion(question);
+        if (reply === undefined && !interrupted) {
+          interrupted = true;
+          options.onInterrupt?.();
+        }
+        return reply;
       } finally {
-        rl.close();
+        release();
       }
     });
     queue = answer.then(
@@ -38,7 +63,7 @@ export function createHeadlessResponder(next: Emitter, options: ResponderOptions
     return answer;
   };
 
-  const respond = async (event: EngineEvent): Promise<void> => {
+  const respond = async (event: Request): Promise<void> => {
     switch (event.type) {
       case 'approval_request': {
         if (!options.interactive) {
@@ -47,22 +72,26 @@ export function createHeadlessResponder(next: Emitter, options: ResponderOptions
           options.send({ type: 'approval_response', requestId: event.requestId, decision: 'reject' });
           return;
         }
-        const reply = (
-          await ask(`allow ${event.name} ${argsSummary(event.args)}? [y/N or a reason] `)
-        ).trim();
-        const approved = /^y(es)?$/i.test(reply);
+        const preview = approvalPreview(event.name, event.args, paint).map((line) => `  ${line}\n`);
+        const reply = await ask(`allow ${event.name}?\n${preview.join('')}[y/N or a reason] `);
+        // Ctrl-C: the run is being interrupted, and the engine stops waiting by itself.
+        if (reply === undefined) return;
+        const trimmed = reply.trim();
+        const approved = /^y(es)?$/i.test(trimmed);
         options.send({
           type: 'approval_response',
           requestId: event.requestId,
           decision: approved ? 'approve' : 'reject',
-          ...(!approved && reply && !/^n(o)?$/i.test(reply) && { feedback: reply }),
+          ...(!approved && trimmed && !/^n(o)?$/i.test(trimmed) && { feedback: trimmed }),
         });
         return;
       }
       case 'loop_cap_reached': {
-        const goOn =
-          options.interactive &&
-          /^y(es)?$/i.test((await ask(`${event.iterations} turns used; continue? [y/N] `)).trim());
+        const reply = options.interactive
+          ? await ask(`${event.iterations} turns used; continue? [y/N] `)
+          : '';
+        if (reply === undefined) return;
+        const goOn = /^y(es)?$/i.test(reply.trim());
         if (!goOn) options.note(`stopped at the turn limit (${event.iterations}); raise it with --max-turns`);
         options.send({
           type: 'loop_decision',
@@ -86,19 +115,23 @@ export function createHeadlessResponder(next: Emitter, options: ResponderOptions
         const answers: string[] = [];
         for (const question of event.questions) {
           const choices = question.options?.length ? ` (${question.options.join(' / ')})` : '';
-          answers.push((await ask(`${question.question}${choices} `)).trim());
+          const reply = await ask(`${question.question}${choices} `);
+          if (reply === undefined) return;
+          answers.push(reply.trim());
         }
         options.send({ type: 'ask_user_response', requestId: event.requestId, answers });
         return;
       }
-      default:
-        return;
     }
   };
 
   return {
     emit(event) {
-      next.emit(event);
+      if (held) {
+        held.push(event);
+      } else {
+        next.emit(event);
+      }
       if (
         event.type === 'approval_request' ||
         event.type === 'loop_cap_reached' ||

@@ -15,6 +15,7 @@ import { createAnthropicProvider } from '../provider/anthropic-provider.js';
 import { DEFAULT_MODEL, estimateCostUsd } from '../provider/model-catalog.js';
 import type { ModelProvider } from '../provider/model-provider.js';
 import { skateVersion } from '../skate-version.js';
+import { previewPaint } from './approval-preview.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { createHeadlessResponder } from './headless-responder.js';
 import { note } from './note.js';
@@ -246,7 +247,14 @@ async function runWith(options: RunAgentOptions, setup: RunSetup): Promise<numbe
       };
       process.stdout.write(`${JSON.stringify(init)}\n`);
     }
-    const emitter = createHeadlessResponder(base, { send, interactive, note, ...(answers && { answers }) });
+    const emitter = createHeadlessResponder(base, {
+      send,
+      interactive,
+      note,
+      onInterrupt: onSigint,
+      paint: previewPaint(process.stderr.isTTY === true && !process.env.NO_COLOR),
+      ...(answers && { answers }),
+    });
 
     try {
       const outcome = await new Engine().run(
