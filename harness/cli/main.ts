@@ -91,7 +91,8 @@ async function execute(args: string[]): Promise<number> {
 
 async function run(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  if (command?.startsWith('-') && command !== '-h' && command !== '--help') return agent(argv);
+  const own = ['-h', '--help', '-v', '--version'];
+  if (command?.startsWith('-') && !own.includes(command)) return agent(argv);
   switch (command) {
     case 'plan':
       return plan(rest);
@@ -212,6 +213,12 @@ async function run(argv: string[]): Promise<number> {
         verbose: values.verbose,
         command: [program, ...args],
       });
+    }
+    case '--version':
+    case '-v': {
+      const { skateVersion } = await import('../skate-version.js');
+      process.stdout.write(`skate ${skateVersion()}\n`);
+      return 0;
     }
     case undefined:
     case 'help':
