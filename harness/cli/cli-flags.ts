@@ -36,6 +36,7 @@ export const AGENT_OPTIONS = {
   ...COMMON,
   policy: { type: 'string' },
   network: { type: 'string' },
+  'add-dir': { type: 'string', multiple: true },
   prompt: { type: 'string', short: 'p' },
   'output-format': { type: 'string', default: 'text' },
   model: { type: 'string' },
@@ -113,6 +114,7 @@ export async function agentFlags(
   return {
     ...common({ ...values, policy: values.policy ?? settings.policy ?? DEFAULT_POLICY }),
     ...(network !== undefined && { network }),
+    ...(values['add-dir'] && { addDirs: values['add-dir'] }),
     prompt: values.prompt,
     outputFormat: flagged.outputFormat,
     model: values.model ?? (process.env.SKATE_MODEL || undefined) ?? settings.model,

@@ -16,10 +16,11 @@ import { UsageError } from './usage-error.js';
 // sessions) made even `skate --help` take 0.4 s.
 
 const USAGE = `usage:
-  skate -p "task" [--output-format text|json|stream-json] [--model M] [--max-turns N]
-        [--approval auto|ask|deny-writes] [--system-prompt S] [--append-system-prompt S]
-        [--policy P] [--workspace DIR] [--executor ws://HOST:PORT]      (the task may also come on stdin)
+  skate -p "task" [--output-format text|json|stream-json] [--model M] [--max-turns N] [--max-tokens N]
+        [--thinking-budget N] [--approval auto|ask|deny-writes] [--system-prompt S] [--append-system-prompt S]
+        [--policy P] [--network on|off] [--add-dir DIR]... [--workspace DIR] [--executor ws://HOST:PORT]
         [--answers FILE] [--no-subagents] [--continue | --resume ID [--fork-at EVENT_ID]] [--no-session]
+        (the task may also come on stdin)
   skate plan "task" [agent options]      plan under the plan policy: read-only but .skate/plan.md
   skate plan --edit [--workspace DIR]    open the plan in $EDITOR
   skate execute [--plan FILE] ["extra instructions"] [agent options]   carry out the plan in a fresh agent
@@ -30,9 +31,13 @@ const USAGE = `usage:
   skate sessions show ID [--workspace DIR] [--json]
   skate policy show [P] [--workspace DIR] [--json]
   skate sandbox [--policy P] [--workspace DIR] [--sandbox best-effort] -- CMD [ARGS...]
+  skate --version
 
 options:
   --policy P        a built-in policy (execute, readonly, plan, full), one in ~/.skate/policies, or a file; default execute
+  --network on|off  turn the policy's network on or off for this run only
+  --add-dir DIR     another writable root for this run, protected like the workspace (repeatable)
+  --max-tokens N    output tokens per model reply (default 16000); --thinking-budget N turns on extended thinking
   --workspace DIR   the directory the agent works in; default the current directory
   --executor URL    use a remote executor (token in SKATE_EXECUTOR_TOKEN) instead of starting one
   --sandbox MODE    required (default): refuse to run a restricted policy without the kernel sandbox;
@@ -43,6 +48,7 @@ options:
   --continue, -c    continue the workspace's latest session; --resume ID continues that one;
                     --fork-at EVENT_ID branches from an earlier event into a new session
   --no-session      record nothing in .skate/sessions
+  settings: ~/.skate/settings.json, then <workspace>/.skate/settings.json; flags win (README, "Settings")
 `;
 
 /** `skate -p "task"` and friends: one headless agent run. */

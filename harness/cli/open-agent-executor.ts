@@ -28,7 +28,7 @@ export async function openAgentExecutor(
   if (options.executor) return { executor: await openExecutor(options), policy: undefined };
   const workspace = await resolveWorkspace(options.workspace);
   await prepare?.(workspace);
-  const policy = await resolveCliPolicy(options.policy, workspace, options.network);
+  const policy = await resolveCliPolicy(options.policy, workspace, options);
   const executor = await ExecutorClient.spawn({
     policy,
     launcher: await launcherFor(policy, options.sandbox, sandboxNotes),

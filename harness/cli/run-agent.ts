@@ -172,8 +172,11 @@ async function runWith(options: RunAgentOptions, setup: RunSetup): Promise<numbe
     const health = await executor.health();
     if (options.outputFormat === 'text') {
       const network = executorOptions.network ? ` · network ${executorOptions.network} for this run` : '';
+      const added = executorOptions.addDirs?.length
+        ? ` · also writable for this run: ${executorOptions.addDirs.join(', ')}`
+        : '';
       note(
-        `policy ${health.policy}${network} · sandbox ${health.enforcement} · workspace ${health.workspace}`,
+        `policy ${health.policy}${network}${added} · sandbox ${health.enforcement} · workspace ${health.workspace}`,
       );
     }
     const appended = joined(options.appendSystemPrompt, options.systemPromptAddition);
