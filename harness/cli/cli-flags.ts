@@ -6,6 +6,7 @@ import { note } from './note.js';
 import type { ExecutorOptions } from './open-executor.js';
 import type { AgentRunFlags } from './run-agent.js';
 import { UsageError } from './usage-error.js';
+import { usageMessage } from './usage-message.js';
 
 /** Options every command that starts an executor takes. */
 export const COMMON = {
@@ -22,12 +23,12 @@ const DEFAULT_POLICY = 'execute';
 const DEFAULT_MAX_TURNS = 50;
 const DEFAULT_MAX_TOKENS = 16_000;
 
-/** Runs a parseArgs call, turning its complaints into usage errors. */
-export function parsed<T>(parse: () => T): T {
+/** Runs a parseArgs call, turning its complaints into one-line usage errors (`known`: for "did you mean"). */
+export function parsed<T>(parse: () => T, known: readonly string[] = []): T {
   try {
     return parse();
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(usageMessage(error as Error, known));
   }
 }
 
@@ -37,7 +38,8 @@ export const AGENT_OPTIONS = {
   policy: { type: 'string' },
   network: { type: 'string' },
   'add-dir': { type: 'string', multiple: true },
-  prompt: { type: 'string', short: 'p' },
+  // Claude Code's shape: -p/--print is a switch, and the task is the positional argument (or stdin).
+  print: { type: 'boolean', short: 'p', default: false },
   'output-format': { type: 'string', default: 'text' },
   model: { type: 'string' },
   'max-turns': { type: 'string' },
@@ -69,7 +71,10 @@ export function oneOf<T extends string>(flag: string, value: string, allowed: re
 }
 
 export function parseAgentArgs(args: string[]) {
-  return parsed(() => parseArgs({ args, options: AGENT_OPTIONS, allowPositionals: true }));
+  return parsed(
+    () => parseArgs({ args, options: AGENT_OPTIONS, allowPositionals: true }),
+    Object.keys(AGENT_OPTIONS),
+  );
 }
 
 /**
@@ -115,7 +120,6 @@ export async function agentFlags(
     ...common({ ...values, policy: values.policy ?? settings.policy ?? DEFAULT_POLICY }),
     ...(network !== undefined && { network }),
     ...(values['add-dir'] && { addDirs: values['add-dir'] }),
-    prompt: values.prompt,
     outputFormat: flagged.outputFormat,
     model: values.model ?? (process.env.SKATE_MODEL || undefined) ?? settings.model,
     maxTurns: flagged.maxTurns ?? settings.maxTurns ?? DEFAULT_MAX_TURNS,

@@ -34,6 +34,7 @@ const USAGE = `usage:
   skate --version
 
 options:
+  -p, --print       run headless: the task is the argument (skate -p "task", skate -c -p "task") or stdin
   --policy P        a built-in policy (execute, readonly, plan, full), one in ~/.skate/policies, or a file; default execute
   --network on|off  turn the policy's network on or off for this run only
   --add-dir DIR     another writable root for this run, protected like the workspace (repeatable)
@@ -51,14 +52,20 @@ options:
   settings: ~/.skate/settings.json, then <workspace>/.skate/settings.json; flags win (README, "Settings")
 `;
 
-/** `skate -p "task"` and friends: one headless agent run. */
+/** `skate -p "task"`, `skate -c -p "task"`, `echo task | skate -p`: one headless agent run. */
 async function agent(args: string[]): Promise<number> {
   const { values, positionals } = parseAgentArgs(args);
   if (values.help) return help();
-  if (positionals.length > 0)
-    throw new UsageError(`unexpected argument: ${positionals[0]} (quote the task: -p "…")`);
+  const prompt = positionals.length > 0 ? positionals.join(' ') : undefined;
+  // Without -p a task on the command line (or none, on a terminal) means the interactive UI.
+  if (!values.print && (prompt !== undefined || process.stdin.isTTY)) {
+    const example = `skate ${values.continue ? '-c ' : ''}-p "${prompt ?? 'task'}"`;
+    throw new UsageError(
+      `the interactive terminal UI is not in this build yet; run headless with ${example}`,
+    );
+  }
   const { agentCommand } = await import('./commands/agent-command.js');
-  return agentCommand(await agentFlags(values));
+  return agentCommand({ ...(await agentFlags(values)), prompt });
 }
 
 /** `skate plan "task"` / `skate plan --edit`: planning under the plan policy. */
@@ -75,10 +82,9 @@ async function plan(args: string[]): Promise<number> {
     throw new UsageError('skate plan always runs under the plan policy; drop --policy');
   }
   if (positionals.length > 1) throw new UsageError(`unexpected argument: ${positionals[1]} (quote the task)`);
-  if (values.prompt !== undefined && positionals.length > 0) throw new UsageError('give the task once');
   const flags = await agentFlags(values);
   const { planCommand } = await import('./commands/plan-command.js');
-  return planCommand({ ...flags, prompt: values.prompt ?? positionals[0], edit: values.edit });
+  return planCommand({ ...flags, prompt: positionals[0], edit: values.edit });
 }
 
 /** `skate execute [--plan FILE] ["extra instructions"]`: a fresh agent carrying out the plan. */
@@ -92,7 +98,7 @@ async function execute(args: string[]): Promise<number> {
   }
   const flags = await agentFlags(values);
   const { executeCommand } = await import('./commands/execute-command.js');
-  return executeCommand({ ...flags, prompt: values.prompt ?? positionals[0], planFile: values.plan });
+  return executeCommand({ ...flags, prompt: positionals[0], planFile: values.plan });
 }
 
 async function run(argv: string[]): Promise<number> {
@@ -232,7 +238,11 @@ async function run(argv: string[]): Promise<number> {
     case '-h':
       return help();
     default:
-      throw new UsageError(`unknown command: ${command}`);
+      // `skate "fix the bug" -p` (a task first), or `skate "fix the bug"` (the interactive UI).
+      if (command.includes(' ') || rest.some((arg) => arg === '-p' || arg === '--print')) return agent(argv);
+      throw new UsageError(
+        `unknown command: ${command} (commands: plan, execute, tools, tool, sessions, policy, sandbox, executor; a task: skate -p "${command}")`,
+      );
   }
 }
 
@@ -267,7 +277,8 @@ try {
   process.exitCode = await run(process.argv.slice(2));
 } catch (error) {
   if (error instanceof UsageError) {
-    process.stderr.write(`skate: ${error.message}\n\n${USAGE}`);
+    // One line: what was wrong and how to write it. `skate --help` has the whole usage.
+    process.stderr.write(`skate: ${error.message}\n`);
     process.exitCode = EXIT.usage;
   } else if (error instanceof (await import('../settings/settings-error.js')).SettingsError) {
     // A settings file that cannot be used: file, key and problem on one line; nothing ran.

@@ -61,7 +61,7 @@ describe('skate tools / skate tool', () => {
       [['tool', 'read_file'], 'needs --input'],
       [['tool', 'read_file', '--input', '{oops'], '--input is not valid JSON'],
       [['tool'], 'needs a tool name'],
-      [['tools', '--bogus'], "Unknown option '--bogus'"],
+      [['tools', '--bogus'], 'unknown option --bogus'],
       [['tools', '--policy', 'nonexistent'], 'no policy named "nonexistent"'],
       [['tools', '--workspace', path.join(dir.path, 'missing')], 'does not exist'],
       [['frobnicate'], 'unknown command: frobnicate'],
