@@ -5,6 +5,7 @@ import { ExecutorClient } from '../executor-client/executor-client.js';
 import { formatPolicyProblem, loadPolicy } from '../policy/load-policy.js';
 import { launcherFor, type SandboxMode } from '../sandbox/choose-launcher.js';
 import { note } from './note.js';
+import { createSandboxNotes } from './sandbox-notes.js';
 import { UsageError } from './usage-error.js';
 
 export interface ExecutorOptions {
@@ -76,7 +77,11 @@ export async function openExecutor(options: ExecutorOptions): Promise<ExecutorCl
   const policy = await resolveCliPolicy(options.policy, workspace, options);
   return ExecutorClient.spawn({
     policy,
-    launcher: await launcherFor(policy, options.sandbox, { ...(options.verbose && { onNote: note }) }),
+    launcher: await launcherFor(
+      policy,
+      options.sandbox,
+      createSandboxNotes({ verbose: options.verbose ?? false, write: note }),
+    ),
     diagnosticTools: options.diagnosticTools ?? false,
     ...(options.verbose && { onLog: (line: string) => process.stderr.write(`[executor] ${line}\n`) }),
   });

@@ -10,6 +10,7 @@ import { probeSandbox } from '../../sandbox/probe-sandbox.js';
 import { SandboxUnavailableError } from '../../sandbox/sandbox-errors.js';
 import { note } from '../note.js';
 import { resolveCliPolicy, resolveWorkspace } from '../open-executor.js';
+import { createSandboxNotes } from '../sandbox-notes.js';
 
 export interface SandboxCommandOptions {
   policy: string;
@@ -51,7 +52,7 @@ export async function sandboxCommand(options: SandboxCommandOptions): Promise<nu
   try {
     launch = await launchFor(policy, options.sandbox, options.command, {
       note,
-      ...(options.verbose && { onNote: note }),
+      ...createSandboxNotes({ verbose: options.verbose ?? false, write: note }),
     });
     if (stopped) return 128 + constants.signals[stopped];
     const [program, ...args] = launch.argv;
@@ -74,7 +75,7 @@ async function launchFor(
   policy: ResolvedPolicy,
   mode: SandboxMode,
   command: [string, ...string[]],
-  notes: { note(line: string): void; onNote?(line: string): void },
+  notes: { note(line: string): void; onNote?(line: string): void; onWarning?(line: string): void },
 ): Promise<CommandLaunch> {
   const inner = [...confineWrapper(), ...command];
   const unconfined = (): CommandLaunch => ({
@@ -89,6 +90,9 @@ async function launchFor(
     notes.note(`no kernel sandbox (${support.problem}); the command runs unconfined`);
     return unconfined();
   }
-  const sandbox = await prepareSandbox(policy, notes.onNote ? { onNote: notes.onNote } : {});
+  const sandbox = await prepareSandbox(policy, {
+    ...(notes.onNote && { onNote: notes.onNote }),
+    ...(notes.onWarning && { onWarning: notes.onWarning }),
+  });
   return { argv: [...sandbox.argv, ...inner], env: sandbox.env, release: () => sandbox.release() };
 }
