@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -28,5 +30,23 @@ describe('planSandbox', () => {
       steps.some((step) => step.op === 'ro-bind' && step.dest === stub);
     expect(bound((await plan('on')).steps)).toBe(true);
     expect(bound((await plan('off')).steps)).toBe(false);
+  });
+});
+
+describe('planSandbox: scan limits', () => {
+  it('notes a socket scan cut short (the documented residual risk), without warning that the policy is weakened', async () => {
+    await using workspace = await hostDir('ws-');
+    // tmpfs: making 20,000 files on this disk takes seconds, in memory a fraction of one.
+    await using home = await tempDir('home-', existsSync('/dev/shm') ? '/dev/shm' : undefined);
+    // More entries than the home scan reads (20,000).
+    execFileSync('sh', ['-c', 'seq 1 20050 | xargs touch'], { cwd: home.path });
+    const plan = await planSandbox({
+      policy: testPolicy(workspace.path),
+      runtimePaths: [],
+      emptyDir: workspace.path,
+      home: home.path,
+    });
+    expect(plan.notes).toContain(`scan of ${home.path} hit its limits; sockets beyond them are not masked`);
+    expect(plan.warnings).toEqual([]);
   });
 });
