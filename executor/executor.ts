@@ -39,6 +39,7 @@ export function createExecutor(boot: ExecutorBoot, onShutdown: () => void): Exec
     health: (): ExecutorHealth => ({
       pid: process.pid,
       policy: boot.policy.name,
+      network: boot.policy.network,
       enforcement: boot.enforcement,
       resourceLimits: boot.resourceLimits,
       commandIsolation: boot.commandWrapper.length > 0,
