@@ -3,22 +3,21 @@ import type { EngineCommand, EngineEvent, ImageInput } from '../../shared/engine
 import type { ExecutorHealth } from '../../shared/executor-boot.js';
 import type { NetworkPolicy, ResolvedPolicy } from '../../shared/policy.js';
 import type { RuntimeCommand } from '../../shared/runtime-command.js';
-import { createAskUserTool } from '../agents/ask-user-tool.js';
 import { filterToolHost } from '../agents/filtered-tool-host.js';
-import { createSpawnAgentTool } from '../agents/spawn-agent-tool.js';
 import { createSubAgentInbox } from '../agents/sub-agent-inbox.js';
 import { type CommandInboxHandle, createCommandInbox } from '../engine/command-inbox.js';
 import { type Compacted, Engine } from '../engine/engine.js';
 import type { Emitter, EngineContext, MetaTool, RunOutcome } from '../engine/engine-types.js';
 import type { ExecutorClient } from '../executor-client/executor-client.js';
-import { ensurePlanFile, planFilePath } from '../planning/plan-file.js';
-import { PLANNING_CHILD_CONTEXT, PLANNING_PROMPT, planHandoff } from '../planning/planning-prompts.js';
+import { planFilePath } from '../planning/plan-file.js';
 import { readPlan } from '../planning/read-plan.js';
 import type { ModelProvider } from '../provider/model-provider.js';
 import { AgentRuntimeError } from './agent-runtime-error.js';
 import type { AgentSettings, SessionSettings } from './agent-settings.js';
+import { appendedSystemPrompt, harnessTools } from './harness-tools.js';
 import { openSessionLog, type SessionLog } from './open-session-log.js';
-import { resolvePolicy, resolveWorkspace, spawnExecutor, startExecutor } from './start-executor.js';
+import { type ExecutorView, type StartedAgent, startAgent } from './start-agent.js';
+import { spawnExecutor } from './start-executor.js';
 
 /** What one `prompt` ends with: the engine's outcome and what the frontend reports with it. */
 export interface AgentRunResult extends RunOutcome {
@@ -33,81 +32,13 @@ export interface PromptOptions {
   maxTurns?: number;
 }
 
-/** Where the executor's tools and the policy are, as the model is told. */
-interface ExecutorView {
-  workspace: string;
-  policyName: string;
-}
-
 /**
  * Starts an agent: resolves the workspace once, then starts its executor
  * under its policy, its model provider and its session log at the same time.
  * What fails on the way leaves nothing running.
  */
 export async function createAgentSession(settings: AgentSettings): Promise<AgentSession> {
-  const note = settings.onNote ?? (() => {});
-  const workspace = await resolveWorkspace(settings.workspace);
-  const activity = settings.activity ?? { kind: 'agent' };
-  let executorSettings = settings.executor;
-  if (activity.kind === 'plan') {
-    if (executorSettings.kind === 'remote') {
-      throw new AgentRuntimeError(
-        'settings',
-        'planning starts its own executor under the plan policy; it cannot use a remote executor',
-      );
-    }
-    // The sandbox binds the plan file itself, so it must exist before the executor starts.
-    await ensurePlanFile(workspace).catch((error: Error) => {
-      throw new AgentRuntimeError('plan', `cannot prepare the plan file: ${error.message}`);
-    });
-    executorSettings = { ...executorSettings, policy: await resolvePolicy('plan', workspace) };
-  }
-  const policyLabel =
-    activity.kind === 'plan'
-      ? 'plan'
-      : executorSettings.kind === 'local'
-        ? typeof executorSettings.policy === 'string'
-          ? executorSettings.policy
-          : executorSettings.policy.name
-        : 'remote';
-  const [started, provider, log] = await Promise.allSettled([
-    startExecutor(executorSettings, workspace, note),
-    Promise.resolve(settings.model.provider),
-    openSessionLog(settings.session, {
-      workspace,
-      model: settings.model.name,
-      policy: policyLabel,
-      note,
-    }),
-  ]);
-  if (started.status === 'rejected' || provider.status === 'rejected' || log.status === 'rejected') {
-    if (started.status === 'fulfilled') await started.value.executor.shutdown().catch(() => undefined);
-    if (log.status === 'fulfilled') await log.value.close();
-    const failed = [started, provider, log].find((result) => result.status === 'rejected');
-    throw (failed as PromiseRejectedResult).reason;
-  }
-  const { executor, policy } = started.value;
-  try {
-    // A remote executor's workspace and policy are its server's: ask it once.
-    const view: ExecutorView = policy
-      ? { workspace: policy.workspace, policyName: policy.name }
-      : await executor
-          .health()
-          .then((health) => ({ workspace: health.workspace, policyName: health.policy }));
-    return new AgentSession(
-      { ...settings, activity },
-      workspace,
-      executor,
-      policy,
-      view,
-      provider.value,
-      log.value,
-    );
-  } catch (error) {
-    await executor.shutdown().catch(() => undefined);
-    await log.value.close();
-    throw error;
-  }
+  return new AgentSession(settings, await startAgent(settings));
 }
 
 /**
@@ -128,18 +59,25 @@ export class AgentSession {
   private pendingNotes: string[] = [];
   private closed = false;
 
+  /** The workspace, resolved once. */
+  readonly workspace: string;
+  private readonly settings: AgentSettings;
+  private executor: ExecutorClient;
+  private currentPolicy: ResolvedPolicy | undefined;
+  private readonly view: ExecutorView;
+  private readonly provider: ModelProvider;
+  private sessionLog: SessionLog;
+
   /** Use `createAgentSession`. */
-  constructor(
-    private readonly settings: AgentSettings,
-    /** The workspace, resolved once. */
-    readonly workspace: string,
-    private executor: ExecutorClient,
-    private currentPolicy: ResolvedPolicy | undefined,
-    private readonly view: ExecutorView,
-    private readonly provider: ModelProvider,
-    private sessionLog: SessionLog,
-  ) {
-    this.messages = [...sessionLog.history];
+  constructor(settings: AgentSettings, started: StartedAgent) {
+    this.settings = { ...settings, activity: started.activity };
+    this.workspace = started.workspace;
+    this.executor = started.executor;
+    this.currentPolicy = started.policy;
+    this.view = started.view;
+    this.provider = started.provider;
+    this.sessionLog = started.log;
+    this.messages = [...this.sessionLog.history];
     this.modelName = settings.model.name;
     this.inbox = settings.answerer === 'nobody' ? undefined : createCommandInbox();
     this.emitter = {
@@ -148,7 +86,7 @@ export class AgentSession {
         for (const listener of this.listeners) listener(event);
       },
     };
-    settings.onExecutorStarted?.(executor, currentPolicy);
+    settings.onExecutorStarted?.(this.executor, this.currentPolicy);
   }
 
   /** The policy the executor enforces; undefined for a remote executor, whose server chose it. */
@@ -397,7 +335,9 @@ export class AgentSession {
           thinkingBudgetTokens: settings.model.thinkingBudgetTokens,
         }),
         ...(settings.systemPrompt && { systemPrompt: settings.systemPrompt }),
-        ...(this.appendedPrompt() && { appendSystemPrompt: this.appendedPrompt() }),
+        ...(appendedSystemPrompt(this.settings) && {
+          appendSystemPrompt: appendedSystemPrompt(this.settings),
+        }),
         maxTurns: options.maxTurns ?? settings.maxTurns,
         approval: settings.approval,
         workspace: this.view.workspace,
@@ -428,21 +368,6 @@ export class AgentSession {
     };
   }
 
-  /** The user's appended instructions, then what the activity adds (the planning rules, the plan). */
-  private appendedPrompt(): string | undefined {
-    const activity = this.activity;
-    const addition =
-      activity.kind === 'plan'
-        ? PLANNING_PROMPT
-        : activity.kind === 'execute'
-          ? planHandoff(activity.plan, activity.planFile)
-          : undefined;
-    const parts = [this.settings.appendSystemPrompt, addition].filter((part): part is string =>
-      Boolean(part),
-    );
-    return parts.length > 0 ? parts.join('\n\n') : undefined;
-  }
-
   /**
    * The harness's tools: the settings' own (always offered: a sub-agent's
    * complete_task), then spawn_agent (under the current policy) and ask_user,
@@ -455,43 +380,14 @@ export class AgentSession {
   }
 
   private ownMetaTools(): MetaTool[] {
-    const { settings } = this;
-    const tools: MetaTool[] = [];
-    const planning = this.activity.kind === 'plan';
-    const sub = settings.subagents;
-    const depth = sub?.depth ?? 0;
-    const maxDepth = sub?.maxDepth ?? 2;
-    if (sub && depth < maxDepth && this.currentPolicy && settings.executor.kind === 'local') {
-      tools.push(
-        createSpawnAgentTool({
-          parentPolicy: this.currentPolicy,
-          sandbox: settings.executor.sandbox,
-          providerFor: sub.providerFor ?? (() => this.provider),
-          model: this.modelName,
-          maxTokens: settings.model.maxTokens,
-          thinkingBudgetTokens: settings.model.thinkingBudgetTokens,
-          parentSystemPrompt: sub.parentSystemPrompt ?? settings.systemPrompt,
-          context: sub.context ?? (planning ? PLANNING_CHILD_CONTEXT : this.appendedPrompt()),
-          depth,
-          maxDepth,
-          ...(sub.maxTurns !== undefined && { maxTurns: sub.maxTurns }),
-          ...(sub.budgetMs !== undefined && { budgetMs: sub.budgetMs }),
-          // A planning or deny-writes agent must not write through a child (an asking one asks before each spawn).
-          readOnlyChildren: Boolean(sub.readOnly) || planning || settings.approval === 'deny-writes',
-          diagnosticTools: settings.executor.diagnosticTools,
-          sessionForChild: sub.sessionForChild ?? this.sessionLog.forChild,
-          parentSessionId: this.sessionId,
-          ...(sub.onChildSpawned && { onChildSpawned: sub.onChildSpawned }),
-          ...(sub.onChildExited && { onChildExited: sub.onChildExited }),
-          startChild: createAgentSession,
-        }),
-      );
-    }
-    // A planner is offered ask_user even when nobody answers: it then records its assumptions.
-    if (settings.answerer === 'user' || (settings.answerer === 'rules' && planning)) {
-      tools.push(createAskUserTool({ canAsk: settings.answerer === 'user' }));
-    }
-    return tools;
+    return harnessTools({
+      settings: this.settings,
+      policy: this.currentPolicy,
+      provider: this.provider,
+      model: this.modelName,
+      sessionLog: this.sessionLog,
+      startChild: createAgentSession,
+    });
   }
 
   private async startLinked(
