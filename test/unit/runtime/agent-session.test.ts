@@ -258,4 +258,39 @@ describe('AgentSession (real executors)', () => {
     expect(forkId).toBeDefined();
     expect(forkId).not.toBe(agent.sessionId);
   });
+
+  it('compact summarises the older conversation now; clear starts afresh and resume brings a session back', async () => {
+    await using ws = await hostDir('runtime-compact-');
+    const { events, settings: s } = settings(ws.path, [
+      text('a1'),
+      text('a2'),
+      text('a3'),
+      text('a4'),
+      text('the summary'),
+      text('after clear'),
+    ]);
+    const agent = await createAgentSession(s);
+    try {
+      for (const words of ['q1', 'q2', 'q3', 'q4']) await agent.prompt(words);
+      expect(agent.conversation).toHaveLength(8);
+      await agent.apply({ type: 'compact' });
+      expect(events.ofType('compaction')).toHaveLength(1);
+      // One summary message, then the three exchanges kept.
+      expect(agent.conversation).toHaveLength(6);
+      expect(JSON.stringify(agent.conversation[0])).toMatch(/the summary/);
+
+      const first = agent.sessionId!;
+      await agent.apply({ type: 'clear' });
+      expect(agent.sessionId).not.toBe(first);
+      expect(agent.conversation).toHaveLength(0);
+      await agent.prompt('fresh');
+      expect(agent.conversation).toHaveLength(2);
+
+      await agent.apply({ type: 'resume', sessionId: first });
+      expect(agent.sessionId).toBe(first);
+      expect(agent.conversation).toHaveLength(6);
+    } finally {
+      await agent.close();
+    }
+  });
 });
