@@ -33,14 +33,16 @@ export const run: CommandMain = async (args) => {
   if (!read.ok) throw new UsageError(read.message);
   const apiKey = process.env.ANTHROPIC_API_KEY;
   if (!apiKey) throw new UsageError('set ANTHROPIC_API_KEY to run an agent');
-  let extra = values.prompt ?? positionals[0];
-  if (extra === undefined && !process.stdin.isTTY) extra = (await readStdin()).trim() || undefined;
+  const extra = values.prompt ?? positionals[0];
+  // As before the runtime: instructions on stdin are the whole prompt, not an addition to the default task.
+  const piped =
+    extra === undefined && !process.stdin.isTTY ? (await readStdin()).trim() || undefined : undefined;
   return runHeadless({
     settings: {
       ...runSettingsFrom(flags, anthropicModel(flags, apiKey)),
       activity: { kind: 'execute', plan: read.plan, planFile },
     },
-    prompt: executeTask(extra),
+    prompt: piped ?? executeTask(extra),
     outputFormat: flags.outputFormat,
     answers: flags.answers,
   });
