@@ -93,17 +93,19 @@ export function createDemoProvider(options: { outsidePath: string; wordDelayMs?:
           yield { type: 'text_delta', index: 0, text: word };
         }
       } catch {
-        yield { type: 'error', error: { kind: 'aborted', message: 'the demo was interrupted' } };
+        const partial: ContentBlock[] = streamed ? [{ type: 'text', text: streamed }] : [];
+        yield { type: 'error', error: { kind: 'aborted', message: 'the demo was interrupted' }, partial };
         return;
       }
-      yield { type: 'block_stop', index: 0 };
       const content: ContentBlock[] = [{ type: 'text', text: streamed }];
+      yield { type: 'block_done', index: 0, block: content[0]! };
       if (tool) {
         const id = `demo-${turn}`;
+        const call: ContentBlock = { type: 'tool_use', id, name: tool.name, input: tool.input };
         yield { type: 'tool_use_start', index: 1, id, name: tool.name };
         yield { type: 'tool_input_delta', index: 1, json: JSON.stringify(tool.input) };
-        yield { type: 'block_stop', index: 1 };
-        content.push({ type: 'tool_use', id, name: tool.name, input: tool.input });
+        yield { type: 'block_done', index: 1, block: call };
+        content.push(call);
       }
       const words = text.split(/\s+/).length;
       yield {
