@@ -58,9 +58,9 @@ function step(index: number, messages: readonly Message[], outside: string): Dem
         text: [
           'Done. What happened:',
           `- read_file README.md → ${read?.isError ? 'failed' : 'ok'}`,
-          `- write_file NOTES.md → ${wrote ? firstLine(wrote.content) : 'no result'}`,
-          `- write_file ${outside} → ${denied ? firstLine(denied.content) : 'no result'}`,
-          `- shell touch ${outside} → ${shell ? firstLine(shell.content) : 'no result'}`,
+          `- write_file NOTES.md → ${wrote ? firstLine(wrote.output) : 'no result'}`,
+          `- write_file ${outside} → ${denied ? firstLine(denied.output) : 'no result'}`,
+          `- shell touch ${outside} → ${shell ? firstLine(shell.output) : 'no result'}`,
           '',
           'The first refusal came from the executor checking its policy; the second from the kernel: the',
           'executor runs inside bubblewrap, where everything outside the workspace is mounted read-only.',

@@ -173,7 +173,7 @@ describe('createAnthropicProvider against a local Messages API', () => {
 
     const toolResult: Message = {
       role: 'user',
-      content: [{ type: 'tool_result', toolUseId: 'toolu_9', content: 'no such file', isError: true }],
+      content: [{ type: 'tool_result', callId: 'toolu_9', output: 'no such file', isError: true }],
     };
     const second = { ...first, messages: [...first.messages, message, toolResult] };
     done(await collect(provider.stream(second, new AbortController().signal)));
@@ -236,7 +236,7 @@ describe('createAnthropicProvider against a local Messages API', () => {
         {
           role: 'user',
           content: [
-            { type: 'tool_result', toolUseId: 'toolu_1', content: 'a.ts', isError: false },
+            { type: 'tool_result', callId: 'toolu_1', output: 'a.ts', isError: false },
             { type: 'text', text: 'Now explain.' },
           ],
         },

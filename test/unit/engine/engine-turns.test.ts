@@ -249,8 +249,8 @@ describe('Engine: turns and events', () => {
     expect(provider.requests[1]?.messages.at(-1)).toEqual({
       role: 'user',
       content: [
-        { type: 'tool_result', toolUseId: 'call-slow', content: 'slow result', isError: false },
-        { type: 'tool_result', toolUseId: 'call-fast', content: 'fast result', isError: false },
+        { type: 'tool_result', callId: 'call-slow', output: 'slow result', isError: false },
+        { type: 'tool_result', callId: 'call-fast', output: 'fast result', isError: false },
       ],
     });
     expect(events.types().filter((type) => type === 'turn_start' || type === 'turn_end')).toEqual([
