@@ -37,6 +37,8 @@ export interface Tool<Input extends z.ZodObject = z.ZodObject> {
   readonly effect: ToolEffect;
   /** The tool emits output lines while it runs (a command's stdout, say). */
   readonly streamsOutput?: boolean;
+  /** Why the tool cannot run on this machine and how to fix it; its calls return an `unavailable` error. */
+  readonly unavailable?: string;
   readonly input: Input;
   run(input: z.infer<Input>, ctx: ToolContext): Promise<ToolOutcome>;
   /** Releases what the tool keeps between calls (a worker process, say) when its executor stops. */

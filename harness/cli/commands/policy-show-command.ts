@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { ResourceLimits } from '../../../shared/executor-boot.js';
 import { EnforcementLevel, ResolvedPolicy } from '../../../shared/policy.js';
+import { jsEvalOutlook } from '../../policy/js-eval-outlook.js';
 import { resolvePolicy, resolveWorkspace } from '../../runtime/start-executor.js';
 import { cgroupSupport } from '../../sandbox/cgroup-limits.js';
 import { enforcementOutlook } from '../../sandbox/choose-launcher.js';
@@ -24,6 +25,11 @@ export const PolicyReport = z.object({
     fix: z.string().optional(),
   }),
   resourceLimits: ResourceLimits,
+  /** Whether js_eval can run here: the isolated-vm build for this Node, or why not and the fix. */
+  jsEval: z.discriminatedUnion('status', [
+    z.object({ status: z.literal('available'), runtime: z.string(), path: z.string() }),
+    z.object({ status: z.literal('unavailable'), reason: z.string(), fix: z.string() }),
+  ]),
 });
 export type PolicyReport = z.infer<typeof PolicyReport>;
 
@@ -53,12 +59,21 @@ export async function policyShowCommand(options: PolicyShowOptions): Promise<num
   const enforcement = await enforcementOutlook(policy);
   // Cgroups are only set up around a kernel sandbox.
   const resourceLimits = enforcement.level === 'kernel' ? await cgroupSupport(policy.limits) : 'none';
-  const report: PolicyReport = { policy, enforcement, resourceLimits };
+  const outlook = jsEvalOutlook();
+  const jsEval: PolicyReport['jsEval'] =
+    outlook.status === 'available'
+      ? {
+          status: 'available',
+          runtime: `${outlook.build.label} on Node ${process.versions.node}`,
+          path: outlook.path,
+        }
+      : outlook;
+  const report: PolicyReport = { policy, enforcement, resourceLimits, jsEval };
   process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
   return 0;
 }
 
-function formatReport({ policy, enforcement, resourceLimits }: PolicyReport): string {
+function formatReport({ policy, enforcement, resourceLimits, jsEval }: PolicyReport): string {
   const list = (items: readonly string[]) => (items.length === 0 ? ['(none)'] : items);
   const block = (label: string, items: readonly string[]) =>
     list(items)
@@ -89,5 +104,8 @@ function formatReport({ policy, enforcement, resourceLimits }: PolicyReport): st
     `enforcement       ${level}\n`,
     ...(enforcement.fix ? [`  fix             ${enforcement.fix}\n`] : []),
     `resource limits   ${limitsNote}\n`,
+    jsEval.status === 'available'
+      ? `js_eval           ${jsEval.runtime}\n`
+      : `js_eval           unavailable: ${jsEval.reason}\n  fix             ${jsEval.fix}\n`,
   ].join('');
 }

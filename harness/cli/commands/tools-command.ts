@@ -38,7 +38,8 @@ function formatTools(tools: ToolDefinition[]): string {
   return tools
     .map((tool) => {
       const firstSentence = tool.description.split(/(?<=\.)\s/)[0];
-      return `${tool.name.padEnd(width)}  ${tool.effect.padEnd(7)}  ${firstSentence}\n`;
+      const about = tool.unavailable ? `unavailable: ${tool.unavailable}` : firstSentence;
+      return `${tool.name.padEnd(width)}  ${tool.effect.padEnd(7)}  ${about}\n`;
     })
     .join('');
 }
