@@ -15,9 +15,8 @@ const common = {
   target: 'node20',
   sourcemap: 'linked',
   chunkNames: 'chunks/[name]-[hash]',
-  // Native addons load from node_modules; bundling cannot inline them. execa is only
-  // imported on an executor's first command, so it can stay in node_modules too.
-  external: ['isolated-vm', 'execa'],
+  // Native addons load from node_modules; bundling cannot inline them.
+  external: ['isolated-vm'],
   banner: {
     js: "import { createRequire as __skateRequire } from 'node:module'; const require = __skateRequire(import.meta.url);",
   },

@@ -9,6 +9,7 @@ import { ExecutorClient } from '../../harness/executor-client/executor-client.js
 import { testPolicy } from '../support/policies.js';
 import { benchColdStart } from './cold-start-bench.js';
 import { benchTextDeltas } from './engine-bench.js';
+import { benchFirstShell } from './first-shell-bench.js';
 import { benchGrep } from './grep-bench.js';
 import { benchRpc } from './rpc-bench.js';
 import { benchSessions } from './session-bench.js';
@@ -28,6 +29,8 @@ try {
   } finally {
     await executor.shutdown();
   }
+  process.stderr.write('bench: first shell call on a fresh executor\n');
+  Object.assign(figures, await benchFirstShell(policy));
   process.stderr.write('bench: text deltas through the engine to stream-json\n');
   Object.assign(figures, await benchTextDeltas());
   process.stderr.write('bench: grep across node_modules\n');
