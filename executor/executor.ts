@@ -1,5 +1,6 @@
 import type { ExecutorBoot, ExecutorHealth } from '../shared/executor-boot.js';
 import { createExecutorRouter, type ExecutorRouter } from '../shared/executor-router.js';
+import { findRipgrep } from './fs/ripgrep.js';
 import { OutputHub } from './output-hub.js';
 import { PathGuard } from './path-guard.js';
 import { ToolRegistry } from './tool-registry.js';
@@ -24,6 +25,7 @@ export function createExecutor(boot: ExecutorBoot, onShutdown: () => void): Exec
   const startedAt = performance.now();
   const registry = new ToolRegistry(toolsFor(boot.policy, boot.diagnosticTools));
   const outputs = new OutputHub();
+  const ripgrep = findRipgrep();
   const runner = new ToolRunner({
     registry,
     policy: boot.policy,
@@ -31,6 +33,7 @@ export function createExecutor(boot: ExecutorBoot, onShutdown: () => void): Exec
     outputs,
     maxInputBytes: Math.min(MAX_INPUT_BYTES, boot.maxFrameBytes),
     commandWrapper: boot.commandWrapper,
+    ripgrep,
   });
   const router = createExecutorRouter({
     listTools: () => registry.definitions(),
@@ -42,6 +45,7 @@ export function createExecutor(boot: ExecutorBoot, onShutdown: () => void): Exec
       enforcement: boot.enforcement,
       resourceLimits: boot.resourceLimits,
       commandIsolation: boot.commandWrapper.length > 0,
+      search: ripgrep ? 'ripgrep' : 'javascript',
       workspace: boot.policy.workspace,
       uptimeMs: Math.round(performance.now() - startedAt),
       toolCount: registry.size,

@@ -16,6 +16,8 @@ if ! command -v bwrap >/dev/null 2>&1; then
   fi
 fi
 
+command -v rg >/dev/null 2>&1 || { [ "$(id -u)" = 0 ] && apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ripgrep >/dev/null; } || echo "setup: ripgrep (rg) is missing, so grep and glob search in JavaScript (slower): apt-get install ripgrep" >&2
+
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   # `npm install`, not `npm ci`: npm 11 leaves the other platforms' optional binaries of
   # @biomejs/biome out of the lockfile and then `npm ci` refuses that same lockfile.

@@ -10,6 +10,8 @@ export interface RunToolOptions {
   signal?: AbortSignal;
   /** Collects the call's streamed output lines. */
   lines?: OutputLine[];
+  /** The ripgrep binary grep and glob use; without it they search in JavaScript. */
+  ripgrep?: string | undefined;
 }
 
 /**
@@ -29,6 +31,7 @@ export async function runTool(
     paths: new PathGuard(policy),
     outputs,
     maxInputBytes: 8 * 1024 * 1024,
+    ripgrep: options.ripgrep,
   });
   const callId = `test-${Math.random().toString(36).slice(2)}`;
   const collecting = options.lines
