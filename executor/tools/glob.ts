@@ -6,6 +6,7 @@ import { defineTool, ToolFailure } from '../define-tool.js';
 import { mapOrdered } from '../fs/map-ordered.js';
 import { countIgnored, nameFilter, runRipgrep, sortWalkOrder, walkFlags } from '../fs/ripgrep.js';
 import { walkFiles } from '../fs/walk-files.js';
+import { toolDescription } from '../tool-description.js';
 
 /** Paths returned; the rest are counted. */
 const MAX_SHOWN = 500;
@@ -21,11 +22,7 @@ interface Found {
 export const globTool = defineTool({
   name: 'glob',
   effect: 'read',
-  description:
-    'Find files whose paths match a glob pattern, e.g. "**/*.ts", "src/**/*.{ts,tsx}", "*.json" (top ' +
-    'level only; use "**/" to search subdirectories). Returns file paths relative to `path`, most ' +
-    'recently modified first, at most 500. Skips .git and files excluded by .gitignore unless ' +
-    'include_ignored is true. To search file contents use grep.',
+  description: toolDescription('glob'),
   input: z.object({
     pattern: z.string().min(1).describe('Glob matched against paths relative to `path`.'),
     path: z.string().min(1).default('.').describe('Directory to search. Default: the workspace.'),

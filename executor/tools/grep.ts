@@ -9,6 +9,7 @@ import { decodeText, looksLikeText, readForSearchSync } from '../fs/read-text.js
 import { countIgnored, nameFilter } from '../fs/ripgrep.js';
 import { type FileHits, type GrepMode, ripgrepGrep } from '../fs/ripgrep-grep.js';
 import { type WalkEntry, walkFiles } from '../fs/walk-files.js';
+import { toolDescription } from '../tool-description.js';
 
 /** Files bigger than this are skipped (and counted): they are data or bundles, not code to search. */
 const MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -29,12 +30,7 @@ type Searched = FileHits | 'none' | 'too_large';
 export const grepTool = defineTool({
   name: 'grep',
   effect: 'read',
-  description:
-    'Search file contents with a JavaScript regular expression, line by line. Searches a file or a ' +
-    'directory tree, skipping .git, .gitignored files, binary files and files over 10 MB. output_mode ' +
-    '"files_with_matches" (default) lists matching files; "content" shows "path:line:text" with optional ' +
-    'context lines; "count" shows "path:count". Output paths start with `path` as you gave it. ' +
-    'Symlinks inside the tree are not followed. Use glob (e.g. "*.ts", "src/**/*.tsx") to restrict which files are searched.',
+  description: toolDescription('grep'),
   input: z.object({
     pattern: z.string().min(1).describe('JavaScript regular expression, e.g. "function\\s+\\w+" or "TODO".'),
     path: z.string().min(1).default('.').describe('File or directory to search. Default: the workspace.'),

@@ -14,6 +14,7 @@ import { benchGrep } from './grep-bench.js';
 import { benchRpc } from './rpc-bench.js';
 import { benchSessions } from './session-bench.js';
 import { benchSubagents } from './subagent-bench.js';
+import { benchTurn1 } from './turn1-bench.js';
 
 const workspace = await realpath(await mkdtemp(path.join(tmpdir(), 'skate-bench-')));
 const figures: Record<string, unknown> = {};
@@ -37,6 +38,8 @@ try {
   Object.assign(figures, await benchGrep());
   process.stderr.write('bench: sessions (load 100k events, appends)\n');
   Object.assign(figures, await benchSessions());
+  process.stderr.write('bench: turn-1 request bytes\n');
+  Object.assign(figures, await benchTurn1());
   process.stderr.write('bench: sub-agents (ready time, 8 concurrent)\n');
   Object.assign(figures, await benchSubagents());
 } finally {
