@@ -13,6 +13,7 @@ import { benchFirstShell } from './first-shell-bench.js';
 import { benchGrep } from './grep-bench.js';
 import { benchRpc } from './rpc-bench.js';
 import { benchSessions } from './session-bench.js';
+import { benchSmallCalls } from './small-calls-bench.js';
 import { benchSubagents } from './subagent-bench.js';
 import { benchTurn1 } from './turn1-bench.js';
 
@@ -30,6 +31,8 @@ try {
   } finally {
     await executor.shutdown();
   }
+  process.stderr.write('bench: small read_file and list_dir against the MCP filesystem server\n');
+  Object.assign(figures, await benchSmallCalls(policy));
   process.stderr.write('bench: first shell call on a fresh executor\n');
   Object.assign(figures, await benchFirstShell(policy));
   process.stderr.write('bench: text deltas through the engine to stream-json\n');
