@@ -19,6 +19,8 @@ export interface ToolContext {
   emit(stream: OutputLine['stream'], text: string): void;
   /** Argv prefix for every command a tool starts (see `ExecutorBoot.commandWrapper`); may be empty. */
   readonly commandWrapper: readonly string[];
+  /** The ripgrep binary grep and glob run (under `commandWrapper`); absent, they search in JavaScript. */
+  readonly ripgrep?: string | undefined;
 }
 
 /** What `run` returns; the runner fills in `isError: false` when it is absent. */

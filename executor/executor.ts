@@ -1,6 +1,7 @@
 import type { ExecutorBoot, ExecutorHealth } from '../shared/executor-boot.js';
 import { createExecutorRouter, type ExecutorRouter } from '../shared/executor-router.js';
 import type { AnyTool } from './define-tool.js';
+import { findRipgrep } from './fs/ripgrep.js';
 import { OutputHub } from './output-hub.js';
 import { PathGuard } from './path-guard.js';
 import { ToolRegistry } from './tool-registry.js';
@@ -26,6 +27,8 @@ export function createExecutor(
   boot: ExecutorBoot,
   onShutdown: () => void,
   tools: readonly AnyTool[] = toolsFor(boot.policy, boot.diagnosticTools),
+  /** The ripgrep binary grep and glob use (tests choose one; undefined searches in JavaScript). */
+  ripgrep: string | undefined = findRipgrep(),
 ): Executor {
   const startedAt = performance.now();
   const registry = new ToolRegistry(tools);
@@ -37,6 +40,7 @@ export function createExecutor(
     outputs,
     maxInputBytes: Math.min(MAX_INPUT_BYTES, boot.maxFrameBytes),
     commandWrapper: boot.commandWrapper,
+    ripgrep,
   });
   const router = createExecutorRouter({
     listTools: () => registry.definitions(),
@@ -49,6 +53,7 @@ export function createExecutor(
       enforcement: boot.enforcement,
       resourceLimits: boot.resourceLimits,
       commandIsolation: boot.commandWrapper.length > 0,
+      search: ripgrep ? 'ripgrep' : 'javascript',
       workspace: boot.policy.workspace,
       uptimeMs: Math.round(performance.now() - startedAt),
       toolCount: registry.size,

@@ -38,6 +38,8 @@ export const ExecutorHealth = z.object({
   enforcement: EnforcementLevel,
   resourceLimits: ResourceLimits,
   commandIsolation: z.boolean(),
+  /** What grep and glob search with: the `rg` binary found in the sandbox, or the JavaScript fallback. */
+  search: z.enum(['ripgrep', 'javascript']),
   workspace: z.string(),
   uptimeMs: z.number(),
   toolCount: z.number().int(),

@@ -3,6 +3,7 @@ import { defineTool, type Tool, type ToolOutcome } from '../define-tool.js';
 import { describeUnavailable, findIsolatedVm } from '../js-eval/isolated-vm-loader.js';
 import { type EvalReply, JsEvalWorker } from '../js-eval/js-eval-worker.js';
 import type { LogLevel } from '../js-eval/protocol.js';
+import { toolDescription } from '../tool-description.js';
 
 const DEFAULT_TIMEOUT_MS = 5_000;
 const MAX_TIMEOUT_MS = 30_000;
@@ -39,15 +40,7 @@ export function createJsEvalTool(): Tool<typeof JsEvalInput> {
     name: 'js_eval',
     effect: 'read',
     streamsOutput: true,
-    description:
-      'Evaluate JavaScript in a sandboxed V8 isolate: for arithmetic, data wrangling, testing a regex or an ' +
-      'algorithm. Returns the value of the last expression (a returned promise is awaited), strings as they ' +
-      'are and other values JSON-like; console.log/info/warn/error output comes first, then "=> value". ' +
-      'State persists across calls like a REPL: top-level variables and functions stay defined (declare with ' +
-      'var, or assign, to redefine; `let`/`const` names cannot be declared twice). Only JavaScript built-ins ' +
-      'exist: no require, import, process, fs, network or timers (setTimeout). Top-level await is not ' +
-      'supported; end with a promise instead. A timeout or running out of memory (the heap is at most 128 MiB) ' +
-      'resets the state, and the result says so.',
+    description: toolDescription('js_eval'),
     input: JsEvalInput,
     ...(unavailable && { unavailable }),
     async run(input, ctx) {

@@ -43,7 +43,7 @@ export const SpawnAgentInput = z.object({
 });
 export type SpawnAgentInput = z.infer<typeof SpawnAgentInput>;
 
-const DESCRIPTION = `Starts a sub-agent that does one task on its own and returns a structured result. It gets a fresh conversation and its own sandboxed executor, never allowed more than you: narrow it further with write_paths, read_only and network. Several spawn_agent calls in one reply run in parallel, each on its own executor, so split independent work (explore areas, implement separate parts, review) across them; give parallel writers disjoint write_paths. The sub-agent cannot ask anyone anything and ends by calling complete_task; you receive its validated result as JSON, or an error saying why it failed.`;
+const DESCRIPTION = `Start a sub-agent for one task: a fresh conversation on its own sandboxed executor, never allowed more than you (narrow it with write_paths, read_only, network). Several calls in one reply run in parallel: split independent work across them, with disjoint write_paths for writers. It cannot ask questions and ends with complete_task; you get its validated result as JSON, or an error.`;
 
 /** What a child's provider is chosen by (tests script each child separately). */
 export interface ChildProviderInfo {

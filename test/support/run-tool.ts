@@ -9,6 +9,8 @@ export interface RunToolOptions {
   signal?: AbortSignal;
   /** Collects the call's streamed output lines. */
   lines?: OutputLine[];
+  /** The ripgrep binary grep and glob use; without it they search in JavaScript. */
+  ripgrep?: string | undefined;
 }
 
 /**
@@ -33,7 +35,7 @@ export async function runTool(
     commandWrapper: [],
     diagnosticTools: false,
     maxFrameBytes: DEFAULT_MAX_FRAME_BYTES,
-  }, () => {}, [tool]);
+  }, () => {}, [tool], options.ripgrep);
   const caller = trpc.createCallerFactory(executor.router)(
     {},
     { ...(options.signal && { signal: options.signal }) },

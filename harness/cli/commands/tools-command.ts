@@ -25,8 +25,9 @@ export async function toolsCommand(options: ExecutorFlags & { json: boolean }): 
     note,
   );
   try {
-    const tools = await executor.listTools();
-    process.stdout.write(options.json ? `${JSON.stringify(tools, null, 2)}\n` : formatTools(tools));
+    const [tools, health] = await Promise.all([executor.listTools(), executor.health()]);
+    if (options.json) process.stdout.write(`${JSON.stringify(tools, null, 2)}\n`);
+    else process.stdout.write(`${formatTools(tools)}\ngrep and glob search with ${health.search}\n`);
     return 0;
   } finally {
     await executor.shutdown();
