@@ -29,7 +29,10 @@ export async function openAgentExecutor(
   const policy = await resolveCliPolicy(options.policy, workspace);
   const executor = await ExecutorClient.spawn({
     policy,
-    launcher: await launcherFor(policy, options.sandbox, { ...(options.verbose && { onNote: note }) }),
+    launcher: await launcherFor(policy, options.sandbox, {
+      onWarning: note,
+      ...(options.verbose && { onNote: note }),
+    }),
     diagnosticTools: options.diagnosticTools ?? false,
     ...(options.verbose && { onLog: (line: string) => process.stderr.write(`[executor] ${line}\n`) }),
     // A crashed executor loses the call it was running, not the session: later calls get a new one.

@@ -46,7 +46,10 @@ export async function openExecutor(options: ExecutorOptions): Promise<ExecutorCl
   const policy = await resolveCliPolicy(options.policy, workspace);
   return ExecutorClient.spawn({
     policy,
-    launcher: await launcherFor(policy, options.sandbox, { ...(options.verbose && { onNote: note }) }),
+    launcher: await launcherFor(policy, options.sandbox, {
+      onWarning: note,
+      ...(options.verbose && { onNote: note }),
+    }),
     diagnosticTools: options.diagnosticTools ?? false,
     ...(options.verbose && { onLog: (line: string) => process.stderr.write(`[executor] ${line}\n`) }),
   });

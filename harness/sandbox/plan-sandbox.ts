@@ -36,8 +36,17 @@ export interface Placeholder {
 
 export interface SandboxPlan {
   steps: MountStep[];
-  /** Protected names that do not exist yet: created empty on the host so they can be mounted read-only. */
+  /**
+   * Protected names missing inside a `.git` directory (`.git/hooks` when `.git` is writable): created
+   * empty on the host so they can be mounted read-only; git lists nothing of its own directory.
+   */
   placeholders: Placeholder[];
+  /**
+   * Protected names missing elsewhere in a write root. A mount needs an existing entry, and one
+   * made on the host would show in the user's workspace (`ls -a`, `git status`, editors), so these
+   * are left unmounted: the tools refuse them, and the harness reports any that a run creates.
+   */
+  unmountedAbsent: string[];
   /** Things worth telling the user, e.g. a scan that hit its limits. */
   notes: string[];
 }
@@ -53,9 +62,14 @@ function globBase(pattern: string): string {
   return parts.slice(0, index).join('/') || '/';
 }
 
-/** rc and profile files are files; every other protected name that does not exist becomes a directory. */
+/** True when `target` lies inside a directory named `.git` below `root` (never listed by git itself). */
+function insideGitDir(root: string, target: string): boolean {
+  return path.relative(root, path.dirname(target)).split(path.sep).includes('.git');
+}
+
+/** rc, profile and config files are files; every other protected name that does not exist becomes a directory. */
 function placeholderKind(p: string): Placeholder['kind'] {
-  return /(rc|profile)$/.test(path.basename(p)) ? 'file' : 'dir';
+  return /(rc|profile|^config)$/.test(path.basename(p)) ? 'file' : 'dir';
 }
 
 /**
@@ -70,6 +84,7 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
   const steps: MountStep[] = [];
   const notes: string[] = [];
   const placeholders: Placeholder[] = [];
+  const unmountedAbsent: string[] = [];
 
   const readAll = policy.read.allow.includes('/');
   const readRoots = readAll ? ['/'] : [...new Set([...SYSTEM_ROOTS, ...policy.read.allow])];
@@ -151,6 +166,11 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
     const root = writeRoots.find((w) => isWithin(w, target) && w !== target && !isWithin(target, w));
     if (!root) continue;
     await refuseSymlinks(policy.name, root, target);
+    const absent = !(await pathKind(target));
+    if (absent && !(insideGitDir(root, target) && (await pathKind(path.dirname(target))) === 'dir')) {
+      unmountedAbsent.push(target);
+      continue;
+    }
     // A read-only bind protects the path, not its parent: pin every directory between the
     // write root and the protected path as a mount point, which cannot be renamed away.
     for (let dir = path.dirname(target); dir !== root && isWithin(root, dir); dir = path.dirname(dir)) {
@@ -159,7 +179,7 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
         steps.push({ op: 'bind', src: dir, dest: dir });
       }
     }
-    if (!(await pathKind(target))) placeholders.push({ path: target, kind: placeholderKind(target) });
+    if (absent) placeholders.push({ path: target, kind: placeholderKind(target) });
     protectedTargets.push(target);
     steps.push({ op: 'ro-bind', src: target, dest: target });
   }
@@ -173,7 +193,7 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
         : { op: 'ro-bind', src: '/dev/null', dest: match.path },
     );
   }
-  return { steps, placeholders, notes };
+  return { steps, placeholders, unmountedAbsent, notes };
 }
 
 /**
