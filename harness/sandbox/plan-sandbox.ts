@@ -32,6 +32,8 @@ export interface PlanInput {
 export interface Placeholder {
   path: string;
   kind: 'file' | 'dir';
+  /** A file's content: removed afterwards only if still exactly this. */
+  content?: string;
 }
 
 export interface SandboxPlan {
@@ -67,9 +69,27 @@ function insideGitDir(root: string, target: string): boolean {
   return path.relative(root, path.dirname(target)).split(path.sep).includes('.git');
 }
 
-/** rc, profile and config files are files; every other protected name that does not exist becomes a directory. */
-function placeholderKind(p: string): Placeholder['kind'] {
-  return /(rc|profile|^config)$/.test(path.basename(p)) ? 'file' : 'dir';
+/**
+ * Files git reads from its own directory, with content that changes nothing: `commondir` must
+ * hold a path (git dies on an empty one), and `.` names the git directory itself.
+ */
+const GIT_FILES: Record<string, string> = { config: '', 'config.worktree': '', commondir: '.\n' };
+
+/** rc, profile and git's own files are files; every other protected name that does not exist becomes a directory. */
+function placeholderFor(p: string): Placeholder {
+  const name = path.basename(p);
+  const content = GIT_FILES[name];
+  if (content !== undefined) return { path: p, kind: 'file', content };
+  return /(rc|profile)$/.test(name) ? { path: p, kind: 'file', content: '' } : { path: p, kind: 'dir' };
+}
+
+/** The nearest existing ancestor of `target` below `root` when it is not a directory. */
+async function fileAbove(root: string, target: string): Promise<string | undefined> {
+  for (let p = path.dirname(target); p !== root && isWithin(root, p); p = path.dirname(p)) {
+    const kind = await pathKind(p);
+    if (kind) return kind === 'dir' ? undefined : p;
+  }
+  return undefined;
 }
 
 /**
@@ -154,18 +174,22 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
   // anything inside a protected directory afterwards could make part of it writable again.
   const hostExecutables = new Set(input.hostExecutables ?? []);
   const targets = [...policy.protected, ...hostExecutables].sort((a, b) => a.length - b.length);
-  for (const target of targets) {
-    if (protectedTargets.some((done) => isWithin(done, target))) continue;
-    if (hostExecutables.has(target) && !(await pathKind(target))) continue;
-    if (isGlob(target)) {
+  for (const listed of targets) {
+    if (protectedTargets.some((done) => isWithin(done, listed))) continue;
+    if (hostExecutables.has(listed) && !(await pathKind(listed))) continue;
+    if (isGlob(listed)) {
       notes.push(
-        `protected glob ${target} is checked by the tools only; the kernel layer needs concrete paths`,
+        `protected glob ${listed} is checked by the tools only; the kernel layer needs concrete paths`,
       );
       continue;
     }
-    const root = writeRoots.find((w) => isWithin(w, target) && w !== target && !isWithin(target, w));
+    const root = writeRoots.find((w) => isWithin(w, listed) && w !== listed && !isWithin(listed, w));
     if (!root) continue;
-    await refuseSymlinks(policy.name, root, target);
+    await refuseSymlinks(policy.name, root, listed);
+    // A path under a file (`.git/hooks` where `.git` is a worktree's gitfile) can only come to
+    // exist by replacing that file, which could then point git anywhere: protect the file.
+    const target = (await fileAbove(root, listed)) ?? listed;
+    if (protectedTargets.some((done) => isWithin(done, target))) continue;
     const absent = !(await pathKind(target));
     if (absent && !(insideGitDir(root, target) && (await pathKind(path.dirname(target))) === 'dir')) {
       unmountedAbsent.push(target);
@@ -179,7 +203,7 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
         steps.push({ op: 'bind', src: dir, dest: dir });
       }
     }
-    if (absent) placeholders.push({ path: target, kind: placeholderKind(target) });
+    if (absent) placeholders.push(placeholderFor(target));
     protectedTargets.push(target);
     steps.push({ op: 'ro-bind', src: target, dest: target });
   }

@@ -13,7 +13,7 @@ const SECRETS = ['.env', '.env.local', '.env.production', 'app/.env.development.
 const TEMPLATES = ['.env.example', '.env.sample', '.env.template', 'app/.env.example'];
 
 describe.skipIf(noSandbox)('.env files under the built-in policies', () => {
-  it.each(['execute', 'readonly', 'plan'])(
+  it.each(['execute', 'execute-git', 'readonly', 'plan'])(
     '%s: secrets stay hidden from the shell and the tools, committed templates are readable',
     async (name) => {
       await using root = await hostDir();
