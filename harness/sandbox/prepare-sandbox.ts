@@ -17,6 +17,8 @@ import { pathKind } from './scan-paths.js';
 
 let emptyDir: string | undefined;
 let sequence = 0;
+/** Protected names already reported as appeared: once per harness, not once per sub-agent's sandbox. */
+const reportedAppeared = new Set<string>();
 
 /** An empty directory mounted over denied directories; one per harness process. */
 function sharedEmptyDir(): string {
@@ -97,7 +99,8 @@ export async function prepareSandbox(
       await lease?.release();
       await releasePlaceholders();
       for (const name of plan.unmountedAbsent) {
-        if (await pathKind(name)) {
+        if (!reportedAppeared.has(name) && (await pathKind(name))) {
+          reportedAppeared.add(name);
           options.onWarning?.(
             `${name} appeared while the sandbox ran; the policy protects it, but a name that did not exist could not be mounted without leaving a file in the workspace: review it before an editor, shell or git uses it`,
           );
