@@ -145,6 +145,18 @@ describe.skipIf(noSandbox)('skate sandbox', () => {
     expect((await readdir(ws)).sort()).toEqual([...before, 'started'].sort());
   });
 
+  it('warns, without --verbose, about a protected name a command created (it could not be mounted)', async () => {
+    await using root = await hostDir();
+    const ws = path.join(root.path, 'ws');
+    await mkdir(ws);
+    const result = await runCli(['sandbox', '--workspace', ws, '--', 'sh', '-c', 'mkdir .vscode && echo ok']);
+    expect(result.stdout).toBe('ok\n');
+    expect(result.stderr).toContain(`${path.join(ws, '.vscode')} appeared while the sandbox ran`);
+    const quiet = await runCli(['sandbox', '--workspace', ws, '--', 'sh', '-c', 'mkdir made-by-command']);
+    expect(quiet.code).toBe(0);
+    expect(quiet.stderr).not.toContain('appeared');
+  });
+
   it('leaves no process behind when skate itself is told to stop', async () => {
     await using dir = await tempDir();
     const mark = `skate-cli-${randomBytes(6).toString('hex')}`;
