@@ -220,6 +220,7 @@ export function createSpawnAgentTool(options: SpawnAgentToolOptions): MetaTool {
             sandbox: options.sandbox,
             ...(options.diagnosticTools && { diagnosticTools: true }),
             onSandboxNote: (message) => call.emit({ type: 'info', agent, message }),
+            onSandboxWarning: (message) => call.emit({ type: 'warn', agent, message }),
           },
           model: {
             provider,

@@ -24,6 +24,7 @@ export function executorSettingsFrom(flags: ExecutorFlags): ExecutorSettings {
     policy: flags.policy,
     sandbox: flags.sandbox,
     diagnosticTools: flags.diagnosticTools ?? false,
+    onSandboxWarning: note,
     ...(flags.verbose && {
       onLog: (line: string) => process.stderr.write(`[executor] ${line}\n`),
       onSandboxNote: note,

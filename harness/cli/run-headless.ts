@@ -25,6 +25,7 @@ const EXIT_BY_STATUS: Record<RunResult['status'], number> = {
   complete: 0,
   loop_cap: 0,
   error: 1,
+  repetition: 1,
   cancelled: 130,
 };
 

@@ -99,8 +99,8 @@ export interface RunRequest {
 }
 
 export interface RunOutcome {
-  /** Why the run ended. */
-  status: 'complete' | 'cancelled' | 'error' | 'loop_cap';
+  /** Why the run ended; `repetition`: stopped for repeating the same calls and results (see RepetitionGuard). */
+  status: 'complete' | 'cancelled' | 'error' | 'loop_cap' | 'repetition';
   /** The text of the model's last message. */
   finalMessage: string;
   turns: number;

@@ -8,6 +8,12 @@ import type { Emitter, EngineContext, MetaTool, RunOutcome, RunRequest } from '.
 import { type GuardedEmitter, guardEmitter } from './guarded-emitter.js';
 import { type GuardedLog, guardLog } from './guarded-log.js';
 import { messageText, toolUses } from './message-text.js';
+import {
+  checkRepetition,
+  RepetitionGuard,
+  type RepetitionLimits,
+  repetitionStopMessage,
+} from './repetition-guard.js';
 import { runToolCalls } from './run-tool-calls.js';
 import { streamTurn, type TurnResult } from './stream-turn.js';
 import { systemPromptFor } from './system-prompt.js';
@@ -20,6 +26,8 @@ export interface EngineOptions {
   keepExchanges?: number;
   /** Output limit of the summary request. Default 8192 (or the run's maxTokens, if lower). */
   maxSummaryTokens?: number;
+  /** When a model repeating the same calls and results is warned, then stopped. Default 5, then 6. */
+  repetition?: Partial<RepetitionLimits>;
 }
 
 /** The tools of one run: fetched once, then offered on every turn. */
@@ -59,11 +67,13 @@ export class Engine {
   private readonly threshold: number;
   private readonly keepExchanges: number;
   private readonly maxSummaryTokens: number;
+  private readonly repetition: Partial<RepetitionLimits>;
 
   constructor(options: EngineOptions = {}) {
     this.threshold = options.compactionThreshold ?? 0.8;
     this.keepExchanges = options.keepExchanges ?? 3;
     this.maxSummaryTokens = options.maxSummaryTokens ?? 8192;
+    this.repetition = options.repetition ?? {};
   }
 
   async run(ctx: EngineContext, request: RunRequest, emitter: Emitter): Promise<RunOutcome> {
@@ -96,6 +106,7 @@ export class Engine {
     const system = systemPromptFor(request);
     const windowTokens = ctx.provider.contextWindow(request.model);
     const maxTurns = Math.max(1, request.maxTurns);
+    const repetitionGuard = new RepetitionGuard(this.repetition);
     let allowedTurns = maxTurns;
     let lastPromptTokens = 0;
 
@@ -169,6 +180,7 @@ export class Engine {
           state.ending = true;
         },
       });
+      const repetition = checkRepetition(repetitionGuard, calls, results, out, agent);
       const resultMessage: Message = { role: 'user', content: results };
       state.messages.push(resultMessage);
       log.toolResults(resultMessage);
@@ -176,6 +188,11 @@ export class Engine {
       out.emit({ type: 'turn_end', agent, turn, reason: interrupted ? 'cancelled' : 'complete' });
       if (interrupted) return outcome(state, 'cancelled');
       if (state.ending) return outcome(state, 'complete');
+      if (repetition.kind === 'stop') {
+        const message = repetitionStopMessage(repetition);
+        out.emit({ type: 'error', agent, message, code: 'repetition' });
+        return outcome(state, 'repetition', message);
+      }
     }
   }
 

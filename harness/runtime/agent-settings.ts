@@ -21,6 +21,8 @@ export type ExecutorSettings =
       onLog?(line: string): void;
       /** What the sandbox has to say (a fallback to best effort, scan limits hit). */
       onSandboxNote?(line: string): void;
+      /** What the person must hear whatever the verbosity (a protected name that appeared during the run). */
+      onSandboxWarning?(line: string): void;
     }
   /** An executor served by `skate executor serve`; its server chose the policy, so no sub-agents. */
   | { kind: 'remote'; url: string; token: string };

@@ -63,6 +63,7 @@ export async function spawnExecutor(
     policy,
     launcher: await launcherFor(policy, settings.sandbox, {
       ...(settings.onSandboxNote && { onNote: settings.onSandboxNote }),
+      ...(settings.onSandboxWarning && { onWarning: settings.onSandboxWarning }),
     }),
     diagnosticTools: settings.diagnosticTools ?? false,
     ...(settings.onLog && { onLog: settings.onLog }),

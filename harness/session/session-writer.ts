@@ -10,6 +10,7 @@ import {
   type SessionPayload,
 } from '../../shared/session-format.js';
 import type { ConversationLog } from '../engine/engine-types.js';
+import { ensureSkateDir } from '../skate-dir.js';
 import { isSessionEvent } from './is-session-event.js';
 import { SessionError } from './session-error.js';
 import { sessionFile, sessionsDir } from './session-paths.js';
@@ -79,7 +80,8 @@ export async function createSessionWriter(
   const file = sessionFile(init.workspace, header.id);
   let handle: FileHandle;
   try {
-    // Private: a session holds whatever the model read, secrets included.
+    // .skate gets its .gitignore when made; sessions are private: they hold whatever the model read.
+    await ensureSkateDir(init.workspace);
     await mkdir(dir, { recursive: true, mode: 0o700 });
     handle = await open(file, 'a', 0o600);
   } catch (error) {

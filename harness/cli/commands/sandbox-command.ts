@@ -125,6 +125,9 @@ async function launchFor(
     notes.note(`no kernel sandbox (${support.problem}); the command runs unconfined`);
     return unconfined();
   }
-  const sandbox = await prepareSandbox(policy, notes.onNote ? { onNote: notes.onNote } : {});
+  const sandbox = await prepareSandbox(policy, {
+    onWarning: notes.note,
+    ...(notes.onNote && { onNote: notes.onNote }),
+  });
   return { argv: [...sandbox.argv, ...inner], env: sandbox.env, release: () => sandbox.release() };
 }
