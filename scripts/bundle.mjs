@@ -17,7 +17,8 @@ const common = {
   chunkNames: 'chunks/[name]-[hash]',
   // Native addons load from node_modules; bundling cannot inline them. execa is only
   // imported on an executor's first command, so it can stay in node_modules too.
-  external: ['isolated-vm', 'execa'],
+  // react-devtools-core is imported by Ink only when DEV=true (an optional peer we do not ship).
+  external: ['isolated-vm', 'execa', 'react-devtools-core'],
   banner: {
     js: "import { createRequire as __skateRequire } from 'node:module'; const require = __skateRequire(import.meta.url);",
   },

@@ -15,6 +15,7 @@ if ! command -v bwrap >/dev/null 2>&1; then
     exit 1
   fi
 fi
+command -v tmux >/dev/null 2>&1 || [ "$(id -u)" != 0 ] || { apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null; }
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   # `npm install`, not `npm ci`: npm 11 leaves the other platforms' optional binaries of
