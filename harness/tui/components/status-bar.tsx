@@ -4,7 +4,7 @@ import { statusSegments } from '../render/status-line.js';
 import type { UiState } from '../ui-state.js';
 
 /** Cuts `text` to `width` columns with an ellipsis (status text is single-width characters). */
-function fit(text: string, width: number): string {
+function clip(text: string, width: number): string {
   if (width <= 0) return '';
   return text.length <= width ? text : `${text.slice(0, Math.max(0, width - 1))}…`;
 }
@@ -25,8 +25,8 @@ export function StatusBar({ state }: { state: UiState }): ReactElement {
   const fixed = mode.length + activity.length + doing.length + ' ] '.length + net.length;
   const room = Math.max(0, state.size.columns - fixed);
   const usageText = `[ ${[`${s.turn} | ${s.total}`, s.cost, s.context].filter((part) => part !== '').join(' · ')} ]`;
-  const usage = fit(usageText, room);
-  const model = fit(` ${s.model}`, room - usage.length);
+  const usage = clip(usageText, room);
+  const model = clip(` ${s.model}`, room - usage.length);
   const activityColor = s.activity === 'PLAN' ? 'magenta' : 'blue';
   return (
     <Box width={state.size.columns} height={1} overflow="hidden">
