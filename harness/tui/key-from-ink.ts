@@ -1,7 +1,19 @@
 import type { Key } from 'ink';
 import type { KeyInput, KeyName } from './key-input.js';
 
-/** Ink's key flags as the reducer's KeyInput. */
+/**
+ * Ink's key flags as the reducer's KeyInputs. Keys typed faster than they are
+ * read arrive as one chunk ("fix it\r"): a chunk ending in its only Enter is
+ * the text, then Enter. A chunk with Enters inside is a paste and stays text.
+ */
+export function keysFromInk(input: string, key: Key): KeyInput[] {
+  if (input.length > 1 && input.endsWith('\r') && input.indexOf('\r') === input.length - 1) {
+    return [keyFromInk(input.slice(0, -1), { ...key, return: false }), { text: '', name: 'return' }];
+  }
+  return [keyFromInk(input, key)];
+}
+
+/** One key (or one pasted chunk) as the reducer's KeyInput. */
 export function keyFromInk(input: string, key: Key): KeyInput {
   const name = keyName(key);
   const base: KeyInput = { text: name ? '' : input };

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { render } from 'ink';
 import type { AgentBackend } from './agent-backend.js';
 import { conversationRows } from './components/screen.js';
@@ -16,7 +17,10 @@ export interface RunTuiOptions {
   stdin?: NodeJS.ReadStream;
   stdout?: NodeJS.WriteStream;
   now?: () => number;
-  editPlan?: () => Promise<void>;
+  /** Told of every agent the UI switches to (plan, execute, fork), so the caller closes the last one. */
+  onBackend?: (backend: AgentBackend) => void;
+  /** The plan file (created if missing) for `Space e`; without it there is no plan editing. */
+  planFile?: () => Promise<{ file: string; read: () => Promise<string> }>;
 }
 
 /**
@@ -44,8 +48,36 @@ export async function runTui(options: RunTuiOptions): Promise<void> {
     }),
     now,
     onExit: () => unmount(),
-    ...(options.editPlan && { editPlan: options.editPlan }),
+    ...(options.onBackend && { onBackend: options.onBackend }),
+    ...(options.planFile && { editPlan: () => editPlan(options.planFile!) }),
   });
+  let clearScreen: () => void = () => {};
+
+  /** `$EDITOR` on the real terminal: the UI steps aside (main screen, cooked mode), then comes back redrawn. */
+  const editPlan = async (planFile: NonNullable<RunTuiOptions['planFile']>): Promise<void> => {
+    const { file, read } = await planFile();
+    const editor = process.env.EDITOR?.trim() || 'vi';
+    stdout.write(LEAVE_ALT_SCREEN + SHOW_CURSOR);
+    if (stdin.isTTY) stdin.setRawMode(false);
+    // Through sh, as git does: EDITOR may carry arguments ("code --wait"). Synchronous, so Ink reads no key meanwhile.
+    const edited = spawnSync('/bin/sh', ['-c', `${editor} "$1"`, 'sh', file], { stdio: 'inherit' });
+    if (stdin.isTTY) stdin.setRawMode(true);
+    stdout.write(ENTER_ALT_SCREEN);
+    clearScreen();
+    if (edited.error || edited.status !== 0) {
+      controller.dispatch({ type: 'flash', text: `the editor ${editor} failed`, now: now() });
+      return;
+    }
+    const text = await read();
+    controller.dispatch({
+      type: 'overlay',
+      overlay: {
+        type: 'message',
+        title: `${file} (any key closes)`,
+        lines: text.trimEnd().split('\n').slice(0, 40),
+      },
+    });
+  };
 
   let restored = false;
   const restore = (): void => {
@@ -89,6 +121,7 @@ export async function runTui(options: RunTuiOptions): Promise<void> {
       incrementalRendering: true,
     });
     unmount = () => instance.unmount();
+    clearScreen = () => instance.clear();
     controller.start();
     await instance.waitUntilExit();
   } finally {

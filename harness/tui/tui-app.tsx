@@ -1,7 +1,7 @@
 import { useInput, useStdout } from 'ink';
 import { type ReactElement, useEffect, useState } from 'react';
 import { Screen } from './components/screen.js';
-import { keyFromInk } from './key-from-ink.js';
+import { keysFromInk } from './key-from-ink.js';
 import type { BlockLineCache } from './render/line-cache.js';
 import type { TuiController } from './tui-controller.js';
 
@@ -27,7 +27,9 @@ export function TuiApp({ controller, cache, now }: TuiAppProps): ReactElement {
     };
   }, [controller, stdout]);
 
-  useInput((input, key) => controller.dispatch({ type: 'key', key: keyFromInk(input, key), now: now() }));
+  useInput((input, key) => {
+    for (const each of keysFromInk(input, key)) controller.dispatch({ type: 'key', key: each, now: now() });
+  });
 
   return <Screen state={state} cache={cache} />;
 }

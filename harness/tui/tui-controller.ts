@@ -1,5 +1,6 @@
 import type { EngineEvent } from '../../shared/engine-events.js';
-import type { AgentBackend, BackendCommand } from './agent-backend.js';
+import type { RuntimeCommand } from '../../shared/runtime-command.js';
+import type { AgentBackend } from './agent-backend.js';
 import type { UiCommand } from './ui-command.js';
 import type { UiInput, UiReducer } from './ui-reducer.js';
 import type { Effect, UiState } from './ui-state.js';
@@ -16,6 +17,8 @@ export interface TuiControllerOptions {
   now: () => number;
   /** The person asked to leave. */
   onExit: () => void;
+  /** Told of every agent the UI switches to. */
+  onBackend?: (backend: AgentBackend) => void;
   /** Opens the plan in $EDITOR with the UI suspended; undefined where that is not possible. */
   editPlan?: () => Promise<void>;
 }
@@ -154,12 +157,17 @@ export class TuiController {
   }
 
   /** Applies a state-changing command; a new agent (plan, execute, fork) replaces the one driven. */
-  private async apply(command: BackendCommand): Promise<void> {
+  private async apply(command: RuntimeCommand): Promise<void> {
     const before = this.backend;
     const next = await before.apply(command);
     if (next !== before) {
       this.backend = next;
       this.subscribe();
+      this.options.onBackend?.(next);
+      // The agent left behind (its session stays on disk) must not keep an executor running.
+      void before
+        .close()
+        .catch((error: unknown) => this.flash(`closing the previous agent: ${message(error)}`));
     }
     const network = await next.network().catch(() => 'unknown' as const);
     this.dispatch({
@@ -203,7 +211,7 @@ export class TuiController {
   }
 }
 
-function describe(command: BackendCommand): string {
+function describe(command: RuntimeCommand): string {
   switch (command.type) {
     case 'set_model':
       return `model ${command.model}`;

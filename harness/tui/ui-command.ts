@@ -1,4 +1,4 @@
-import type { BackendCommand } from './agent-backend.js';
+import type { RuntimeCommand } from '../../shared/runtime-command.js';
 
 /** Approval modes as `--approval` names them. */
 export type ApprovalMode = 'auto' | 'ask' | 'deny-writes';
@@ -10,7 +10,7 @@ export type ApprovalMode = 'auto' | 'ask' | 'deny-writes';
  */
 export type UiCommand =
   | { type: 'quit' }
-  | { type: 'backend'; command: BackendCommand }
+  | { type: 'backend'; command: RuntimeCommand }
   /** The network flipped from what the executor reports now. */
   | { type: 'toggle_network' }
   | { type: 'edit_plan' }

@@ -1,5 +1,6 @@
-import type { AgentBackend, BackendCommand } from '../../harness/tui/agent-backend.js';
+import type { AgentBackend } from '../../harness/tui/agent-backend.js';
 import type { EngineCommand, EngineEvent } from '../../shared/engine-events.js';
+import type { RuntimeCommand } from '../../shared/runtime-command.js';
 
 /** An engine event whose `agent` may be left out (the main agent's). */
 export type LooseEvent = EngineEvent extends infer E
@@ -18,7 +19,7 @@ export class FakeAgentBackend implements AgentBackend {
   networkMode: 'on' | 'off' = 'off';
   readonly prompts: string[] = [];
   readonly answers: EngineCommand[] = [];
-  readonly applied: BackendCommand[] = [];
+  readonly applied: RuntimeCommand[] = [];
   interrupts = 0;
   private readonly listeners = new Set<(event: EngineEvent) => void>();
   private controller: AbortController | undefined;
@@ -62,7 +63,7 @@ export class FakeAgentBackend implements AgentBackend {
     return resolve !== undefined;
   }
 
-  async apply(command: BackendCommand): Promise<AgentBackend> {
+  async apply(command: RuntimeCommand): Promise<AgentBackend> {
     this.applied.push(command);
     if (command.type === 'set_network') this.networkMode = command.network;
     if (command.type === 'set_model') this.model = command.model;
