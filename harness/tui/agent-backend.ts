@@ -1,3 +1,4 @@
+import type { Message } from '../../shared/conversation.js';
 import type { EngineCommand, EngineEvent } from '../../shared/engine-events.js';
 import type { RuntimeCommand } from '../../shared/runtime-command.js';
 
@@ -10,6 +11,8 @@ export interface AgentBackend {
   readonly model: string;
   readonly sessionId: string | undefined;
   readonly activity: { kind: 'agent' | 'plan' | 'execute' };
+  /** The conversation so far: shown when the UI opens on a continued session, and after resume or fork. */
+  readonly conversation: readonly Message[];
   /** Every event of this agent and its sub-agents; returns the unsubscribe. */
   subscribe(listener: (event: EngineEvent) => void): () => void;
   /** Runs the model on `text` until it is done; one run at a time. */

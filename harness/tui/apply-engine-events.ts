@@ -9,12 +9,15 @@ import {
   type UiState,
 } from './ui-state.js';
 
+/** An engine event, or a prompt the person sent (in a recorded conversation being shown again). */
+export type UiEvent = EngineEvent | { type: 'user_prompt'; agent: []; text: string };
+
 /**
  * Folds engine events into the UI state. Takes a batch so that loading a long
  * session copies the block list once, not once per event; blocks themselves
  * are replaced, never changed, so a renderer may cache by identity.
  */
-export function applyEngineEvents(state: UiState, events: readonly EngineEvent[], now: number): UiState {
+export function applyEngineEvents(state: UiState, events: readonly UiEvent[], now: number): UiState {
   const blocks = state.blocks.slice();
   let { nextId, usage, agents, pending } = state;
   let running = state.running;
@@ -92,6 +95,10 @@ export function applyEngineEvents(state: UiState, events: readonly EngineEvent[]
       if (event.type !== 'approval_request' && event.type !== 'ask_user_request') continue;
     }
     switch (event.type) {
+      case 'user_prompt':
+        endStreaming();
+        blocks.push({ kind: 'user', id: newId('user'), text: event.text });
+        break;
       case 'turn_start':
         running = true;
         break;

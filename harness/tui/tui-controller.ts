@@ -1,6 +1,7 @@
 import type { EngineEvent } from '../../shared/engine-events.js';
 import type { RuntimeCommand } from '../../shared/runtime-command.js';
 import type { AgentBackend } from './agent-backend.js';
+import { historyEvents } from './history-events.js';
 import type { UiCommand } from './ui-command.js';
 import type { UiInput, UiReducer } from './ui-reducer.js';
 import type { Effect, UiState } from './ui-state.js';
@@ -59,6 +60,7 @@ export class TuiController {
   }
 
   start(): void {
+    this.showHistory();
     this.subscribe();
     void this.refreshNetwork();
   }
@@ -117,6 +119,14 @@ export class TuiController {
         this.dispatch({ type: 'events', events, now: this.now() });
       });
     });
+  }
+
+  /** The agent's conversation so far (a continued, resumed or forked session), drawn as blocks. */
+  private showHistory(): void {
+    const { conversation } = this.backend;
+    if (conversation.length > 0) {
+      this.dispatch({ type: 'events', events: historyEvents(conversation), now: this.now() });
+    }
   }
 
   private flash(text: string): void {
@@ -179,6 +189,7 @@ export class TuiController {
       ...(next.sessionId !== undefined && { sessionId: next.sessionId }),
       reset: next !== before || command.type === 'clear' || command.type === 'resume',
     });
+    if (next !== before || command.type === 'resume') this.showHistory();
   }
 
   private async run(command: UiCommand): Promise<void> {

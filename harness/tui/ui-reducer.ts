@@ -1,6 +1,5 @@
-import type { EngineEvent } from '../../shared/engine-events.js';
 import { answerPending } from './answer-pending.js';
-import { applyEngineEvents } from './apply-engine-events.js';
+import { applyEngineEvents, type UiEvent } from './apply-engine-events.js';
 import { editPrompt } from './edit-prompt.js';
 import { isCtrl, type KeyInput } from './key-input.js';
 import { findChord } from './leader-chords.js';
@@ -19,7 +18,7 @@ import { layoutBlocks, resolveTop, scrollTo, type ViewMetrics } from './view-met
 /** Everything that can change the UI: keys, engine events, time, the terminal's size, the shell's reports. */
 export type UiInput =
   | { type: 'key'; key: KeyInput; now: number }
-  | { type: 'events'; events: readonly EngineEvent[]; now: number }
+  | { type: 'events'; events: readonly UiEvent[]; now: number }
   | { type: 'tick'; now: number }
   | { type: 'resize'; columns: number; rows: number }
   /** The prompt's run ended (its promise settled). */

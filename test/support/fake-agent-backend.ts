@@ -1,4 +1,5 @@
 import type { AgentBackend } from '../../harness/tui/agent-backend.js';
+import type { Message } from '../../shared/conversation.js';
 import type { EngineCommand, EngineEvent } from '../../shared/engine-events.js';
 import type { RuntimeCommand } from '../../shared/runtime-command.js';
 
@@ -17,6 +18,7 @@ export class FakeAgentBackend implements AgentBackend {
   sessionId: string | undefined = 'session-1';
   activity: { kind: 'agent' | 'plan' | 'execute' } = { kind: 'agent' };
   networkMode: 'on' | 'off' = 'off';
+  conversation: Message[] = [];
   readonly prompts: string[] = [];
   readonly answers: EngineCommand[] = [];
   readonly applied: RuntimeCommand[] = [];

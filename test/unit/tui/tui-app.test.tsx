@@ -99,6 +99,36 @@ describe('the UI against an agent backend', () => {
     }
   });
 
+  it('opens on a continued session with its conversation drawn as blocks', async () => {
+    const backend = new FakeAgentBackend();
+    backend.conversation = [
+      { role: 'user', content: [{ type: 'text', text: 'list the files' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Listing them.' },
+          { type: 'tool_use', id: 't1', name: 'list_dir', input: { path: '.' } },
+        ],
+      },
+      {
+        role: 'user',
+        content: [{ type: 'tool_result', toolUseId: 't1', content: 'a.ts\nb.ts', isError: false }],
+      },
+      { role: 'assistant', content: [{ type: 'text', text: 'Two files.' }] },
+    ];
+    const ui = mount(backend);
+    try {
+      await until(() => (ui.app.lastFrame() ?? '').includes('Two files.'), 'the history');
+      const screen = ui.app.lastFrame() ?? '';
+      expect(screen).toContain('› list the files');
+      expect(screen).toContain('Listing them.');
+      expect(screen).toContain('▸ list_dir(.) — a.ts');
+      expect(ui.controller.current.running).toBe(false);
+    } finally {
+      ui.cleanup();
+    }
+  });
+
   it('Space n flips the network through the backend and the badge follows', async () => {
     const backend = new FakeAgentBackend();
     const ui = mount(backend);
