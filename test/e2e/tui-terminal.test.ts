@@ -52,11 +52,11 @@ const READ_EDIT_RUN: FakeReply[] = [
   },
 ];
 
-async function session(replies: FakeReply[], columns: number, rows = 30) {
+async function session(replies: FakeReply[], columns: number, rows = 30, flags = '') {
   const dir = await tempDir();
   await writeFile(path.join(dir.path, 'a.ts'), 'export function a() {\n  return 1;\n}\n');
   const api = await fakeMessagesApi(replies);
-  const skate = `node ${distPath('cli', 'skate.js')} --model claude-sonnet-4-5 --no-session --workspace ${dir.path}`;
+  const skate = `node ${distPath('cli', 'skate.js')} --model claude-sonnet-4-5 --no-session --workspace ${dir.path} ${flags}`;
   const terminal = await tmuxTerminal({
     // After skate: its exit status, and `echo` or `-echo` from stty (is the terminal cooked again?).
     command: `${skate}; echo "EXITED $?"; stty -a | tr ' ' '\\n' | grep -x -- '-\\?echo'; sleep 600`,
@@ -141,6 +141,89 @@ describe.skipIf(!tmux)('skate interactive UI in a real terminal (tmux)', () => {
     await terminal.waitFor(/shell\(sleep 3131; echo never\) — (?!running)/);
     expect(await eventually(async () => (await pidsWithMarker(marker)).length === 0, 10_000)).toBe(true);
     await terminal.keys('C-c', 'C-c');
+    await expectRestored(terminal, 0);
+  });
+
+  it('an approval rejected with feedback typed on the tool block reaches the model; the file is not touched', async () => {
+    await using s = await session(
+      [
+        {
+          type: 'message',
+          blocks: [
+            {
+              type: 'tool_use',
+              id: 'tu_1',
+              name: 'edit_file',
+              input: { path: 'a.ts', old_string: '  return 1;', new_string: '  return 2;' },
+            },
+          ],
+          stopReason: 'tool_use',
+          usage: { input_tokens: 100, output_tokens: 10 },
+        },
+        {
+          type: 'message',
+          blocks: [{ type: 'text', text: 'Understood.' }],
+          usage: { input_tokens: 120, output_tokens: 5 },
+        },
+      ],
+      100,
+      40,
+      '--approval ask',
+    );
+    const { terminal, api } = s;
+    await terminal.waitFor('INSERT');
+    await terminal.type('change a.ts');
+    await terminal.keys('Enter');
+    const prompt = await terminal.waitFor('? allow this change: edit_file(a.ts)');
+    expect(prompt).toContain('-  return 1;');
+    expect(prompt).toContain('+  return 2;');
+    await terminal.keys('3');
+    await terminal.type('keep it at one');
+    await terminal.keys('Enter');
+    await terminal.waitFor('Understood.');
+    expect(JSON.stringify(api.requests[1]?.body?.messages)).toContain('keep it at one');
+    expect(await readFile(path.join(s.dir.path, 'a.ts'), 'utf8')).toContain('return 1;');
+    await terminal.keys('Escape', ':', 'q', 'Enter');
+    await expectRestored(terminal, 0);
+  });
+
+  it('ask_user: the options are a list answered by keys, and the answer reaches the model', async () => {
+    await using s = await session(
+      [
+        {
+          type: 'message',
+          blocks: [
+            {
+              type: 'tool_use',
+              id: 'tu_1',
+              name: 'ask_user',
+              input: { questions: [{ question: 'Which runtime?', options: ['node', 'deno', 'bun'] }] },
+            },
+          ],
+          stopReason: 'tool_use',
+          usage: { input_tokens: 100, output_tokens: 10 },
+        },
+        {
+          type: 'message',
+          blocks: [{ type: 'text', text: 'Noted.' }],
+          usage: { input_tokens: 120, output_tokens: 5 },
+        },
+      ],
+      100,
+    );
+    const { terminal, api } = s;
+    await terminal.waitFor('INSERT');
+    await terminal.type('set it up');
+    await terminal.keys('Enter');
+    await terminal.waitFor('? Which runtime?');
+    await terminal.keys('Down', 'Down');
+    expect(await terminal.waitFor('❯ 3. bun')).toContain('  1. node');
+    await terminal.keys('Up', 'Enter');
+    await terminal.waitFor('Noted.');
+    const sent = JSON.stringify(api.requests[1]?.body?.messages);
+    expect(sent).toContain('Which runtime?');
+    expect(sent).toMatch(/A: deno/);
+    await terminal.keys('Escape', ':', 'q', 'Enter');
     await expectRestored(terminal, 0);
   });
 
