@@ -1,4 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { distPath } from '../../harness/project-paths.js';
@@ -225,6 +227,60 @@ describe.skipIf(!tmux)('skate interactive UI in a real terminal (tmux)', () => {
     expect(sent).toMatch(/A: deno/);
     await terminal.keys('Escape', ':', 'q', 'Enter');
     await expectRestored(terminal, 0);
+  });
+
+  it('Space n turns the network on: a local HTTP server unreachable before is reached after, and NET follows', async () => {
+    const server = createServer((_req, res) => res.end('hello from the host'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const probe = (id: string): FakeReply => ({
+      type: 'message',
+      blocks: [
+        {
+          type: 'tool_use',
+          id,
+          name: 'shell',
+          input: { command: `curl -s --max-time 3 http://127.0.0.1:${port}/ || echo unreachable-${id}` },
+        },
+      ],
+      stopReason: 'tool_use',
+      usage: { input_tokens: 100, output_tokens: 10 },
+    });
+    const done = (text: string): FakeReply => ({
+      type: 'message',
+      blocks: [{ type: 'text', text }],
+      usage: { input_tokens: 100, output_tokens: 5 },
+    });
+    try {
+      await using s = await session(
+        [probe('off'), done('First probe done.'), probe('on'), done('Second probe done.')],
+        120,
+      );
+      const { terminal, api } = s;
+      await terminal.waitFor('[ NET: off ]');
+      await terminal.type('probe');
+      await terminal.keys('Enter');
+      await terminal.waitFor('First probe done.');
+      expect(JSON.stringify(api.requests[1]?.body?.messages)).toContain(
+        '"tool_use_id":"off","content":"unreachable-off',
+      );
+
+      await terminal.keys('Escape', 'Space', 'n');
+      await terminal.waitFor('[ NET: on ]', 30_000);
+      await terminal.keys('i');
+      await terminal.type('probe again');
+      await terminal.keys('Enter');
+      await terminal.waitFor('Second probe done.');
+      const second = JSON.stringify(api.requests[3]?.body?.messages);
+      // The result of the second call, not just its command line; and the model was told of the change.
+      expect(second).toContain('"tool_use_id":"on","content":"hello from the host');
+      expect(second).toContain('the network is now on');
+      await terminal.keys('Escape', ':', 'q', 'Enter');
+      await expectRestored(terminal, 0);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('SIGTERM leaves the terminal restored (main screen, echo on) and exits 143', async () => {
