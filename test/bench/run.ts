@@ -13,6 +13,7 @@ import { benchGrep } from './grep-bench.js';
 import { benchRpc } from './rpc-bench.js';
 import { benchSessions } from './session-bench.js';
 import { benchSubagents } from './subagent-bench.js';
+import { benchTui } from './tui-bench.js';
 
 const workspace = await realpath(await mkdtemp(path.join(tmpdir(), 'skate-bench-')));
 const figures: Record<string, unknown> = {};
@@ -36,6 +37,8 @@ try {
   Object.assign(figures, await benchSessions());
   process.stderr.write('bench: sub-agents (ready time, 8 concurrent)\n');
   Object.assign(figures, await benchSubagents());
+  process.stderr.write('bench: terminal UI (keys with 5k blocks, streaming, 100k-event first frame)\n');
+  Object.assign(figures, await benchTui());
 } finally {
   await rm(workspace, { recursive: true, force: true });
 }

@@ -6,10 +6,10 @@ import { renderBlockLines } from './block-lines.js';
 export const GUTTER = 2;
 
 /**
- * Rendered lines per block, width and expansion. Blocks are immutable, so a
- * finished block's lines are computed once per width and expansion; a block
- * still streaming or running is a new object on every change (and its
- * spinner moves), so it is rendered fresh and not kept.
+ * Rendered lines per block, width and expansion. Blocks are immutable (a
+ * streaming block is a new object on every change), so lines are cached by
+ * the block's identity; a running call's spinner and elapsed time move with
+ * the clock, so its key includes the clock's tenth of a second.
  */
 export class BlockLineCache {
   private readonly cache = new WeakMap<Block, Map<string, string[]>>();
@@ -17,9 +17,7 @@ export class BlockLineCache {
   now = 0;
 
   lines(block: Block, expanded: boolean, columns: number): string[] {
-    const width = Math.max(10, columns - GUTTER);
-    if (isLive(block)) return renderBlockLines(block, { width, expanded, now: this.now });
-    const key = `${width}:${expanded ? 1 : 0}`;
+    const key = this.key(block, expanded, columns);
     let byKey = this.cache.get(block);
     if (!byKey) {
       byKey = new Map();
@@ -27,22 +25,45 @@ export class BlockLineCache {
     }
     let lines = byKey.get(key);
     if (!lines) {
-      lines = renderBlockLines(block, { width, expanded, now: this.now });
+      lines = renderBlockLines(block, { width: textWidth(columns), expanded, now: this.now });
+      if (block.kind === 'tool' && block.status === 'running') byKey.clear(); // only the latest tick is kept
       byKey.set(key, lines);
     }
     return lines;
   }
 
+  /**
+   * A block's height: exact once it has been drawn at this width; before that,
+   * Markdown text is estimated from its length, so scrolling a long session
+   * does not render every reply in it. The estimate is replaced by the real
+   * height when the block comes into view.
+   */
+  height(block: Block, expanded: boolean, columns: number): number {
+    const drawn = this.cache.get(block)?.get(this.key(block, expanded, columns));
+    if (drawn) return drawn.length;
+    if (block.kind !== 'assistant') return this.lines(block, expanded, columns).length;
+    const width = textWidth(columns);
+    let rows = 1; // the blank line after a reply
+    for (const line of block.text.split('\n')) rows += Math.max(1, Math.ceil(line.length / width));
+    return rows;
+  }
+
   /** Metrics for the reducer: a block's height is its number of rendered lines. */
   metrics(conversationRows: (state: UiState) => number): ViewMetrics {
     return {
-      blockHeight: (block, expanded, columns) => this.lines(block, expanded, columns).length,
+      blockHeight: (block, expanded, columns) => this.height(block, expanded, columns),
       conversationRows,
     };
   }
+
+  private key(block: Block, expanded: boolean, columns: number): string {
+    const base = `${textWidth(columns)}:${expanded ? 1 : 0}`;
+    return block.kind === 'tool' && block.status === 'running'
+      ? `${base}:${Math.floor(this.now / 100)}`
+      : base;
+  }
 }
 
-function isLive(block: Block): boolean {
-  if (block.kind === 'assistant' || block.kind === 'thinking') return block.streaming;
-  return block.kind === 'tool' && block.status === 'running';
+function textWidth(columns: number): number {
+  return Math.max(10, columns - GUTTER);
 }

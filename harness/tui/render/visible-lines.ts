@@ -25,7 +25,7 @@ export function visibleLines(state: UiState, cache: BlockLineCache, rows: number
   } else {
     let total = 0;
     const heights = blocks.map((block) => {
-      const height = cache.lines(block, state.expanded.has(block.id), columns).length;
+      const height = cache.height(block, state.expanded.has(block.id), columns);
       total += height;
       return height;
     });
@@ -34,12 +34,14 @@ export function visibleLines(state: UiState, cache: BlockLineCache, rows: number
     for (let i = 0; i < blocks.length && row < top + rows; i++) {
       const height = heights[i]!;
       if (row + height > top) {
+        // Drawn now: an estimated height becomes the real one (the rows below shift by the difference).
         const lines = linesOf(i);
         shown.push(...lines.slice(Math.max(0, top - row), top + rows - row));
       }
       row += height;
     }
   }
+  shown = shown.slice(0, rows);
   while (shown.length < rows) shown.push('');
   return shown;
 }
