@@ -112,13 +112,17 @@ export class TuiController {
       this.queue.push(event);
       if (this.flushScheduled) return;
       this.flushScheduled = true;
-      this.later(EVENT_BATCH_MS, () => {
-        this.flushScheduled = false;
-        const events = this.queue;
-        this.queue = [];
-        this.dispatch({ type: 'events', events, now: this.now() });
-      });
+      this.later(EVENT_BATCH_MS, () => this.flushEvents());
     });
+  }
+
+  /** Applies the events waiting for the next frame; done early when a run ends, so none lands after its end. */
+  private flushEvents(): void {
+    this.flushScheduled = false;
+    if (this.queue.length === 0) return;
+    const events = this.queue;
+    this.queue = [];
+    this.dispatch({ type: 'events', events, now: this.now() });
   }
 
   /** The agent's conversation so far (a continued, resumed or forked session), drawn as blocks. */
@@ -142,8 +146,12 @@ export class TuiController {
     switch (effect.type) {
       case 'prompt':
         this.backend.prompt(effect.text).then(
-          () => this.dispatch({ type: 'run_finished', now: this.now() }),
+          () => {
+            this.flushEvents();
+            this.dispatch({ type: 'run_finished', now: this.now() });
+          },
           (error: unknown) => {
+            this.flushEvents();
             this.dispatch({ type: 'run_finished', now: this.now() });
             this.flash(`the run failed: ${message(error)}`);
           },

@@ -131,6 +131,17 @@ function autoApprove(state: UiState): UiStep {
 
 function onKey(state: UiState, key: KeyInput, metrics: ViewMetrics): UiStep {
   if (isCtrl(key, 'c')) return onCtrlC(state);
+  // Keys typed faster than the terminal is read arrive as one chunk ("3no", "]]", " n"). Outside
+  // the prompt's text (where a chunk is a paste and stays whole) each character is its own key.
+  const chunked = key.text.length > 1 && key.name === undefined && !key.ctrl && !key.meta;
+  if (chunked && (state.pending.length > 0 || state.overlay || state.leader || state.mode !== 'insert')) {
+    let step: UiStep = { state, effects: [] };
+    for (const char of key.text) {
+      const next = onKey(step.state, { text: char }, metrics);
+      step = { state: next.state, effects: [...step.effects, ...next.effects] };
+    }
+    return step;
+  }
   if (state.pending.length > 0) return answerPending(state, key);
   if (state.overlay) return onOverlayKey(state, state.overlay, key);
   const live = expireLeader(state);

@@ -53,7 +53,7 @@ export async function tmuxTerminal(options: {
     ...envArgs,
     options.command,
   );
-  const pause = () => new Promise((resolve) => setTimeout(resolve, 120));
+  const pause = () => new Promise((resolve) => setTimeout(resolve, 200));
   const terminal: TmuxTerminal = {
     async type(text) {
       await tmux('send-keys', '-t', 'main', '-l', text);

@@ -104,6 +104,15 @@ describe('leader key', () => {
     expect(state.flash?.text).toMatch(/Space z is not bound/);
   });
 
+  it('a chunk of keys typed faster than they were read acts key by key outside the prompt', () => {
+    const { effects } = run(normalWithBlocks(1), [press(' n')]);
+    expect(effects.filter((e) => e.type === 'command')).toEqual([
+      { type: 'command', command: { type: 'toggle_network' } },
+    ]);
+    const typed = run(normalWithBlocks(1), [press('ihello')]).state;
+    expect(typed).toMatchObject({ mode: 'insert', input: { text: 'hello' } });
+  });
+
   it('Space ? toggles a which-key overlay that stays until toggled off', () => {
     let state = run(normalWithBlocks(1), [press(' '), press('?')]).state;
     expect(state.overlay).toEqual({ type: 'which_key' });
