@@ -17,7 +17,8 @@ const common = {
   chunkNames: 'chunks/[name]-[hash]',
   // Native addons load from node_modules; bundling cannot inline them (the js_eval
   // worker requires this Node's isolated-vm build by its resolved path).
-  external: ['isolated-vm-v5', 'isolated-vm-v6'],
+  // react-devtools-core is imported by Ink only when DEV=true (an optional peer we do not ship).
+  external: ['isolated-vm-v5', 'isolated-vm-v6', 'react-devtools-core'],
   banner: {
     js: "import { createRequire as __skateRequire } from 'node:module'; const require = __skateRequire(import.meta.url);",
   },

@@ -18,6 +18,10 @@ const COMMANDS: Record<string, () => Promise<{ run: CommandMain }>> = {
 
 async function run(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  // `skate` alone on a terminal opens the interactive UI; anywhere else it prints the usage.
+  if (command === undefined && process.stdin.isTTY && process.stdout.isTTY) {
+    return (await import('./commands/agent-command.js')).run([]);
+  }
   if (command === undefined || command === 'help' || command === '--help' || command === '-h') return help();
   // `skate -p "task"` and friends: the agent command takes the whole argv.
   if (command.startsWith('-')) return (await import('./commands/agent-command.js')).run(argv);

@@ -1,5 +1,6 @@
 /** The whole CLI's usage text, printed by `--help` and after a usage error. */
 export const USAGE = `usage:
+  skate [--continue | --resume ID] [agent options]   on a terminal: the interactive UI (:help inside)
   skate -p "task" [--output-format text|json|stream-json] [--model M] [--max-turns N]
         [--approval auto|ask|deny-writes] [--system-prompt S] [--append-system-prompt S]
         [--policy P] [--workspace DIR] [--executor ws://HOST:PORT]      (the task may also come on stdin)

@@ -16,6 +16,7 @@ import { benchSessions } from './session-bench.js';
 import { benchSmallCalls } from './small-calls-bench.js';
 import { benchSubagents } from './subagent-bench.js';
 import { benchTurn1 } from './turn1-bench.js';
+import { benchTui } from './tui-bench.js';
 
 const workspace = await realpath(await mkdtemp(path.join(tmpdir(), 'skate-bench-')));
 const figures: Record<string, unknown> = {};
@@ -45,6 +46,8 @@ try {
   Object.assign(figures, await benchTurn1());
   process.stderr.write('bench: sub-agents (ready time, 8 concurrent)\n');
   Object.assign(figures, await benchSubagents());
+  process.stderr.write('bench: terminal UI (keys with 5k blocks, streaming, 100k-event first frame)\n');
+  Object.assign(figures, await benchTui());
 } finally {
   await rm(workspace, { recursive: true, force: true });
 }
