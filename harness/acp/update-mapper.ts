@@ -1,0 +1,192 @@
+import type { SessionUpdate, ToolCallStatus, ToolCallUpdate, ToolKind } from '@agentclientprotocol/sdk';
+import type { AgentPath, EngineEvent } from '../../shared/engine-events.js';
+import {
+  contentForCall,
+  contentForOutput,
+  contentForResult,
+  toolKind,
+  toolLocations,
+  toolTitle,
+} from './tool-call-view.js';
+
+export interface UpdateMapperOptions {
+  /** The session's workspace: tool paths are shown absolute. */
+  workspace: string;
+  /** Whether a call of this tool waits for the user's approval before it runs. */
+  asksApproval(name: string): boolean;
+  /** The client takes `notice` updates (it said so at initialize); otherwise warnings go out as thoughts. */
+  notices: boolean;
+}
+
+/** Turns one agent's engine events into ACP `session/update`s; it keeps only what tool calls need. */
+export interface UpdateMapper {
+  map(event: EngineEvent): SessionUpdate[];
+  /** A call the user approved starts running. */
+  running(callId: string, agent: AgentPath): SessionUpdate[];
+  /** A call as ACP shows it, for a permission request. */
+  toolCall(callId: string, agent: AgentPath): ToolCallUpdate;
+  /** The open ask_user call of an agent: `ask_user_request` does not name its call. */
+  openAskUser(agent: AgentPath): string | undefined;
+  /** Calls still open when a prompt ends (a reply interrupted mid-stream): each marked failed. */
+  closeOpen(): SessionUpdate[];
+}
+
+interface OpenCall {
+  toolCallId: string;
+  name: string;
+  agent: AgentPath;
+  status: ToolCallStatus;
+  /** Output lines of a streaming tool (shell), shown as they come. */
+  lines: string[];
+}
+
+/**
+ * The ACP view of the engine's events, one agent's worth (sub-agents included):
+ * text and thinking deltas become message and thought chunks; a tool call goes
+ * pending when the model names it, in progress once the reply is complete and
+ * it runs (after its approval, if it needs one), then completed or failed with
+ * its diff or output. Sub-agents' tool calls are shown with their agent's name;
+ * their text is not (it reaches the parent as the spawn_agent result).
+ */
+export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
+  const open = new Map<string, OpenCall>();
+
+  const idFor = (id: string, agent: AgentPath): string =>
+    agent.length === 0 ? id : `${agent.join('/')}/${id}`;
+
+  const update = (call: OpenCall, fields: Omit<ToolCallUpdate, 'toolCallId'>): SessionUpdate => ({
+    sessionUpdate: 'tool_call_update',
+    toolCallId: call.toolCallId,
+    ...fields,
+  });
+
+  const start = (call: OpenCall): SessionUpdate => {
+    call.status = 'in_progress';
+    return update(call, { status: 'in_progress' });
+  };
+
+  const warning = (message: string): SessionUpdate =>
+    options.notices
+      ? { sessionUpdate: 'notice', severity: 'warning', title: message }
+      : {
+          sessionUpdate: 'agent_thought_chunk',
+          content: { type: 'text', text: `\n\nWarning: ${message}\n\n` },
+        };
+
+  const map = (event: EngineEvent): SessionUpdate[] => {
+    const main = event.agent.length === 0;
+    switch (event.type) {
+      case 'text_delta':
+        return main
+          ? [{ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: event.text } }]
+          : [];
+      case 'thinking_delta':
+        return main
+          ? [{ sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: event.text } }]
+          : [];
+      case 'tool_call_start': {
+        const call: OpenCall = {
+          toolCallId: idFor(event.id, event.agent),
+          name: event.name,
+          agent: event.agent,
+          status: 'pending',
+          lines: [],
+        };
+        open.set(call.toolCallId, call);
+        const title = toolTitle(event.name, event.args);
+        const kind: ToolKind = toolKind(event.name);
+        return [
+          {
+            sessionUpdate: 'tool_call',
+            toolCallId: call.toolCallId,
+            title: main ? title : `${event.agent.at(-1)}: ${title}`,
+            name: event.name,
+            kind,
+            status: 'pending',
+            locations: toolLocations(event.name, event.args, options.workspace),
+            content: contentForCall(event.name, event.args, options.workspace),
+            rawInput: event.args,
+          },
+        ];
+      }
+      case 'usage': {
+        // The reply is complete: its calls run now, except those waiting for an approval.
+        const updates: SessionUpdate[] = [];
+        for (const call of open.values()) {
+          if (call.status !== 'pending' || !sameAgent(call.agent, event.agent)) continue;
+          if (!options.asksApproval(call.name)) updates.push(start(call));
+        }
+        return updates;
+      }
+      case 'tool_output_line': {
+        const call = open.get(idFor(event.id, event.agent));
+        if (!call) return [];
+        call.lines.push(event.text);
+        call.status = 'in_progress';
+        return [update(call, { status: 'in_progress', content: contentForOutput(call.lines) })];
+      }
+      case 'tool_call_result': {
+        const call = open.get(idFor(event.id, event.agent));
+        if (!call) return [];
+        open.delete(call.toolCallId);
+        return [
+          update(call, {
+            status: event.isError ? 'failed' : 'completed',
+            content: contentForResult(event, options.workspace),
+            rawOutput: {
+              isError: event.isError,
+              ...(event.code && { code: event.code }),
+              ...(event.display && { display: event.display }),
+            },
+          }),
+        ];
+      }
+      case 'context_usage':
+        return main
+          ? [{ sessionUpdate: 'usage_update', used: event.usedTokens, size: event.windowTokens }]
+          : [];
+      case 'compaction':
+        return main
+          ? [warning(`compacted the conversation: ${event.summarizedMessages} older messages summarised`)]
+          : [];
+      case 'warn':
+        return main ? [warning(event.message)] : [];
+      default:
+        // Answers (approval, ask_user, turn limit) are the session's business; errors end the prompt.
+        return [];
+    }
+  };
+
+  return {
+    map,
+    running(callId, agent) {
+      const call = open.get(idFor(callId, agent));
+      return call && call.status === 'pending' ? [start(call)] : [];
+    },
+    toolCall(callId, agent) {
+      const call = open.get(idFor(callId, agent));
+      return { toolCallId: call?.toolCallId ?? idFor(callId, agent), status: call?.status ?? 'pending' };
+    },
+    openAskUser(agent) {
+      let found: string | undefined;
+      for (const call of open.values()) {
+        if (call.name === 'ask_user' && sameAgent(call.agent, agent)) found = call.toolCallId;
+      }
+      return found;
+    },
+    closeOpen() {
+      const updates = [...open.values()].map((call) =>
+        update(call, {
+          status: 'failed',
+          content: [{ type: 'content', content: { type: 'text', text: 'Not run: the turn ended first.' } }],
+        }),
+      );
+      open.clear();
+      return updates;
+    },
+  };
+}
+
+function sameAgent(a: AgentPath, b: AgentPath): boolean {
+  return a.length === b.length && a.every((part, i) => part === b[i]);
+}
