@@ -29,9 +29,10 @@ export interface AcpAgentHandle {
   /**
    * Switches between planning (under the plan policy, on its own executor) and
    * executing (carrying the plan, when one was written); the conversation is
-   * the new agent's.
+   * the new agent's. Resolves to a note for the user, when the switch did not
+   * go as asked (no plan to carry out, say).
    */
-  setMode(mode: AcpMode): Promise<void>;
+  setMode(mode: AcpMode): Promise<string | undefined>;
   /** The plan file, when the agent is planning. */
   planFile(): string | undefined;
   /** Stops the agent and its executors. */

@@ -123,10 +123,11 @@ export class AcpSession {
     }
     if (this.running) throw RequestError.invalidRequest(undefined, 'cannot switch modes while a prompt runs');
     if (modeId === this.agent.mode) return;
-    await this.agent.setMode(modeId as AcpMode);
+    const note = await this.agent.setMode(modeId as AcpMode);
     // Tool calls of the new agent are numbered afresh.
     this.mapper = this.newMapper();
-    this.send({ sessionUpdate: 'current_mode_update', currentModeId: modeId });
+    this.send({ sessionUpdate: 'current_mode_update', currentModeId: this.agent.mode });
+    if (note) this.send(this.userNotice(note));
     await this.sent;
   }
 

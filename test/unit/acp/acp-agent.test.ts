@@ -1,5 +1,7 @@
 import {
   type ClientContext,
+  type CreateElicitationRequest,
+  type CreateElicitationResponse,
   client,
   methods,
   PROTOCOL_VERSION,
@@ -59,6 +61,7 @@ function scriptedAgent(
     async setMode(mode: AcpMode) {
       handle.mode = mode;
       handle.modes.push(mode);
+      return undefined;
     },
     planFile: () => undefined,
     async close() {
@@ -83,6 +86,7 @@ async function asEditor<T>(
   agents: AcpAgentHandle[],
   choose: (request: RequestPermissionRequest) => RequestPermissionResponse,
   op: (ctx: ClientContext, editor: Editor) => Promise<T>,
+  form?: (request: CreateElicitationRequest) => CreateElicitationResponse,
 ): Promise<T> {
   const queue = [...agents];
   const acp = createAcpAgent({
@@ -98,7 +102,9 @@ async function asEditor<T>(
   });
   live.push(acp);
   const editor: Editor = { updates: [], permissions: [] };
-  return client({ name: 'test-editor' })
+  let app = client({ name: 'test-editor' });
+  if (form) app = app.onRequest(methods.client.elicitation.create, ({ params }) => form(params));
+  return app
     .onNotification(methods.client.session.update, ({ params }) => {
       editor.updates.push(params);
     })
@@ -107,7 +113,10 @@ async function asEditor<T>(
       return choose(params);
     })
     .connectWith(acp.app, async (ctx) => {
-      const init = await ctx.request(methods.agent.initialize, { protocolVersion: PROTOCOL_VERSION });
+      const init = await ctx.request(methods.agent.initialize, {
+        protocolVersion: PROTOCOL_VERSION,
+        clientCapabilities: form ? { elicitation: { form: {} } } : {},
+      });
       expect(init.agentCapabilities?.loadSession).toBe(true);
       return op(ctx, editor);
     });
@@ -278,6 +287,41 @@ describe('skate acp, the protocol layer', () => {
       expect(answers[0]).toBe('postgres');
       expect(answers[1]).toMatch(/cannot take a free-text answer/);
     });
+  });
+
+  it('asks all questions in one form when the client takes elicitations', async () => {
+    let answers: string[] = [];
+    const agent = scriptedAgent(async (run) => {
+      run.emit({ type: 'tool_call_start', agent: [], id: 'q', name: 'ask_user', args: {} });
+      run.emit({
+        type: 'ask_user_request',
+        agent: [],
+        requestId: 'ask',
+        questions: [{ question: 'Which database?', options: ['sqlite', 'postgres'] }, { question: 'Why?' }],
+      });
+      answers = (await run.inbox.waitFor('ask_user_response', 'ask', run.signal)).answers;
+      return { status: 'complete' };
+    });
+    const forms: CreateElicitationRequest[] = [];
+    await asEditor(
+      [agent],
+      select('allow_once'),
+      async (ctx, editor) => {
+        const { sessionId } = await ctx.request(methods.agent.session.new, {
+          cwd: process.cwd(),
+          mcpServers: [],
+        });
+        await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'x' }] });
+        expect(editor.permissions).toEqual([]);
+      },
+      (request) => {
+        forms.push(request);
+        return { action: 'accept', content: { q1: 'sqlite', q2: 'it is small' } };
+      },
+    );
+    expect(forms).toHaveLength(1);
+    expect(forms[0]).toMatchObject({ mode: 'form', toolCallId: 'q' });
+    expect(answers).toEqual(['sqlite', 'it is small']);
   });
 
   it('switches modes with current_mode_update, and rejects an unknown mode', async () => {
