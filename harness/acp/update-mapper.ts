@@ -34,6 +34,8 @@ export interface UpdateMapper {
 interface OpenCall {
   toolCallId: string;
   name: string;
+  title: string;
+  kind: ToolKind;
   agent: AgentPath;
   status: ToolCallStatus;
   /** Output lines of a streaming tool (shell), shown as they come. */
@@ -85,23 +87,24 @@ export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
           ? [{ sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: event.text } }]
           : [];
       case 'tool_call_start': {
+        const title = toolTitle(event.name, event.args);
         const call: OpenCall = {
           toolCallId: idFor(event.id, event.agent),
           name: event.name,
+          title: main ? title : `${event.agent.at(-1)}: ${title}`,
+          kind: toolKind(event.name),
           agent: event.agent,
           status: 'pending',
           lines: [],
         };
         open.set(call.toolCallId, call);
-        const title = toolTitle(event.name, event.args);
-        const kind: ToolKind = toolKind(event.name);
         return [
           {
             sessionUpdate: 'tool_call',
             toolCallId: call.toolCallId,
-            title: main ? title : `${event.agent.at(-1)}: ${title}`,
+            title: call.title,
             name: event.name,
-            kind,
+            kind: call.kind,
             status: 'pending',
             locations: toolLocations(event.name, event.args, options.workspace),
             content: contentForCall(event.name, event.args, options.workspace),
@@ -165,7 +168,8 @@ export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
     },
     toolCall(callId, agent) {
       const call = open.get(idFor(callId, agent));
-      return { toolCallId: call?.toolCallId ?? idFor(callId, agent), status: call?.status ?? 'pending' };
+      if (!call) return { toolCallId: idFor(callId, agent) };
+      return { toolCallId: call.toolCallId, title: call.title, kind: call.kind, status: call.status };
     },
     openAskUser(agent) {
       let found: string | undefined;

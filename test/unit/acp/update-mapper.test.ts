@@ -116,6 +116,13 @@ describe('createUpdateMapper', () => {
       status: 'pending',
       content: [{ type: 'diff', path: `${WS}/notes.txt`, oldText: 'two', newText: 'TWO' }],
     });
+    // What a permission request shows of the call.
+    expect(mapper.toolCall('tu_e', [])).toEqual({
+      toolCallId: 'tu_e',
+      title: 'Edit notes.txt',
+      kind: 'edit',
+      status: 'pending',
+    });
     expect(mapper.running('tu_e', [])).toEqual([
       { sessionUpdate: 'tool_call_update', toolCallId: 'tu_e', status: 'in_progress' },
     ]);
