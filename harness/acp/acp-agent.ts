@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import {
   type AgentApp,
+  type AgentContext,
   agent,
   type ClientCapabilities,
   type McpServer,
@@ -41,6 +42,31 @@ export function createAcpAgent(options: AcpAgentOptions): SkateAcpAgent {
     return session;
   };
 
+  /** `session/load` and `session/resume`: an earlier Skate session of the workspace, continued. */
+  const continueSession = async (
+    params: { sessionId: string; cwd: string; mcpServers?: McpServer[] },
+    client: AgentContext,
+  ): Promise<AcpSession> => {
+    const workspace = await workspaceOf(params.cwd);
+    const previous = sessions.get(params.sessionId);
+    sessions.delete(params.sessionId);
+    await previous?.close();
+    const handle = await options.agents.open({
+      workspace,
+      session: { kind: 'resume', id: params.sessionId },
+    });
+    const session = new AcpSession({
+      id: params.sessionId,
+      agent: handle,
+      client,
+      capabilities,
+      log: options.log,
+    });
+    sessions.set(session.id, session);
+    noteMcpServers(session, params.mcpServers ?? [], options.log);
+    return session;
+  };
+
   const app = agent({ name: 'skate' })
     .onRequest(methods.agent.initialize, ({ params }) => {
       capabilities = params.clientCapabilities ?? {};
@@ -51,6 +77,7 @@ export function createAcpAgent(options: AcpAgentOptions): SkateAcpAgent {
           promptCapabilities: { image: true, embeddedContext: true },
           // MCP servers are not started yet: session/new accepts them and says so.
           mcpCapabilities: { http: false, sse: false },
+          sessionCapabilities: { resume: {}, close: {} },
         },
         agentInfo: { name: 'skate', title: 'Skate', version: options.version },
         authMethods: [],
@@ -71,23 +98,19 @@ export function createAcpAgent(options: AcpAgentOptions): SkateAcpAgent {
       return { sessionId: session.id, modes: session.modes, _meta: mcpMeta(params.mcpServers) };
     })
     .onRequest(methods.agent.session.load, async ({ params, client }) => {
-      const workspace = await workspaceOf(params.cwd);
-      await sessions.get(params.sessionId)?.close();
-      const handle = await options.agents.open({
-        workspace,
-        session: { kind: 'resume', id: params.sessionId },
-      });
-      const session = new AcpSession({
-        id: params.sessionId,
-        agent: handle,
-        client,
-        capabilities,
-        log: options.log,
-      });
-      sessions.set(session.id, session);
-      noteMcpServers(session, params.mcpServers, options.log);
+      const session = await continueSession(params, client);
       await session.replay();
       return { modes: session.modes, _meta: mcpMeta(params.mcpServers) };
+    })
+    .onRequest(methods.agent.session.resume, async ({ params, client }) => {
+      const session = await continueSession(params, client);
+      return { modes: session.modes, _meta: mcpMeta(params.mcpServers ?? []) };
+    })
+    .onRequest(methods.agent.session.close, async ({ params }) => {
+      const session = sessionFor(params.sessionId);
+      sessions.delete(params.sessionId);
+      await session.close();
+      return {};
     })
     .onRequest(methods.agent.session.prompt, async ({ params, signal }) => ({
       stopReason: await sessionFor(params.sessionId).prompt(params.prompt, signal),

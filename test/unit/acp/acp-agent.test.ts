@@ -365,6 +365,29 @@ describe('skate acp, the protocol layer', () => {
     });
   });
 
+  it('session/resume continues without a replay, and session/close stops the agent', async () => {
+    const agent = scriptedAgent(async () => ({ status: 'complete' }), {
+      id: 'old-session',
+      history: [{ role: 'user', content: [{ type: 'text', text: 'earlier question' }] }],
+    });
+    await asEditor([agent], select('allow_once'), async (ctx, editor) => {
+      const resumed = await ctx.request(methods.agent.session.resume, {
+        sessionId: 'old-session',
+        cwd: process.cwd(),
+      });
+      expect(resumed.modes?.currentModeId).toBe('execute');
+      expect(editor.updates).toEqual([]);
+      await ctx.request(methods.agent.session.close, { sessionId: 'old-session' });
+      expect(agent.closed).toBe(true);
+      await expect(
+        ctx.request(methods.agent.session.prompt, {
+          sessionId: 'old-session',
+          prompt: [{ type: 'text', text: 'x' }],
+        }),
+      ).rejects.toThrow();
+    });
+  });
+
   it('accepts MCP servers but says they were not started, in the response and at the first prompt', async () => {
     const agent = scriptedAgent(async () => ({ status: 'complete' }));
     await asEditor([agent], select('allow_once'), async (ctx, editor) => {
