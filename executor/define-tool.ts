@@ -3,6 +3,9 @@ import type { ResolvedPolicy } from '../shared/policy.js';
 import type { OutputLine, ToolDisplay, ToolEffect, ToolErrorCode } from '../shared/tool.js';
 import type { PathGuard } from './path-guard.js';
 
+// Tools import it from here with defineTool; path-guard imports tool-failure.ts itself (no cycle).
+export { ToolFailure } from './tool-failure.js';
+
 /** Everything a tool may use. Tools get their world only through this, never through globals. */
 export interface ToolContext {
   readonly callId: string;
@@ -46,18 +49,4 @@ export type AnyTool = Tool<any>;
 /** Declares a tool; the only way tools are made, so every tool has the same shape. */
 export function defineTool<Input extends z.ZodObject>(tool: Tool<Input>): Tool<Input> {
   return tool;
-}
-
-/**
- * Thrown inside `run` to end the call with an error result the model can act on.
- * The runner catches it; it never crosses the wire as an exception.
- */
-export class ToolFailure extends Error {
-  constructor(
-    readonly code: ToolErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'ToolFailure';
-  }
 }

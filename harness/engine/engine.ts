@@ -47,7 +47,7 @@ interface RunState {
   stopReason?: StopReason;
 }
 
-type Compacted = 'compacted' | 'skipped' | 'failed' | 'cancelled';
+export type Compacted = 'compacted' | 'skipped' | 'failed' | 'cancelled';
 
 /**
  * The agent loop: streams a model turn, runs the tool calls it made (all at
@@ -179,6 +179,34 @@ export class Engine {
       if (interrupted) return outcome(state, 'cancelled');
       if (state.ending) return outcome(state, 'complete');
     }
+  }
+
+  /**
+   * Compacts a conversation between runs (a frontend's "compact now"), as a
+   * run would when the context fills up: the `compaction` event and log entry,
+   * or a warning saying why not. Returns the conversation to continue with.
+   */
+  async compactNow(
+    ctx: EngineContext,
+    request: Pick<RunRequest, 'model' | 'maxTokens'>,
+    messages: readonly Message[],
+    emitter: Emitter,
+  ): Promise<{ status: Compacted; messages: Message[] }> {
+    const state: RunState = {
+      ctx,
+      request: { ...request, prompt: { text: '' }, maxTurns: 1, approval: 'auto' },
+      agent: ctx.agent ?? [],
+      out: guardEmitter(emitter),
+      log: guardLog(ctx.log),
+      messages: [...messages],
+      total: zeroUsage(),
+      turns: 0,
+      toolCalls: 0,
+      finalMessage: '',
+      ending: false,
+    };
+    const status = await this.compact(state, ctx.provider.contextWindow(request.model), 'threshold');
+    return { status, messages: state.messages };
   }
 
   /** One model turn; a context overflow gets one compaction and one more try of the same turn. */

@@ -1,5 +1,6 @@
 import { lstat, realpath } from 'node:fs/promises';
 import path from 'node:path';
+import { isGlob } from '../../shared/path-patterns.js';
 import { isWithin } from '../../shared/path-within.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import type { MountStep } from './mount-plan.js';
@@ -40,10 +41,6 @@ export interface SandboxPlan {
   placeholders: Placeholder[];
   /** Things worth telling the user, e.g. a scan that hit its limits. */
   notes: string[];
-}
-
-function isGlob(pattern: string): boolean {
-  return /[*?[\]{}]/.test(pattern);
 }
 
 /** The directory a glob starts from: its longest prefix without glob characters. */

@@ -1,9 +1,13 @@
+import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { ResourceLimits } from '../../../shared/executor-boot.js';
 import { EnforcementLevel, ResolvedPolicy } from '../../../shared/policy.js';
+import { resolvePolicy, resolveWorkspace } from '../../runtime/start-executor.js';
 import { cgroupSupport } from '../../sandbox/cgroup-limits.js';
 import { enforcementOutlook } from '../../sandbox/choose-launcher.js';
-import { resolveCliPolicy, resolveWorkspace } from '../open-executor.js';
+import { COMMON, type CommandMain, parsed, WORKSPACE_JSON } from '../cli-flags.js';
+import { help } from '../usage.js';
+import { UsageError } from '../usage-error.js';
 
 export interface PolicyShowOptions {
   policy: string;
@@ -23,13 +27,29 @@ export const PolicyReport = z.object({
 });
 export type PolicyReport = z.infer<typeof PolicyReport>;
 
+/** `skate policy show [P] [--workspace DIR] [--json]`. */
+export const run: CommandMain = async (args) => {
+  const [sub, ...rest] = args;
+  if (sub !== 'show') throw new UsageError('the policy command is `skate policy show [P]`');
+  const { values, positionals } = parsed(() =>
+    parseArgs({ args: rest, options: WORKSPACE_JSON, allowPositionals: true }),
+  );
+  if (values.help) return help();
+  if (positionals.length > 1) throw new UsageError(`unexpected argument: ${positionals[1]}`);
+  return policyShowCommand({
+    policy: positionals[0] ?? COMMON.policy.default,
+    workspace: values.workspace,
+    json: values.json,
+  });
+};
+
 /**
  * `skate policy show P`: the policy resolved for a workspace (every path
  * absolute) and what this machine would enforce of it.
  */
 export async function policyShowCommand(options: PolicyShowOptions): Promise<number> {
   const workspace = await resolveWorkspace(options.workspace);
-  const policy = await resolveCliPolicy(options.policy, workspace);
+  const policy = await resolvePolicy(options.policy, workspace);
   const enforcement = await enforcementOutlook(policy);
   // Cgroups are only set up around a kernel sandbox.
   const resourceLimits = enforcement.level === 'kernel' ? await cgroupSupport(policy.limits) : 'none';
