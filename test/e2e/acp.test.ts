@@ -247,6 +247,56 @@ describe('skate acp, driven by the ACP SDK client as an editor would', () => {
     expect(JSON.stringify(api.requests[0]?.body?.system)).toContain('Planning mode');
   });
 
+  it('back to execute: a fresh agent carrying the plan, or the earlier conversation when no plan was written', async () => {
+    await using ws = await hostDir('acp-modes-');
+    const plan = '# Plan\n\n- Rename the module.\n';
+    await using api = await fakeMessagesApi([
+      { type: 'message', blocks: [{ type: 'text', text: 'First answer.' }] },
+      { type: 'message', blocks: [{ type: 'text', text: 'Second answer.' }] },
+      {
+        type: 'message',
+        blocks: [
+          {
+            type: 'tool_use',
+            id: 'tu_plan',
+            name: 'write_file',
+            input: { path: '.skate/plan.md', content: plan },
+          },
+        ],
+      },
+      { type: 'message', blocks: [{ type: 'text', text: 'Planned.' }] },
+      { type: 'message', blocks: [{ type: 'text', text: 'Carrying it out.' }] },
+    ]);
+    await using editor = startAcpEditor([], agentEnv(api.url));
+    await editor.run(async (ctx) => {
+      const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: ws.path, mcpServers: [] });
+      const prompt = async (text: string): Promise<string> =>
+        (await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text }] }))
+          .stopReason;
+      expect(await prompt('First question.')).toBe('end_turn');
+      // Planning without writing a plan, then back: the conversation from before goes on, and the user is told.
+      await ctx.request(methods.agent.session.setMode, { sessionId, modeId: 'plan' });
+      await ctx.request(methods.agent.session.setMode, { sessionId, modeId: 'execute' });
+      expect(editor.updates.at(-2)?.update).toEqual({
+        sessionUpdate: 'current_mode_update',
+        currentModeId: 'execute',
+      });
+      expect(JSON.stringify(editor.updates.at(-1)?.update)).toContain('No plan was written');
+      expect(await prompt('Second question.')).toBe('end_turn');
+      expect(JSON.stringify(api.requests[1]?.body?.messages)).toContain('First question.');
+      // Planning with a plan, then back: a fresh agent whose system prompt carries the plan.
+      await ctx.request(methods.agent.session.setMode, { sessionId, modeId: 'plan' });
+      expect(await prompt('Plan the rename.')).toBe('end_turn');
+      await ctx.request(methods.agent.session.setMode, { sessionId, modeId: 'execute' });
+      expect(await prompt('Go.')).toBe('end_turn');
+    });
+    expect(api.requests).toHaveLength(5);
+    const executing = api.requests[4]?.body;
+    expect(JSON.stringify(executing?.system)).toContain('Rename the module.');
+    expect(JSON.stringify(executing?.messages)).not.toContain('First question.');
+    expect(JSON.stringify(api.requests[2]?.body?.system)).toContain('Planning mode');
+  });
+
   it('session/load replays an earlier session and continues its conversation', async () => {
     await using ws = await hostDir('acp-load-');
     await using api = await fakeMessagesApi([
