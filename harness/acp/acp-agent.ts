@@ -83,45 +83,63 @@ export function createAcpAgent(options: AcpAgentOptions): SkateAcpAgent {
         authMethods: [],
       };
     })
-    .onRequest(methods.agent.session.new, async ({ params, client }) => {
-      const workspace = await workspaceOf(params.cwd);
-      const handle = await options.agents.open({ workspace, session: { kind: 'new' } });
-      const session = new AcpSession({
-        id: handle.sessionId,
-        agent: handle,
-        client,
-        capabilities,
-        log: options.log,
-      });
-      sessions.set(session.id, session);
-      noteMcpServers(session, params.mcpServers, options.log);
-      return { sessionId: session.id, modes: session.modes, _meta: mcpMeta(params.mcpServers) };
-    })
-    .onRequest(methods.agent.session.load, async ({ params, client }) => {
-      const session = await continueSession(params, client);
-      await session.replay();
-      return { modes: session.modes, _meta: mcpMeta(params.mcpServers) };
-    })
-    .onRequest(methods.agent.session.resume, async ({ params, client }) => {
-      const session = await continueSession(params, client);
-      return { modes: session.modes, _meta: mcpMeta(params.mcpServers ?? []) };
-    })
-    .onRequest(methods.agent.session.close, async ({ params }) => {
-      const session = sessionFor(params.sessionId);
-      sessions.delete(params.sessionId);
-      await session.close();
-      return {};
-    })
-    .onRequest(methods.agent.session.prompt, async ({ params, signal }) => ({
-      stopReason: await sessionFor(params.sessionId).prompt(params.prompt, signal),
-    }))
+    .onRequest(
+      methods.agent.session.new,
+      explained(async ({ params, client }) => {
+        const workspace = await workspaceOf(params.cwd);
+        const handle = await options.agents.open({ workspace, session: { kind: 'new' } });
+        const session = new AcpSession({
+          id: handle.sessionId,
+          agent: handle,
+          client,
+          capabilities,
+          log: options.log,
+        });
+        sessions.set(session.id, session);
+        noteMcpServers(session, params.mcpServers, options.log);
+        return { sessionId: session.id, modes: session.modes, _meta: mcpMeta(params.mcpServers) };
+      }),
+    )
+    .onRequest(
+      methods.agent.session.load,
+      explained(async ({ params, client }) => {
+        const session = await continueSession(params, client);
+        await session.replay();
+        return { modes: session.modes, _meta: mcpMeta(params.mcpServers) };
+      }),
+    )
+    .onRequest(
+      methods.agent.session.resume,
+      explained(async ({ params, client }) => {
+        const session = await continueSession(params, client);
+        return { modes: session.modes, _meta: mcpMeta(params.mcpServers ?? []) };
+      }),
+    )
+    .onRequest(
+      methods.agent.session.close,
+      explained(async ({ params }) => {
+        const session = sessionFor(params.sessionId);
+        sessions.delete(params.sessionId);
+        await session.close();
+        return {};
+      }),
+    )
+    .onRequest(
+      methods.agent.session.prompt,
+      explained(async ({ params, signal }) => ({
+        stopReason: await sessionFor(params.sessionId).prompt(params.prompt, signal),
+      })),
+    )
     .onNotification(methods.agent.session.cancel, ({ params }) => {
       sessions.get(params.sessionId)?.cancel();
     })
-    .onRequest(methods.agent.session.setMode, async ({ params }) => {
-      await sessionFor(params.sessionId).setMode(params.modeId);
-      return {};
-    });
+    .onRequest(
+      methods.agent.session.setMode,
+      explained(async ({ params }) => {
+        await sessionFor(params.sessionId).setMode(params.modeId);
+        return {};
+      }),
+    );
 
   return {
     app,
@@ -130,6 +148,27 @@ export function createAcpAgent(options: AcpAgentOptions): SkateAcpAgent {
       sessions.clear();
       await Promise.allSettled(all.map((session) => session.close()));
     },
+  };
+}
+
+/** Skate's refusals of what was asked (their `code` says so) and the user's own mistakes. */
+const REQUEST_CODES = new Set(['workspace', 'policy', 'session', 'plan', 'settings', 'busy', 'closed']);
+
+/**
+ * A handler whose failures reach the editor with Skate's own message: the SDK
+ * would send any error that is not a RequestError as a bare "Internal error".
+ */
+function explained<C, R>(handler: (context: C) => Promise<R>): (context: C) => Promise<R> {
+  return async (context) => {
+    try {
+      return await handler(context);
+    } catch (error) {
+      if (error instanceof RequestError || !(error instanceof Error)) throw error;
+      const code = (error as { code?: unknown }).code;
+      throw typeof code === 'string' && REQUEST_CODES.has(code)
+        ? RequestError.invalidParams({ code }, error.message)
+        : RequestError.internalError(undefined, error.message);
+    }
   };
 }
 

@@ -83,7 +83,7 @@ interface Editor {
 
 /** Runs `op` as an editor would, connected in-process to a Skate ACP agent whose sessions are `agents`. */
 async function asEditor<T>(
-  agents: AcpAgentHandle[],
+  agents: (AcpAgentHandle | Error)[],
   choose: (request: RequestPermissionRequest) => RequestPermissionResponse,
   op: (ctx: ClientContext, editor: Editor) => Promise<T>,
   form?: (request: CreateElicitationRequest) => CreateElicitationResponse,
@@ -94,6 +94,7 @@ async function asEditor<T>(
       open: async () => {
         const next = queue.shift();
         if (!next) throw new Error('no more scripted agents');
+        if (next instanceof Error) throw next;
         return next;
       },
     },
@@ -402,6 +403,27 @@ describe('skate acp, the protocol layer', () => {
       });
       expect(JSON.stringify(editor.updates[0]?.update)).toContain('not started: github');
     });
+  });
+
+  it("gives the editor Skate's own message when an agent cannot start", async () => {
+    const refused = Object.assign(new Error('no policy named wide in ~/.skate/policies or built in'), {
+      code: 'policy',
+    });
+    await asEditor(
+      [refused, new Error('the executor exited at start')],
+      select('allow_once'),
+      async (ctx) => {
+        const start = () => ctx.request(methods.agent.session.new, { cwd: process.cwd(), mcpServers: [] });
+        await expect(start()).rejects.toMatchObject({
+          code: -32602,
+          message: expect.stringMatching(/no policy named wide/),
+        });
+        await expect(start()).rejects.toMatchObject({
+          code: -32603,
+          message: expect.stringMatching(/executor exited/),
+        });
+      },
+    );
   });
 
   it('refuses a cwd that is not an absolute directory, and an unknown session', async () => {
