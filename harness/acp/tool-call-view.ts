@@ -107,11 +107,9 @@ export function contentForResult(event: ToolResultEvent, workspace: string): Too
   return textContent(fenced(capped(event.output)));
 }
 
-/** A running command's output so far, as a terminal-like block (the last lines, when long). */
-export function contentForOutput(lines: readonly string[]): ToolCallContent[] {
-  let tail = lines.join('\n');
-  if (tail.length > OUTPUT_PREVIEW_CHARS) tail = `…\n${tail.slice(-OUTPUT_PREVIEW_CHARS)}`;
-  return textContent(fenced(tail));
+/** A running command's output so far, as a terminal-like block; `cut` when its beginning was dropped. */
+export function contentForOutput(tail: string, cut: boolean): ToolCallContent[] {
+  return textContent(fenced(cut ? `…\n${tail}` : tail));
 }
 
 function textContent(text: string): ToolCallContent[] {

@@ -4,6 +4,7 @@ import {
   contentForCall,
   contentForOutput,
   contentForResult,
+  OUTPUT_PREVIEW_CHARS,
   toolKind,
   toolLocations,
   toolTitle,
@@ -16,6 +17,13 @@ export interface UpdateMapperOptions {
   asksApproval(name: string): boolean;
   /** The client takes `notice` updates (it said so at initialize); otherwise warnings go out as thoughts. */
   notices: boolean;
+  /**
+   * A running command's output is sent at most this often (the result always
+   * carries all of it). Default 100 ms.
+   */
+  outputIntervalMs?: number;
+  /** Milliseconds, for that interval; default `performance.now`. */
+  clock?(): number;
 }
 
 /** Turns one agent's engine events into ACP `session/update`s; it keeps only what tool calls need. */
@@ -38,8 +46,12 @@ interface OpenCall {
   kind: ToolKind;
   agent: AgentPath;
   status: ToolCallStatus;
-  /** Output lines of a streaming tool (shell), shown as they come. */
-  lines: string[];
+  /** The end of a streaming tool's output (shell), at most OUTPUT_PREVIEW_CHARS, shown as it comes. */
+  tail: string;
+  /** Whether the output was cut at the front. */
+  cut: boolean;
+  /** When output was last sent; undefined before the first. */
+  shownAt: number | undefined;
 }
 
 /**
@@ -52,6 +64,8 @@ interface OpenCall {
  */
 export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
   const open = new Map<string, OpenCall>();
+  const outputIntervalMs = options.outputIntervalMs ?? 100;
+  const clock = options.clock ?? (() => performance.now());
 
   const idFor = (id: string, agent: AgentPath): string =>
     agent.length === 0 ? id : `${agent.join('/')}/${id}`;
@@ -95,7 +109,9 @@ export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
           kind: toolKind(event.name),
           agent: event.agent,
           status: 'pending',
-          lines: [],
+          tail: '',
+          cut: false,
+          shownAt: undefined,
         };
         open.set(call.toolCallId, call);
         return [
@@ -124,9 +140,17 @@ export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
       case 'tool_output_line': {
         const call = open.get(idFor(event.id, event.agent));
         if (!call) return [];
-        call.lines.push(event.text);
+        call.tail = call.tail === '' ? event.text : `${call.tail}\n${event.text}`;
+        if (call.tail.length > OUTPUT_PREVIEW_CHARS) {
+          call.tail = call.tail.slice(-OUTPUT_PREVIEW_CHARS);
+          call.cut = true;
+        }
         call.status = 'in_progress';
-        return [update(call, { status: 'in_progress', content: contentForOutput(call.lines) })];
+        // Each update carries the whole tail: a chatty command would otherwise send megabytes a second.
+        const now = clock();
+        if (call.shownAt !== undefined && now - call.shownAt < outputIntervalMs) return [];
+        call.shownAt = now;
+        return [update(call, { status: 'in_progress', content: contentForOutput(call.tail, call.cut) })];
       }
       case 'tool_call_result': {
         const call = open.get(idFor(event.id, event.agent));

@@ -1,6 +1,7 @@
 import type { SessionUpdate } from '@agentclientprotocol/sdk';
 import { describe, expect, it } from 'vitest';
 import { unifiedDiff } from '../../../executor/fs/text-diff.js';
+import { OUTPUT_PREVIEW_CHARS } from '../../../harness/acp/tool-call-view.js';
 import { createUpdateMapper } from '../../../harness/acp/update-mapper.js';
 import type { EngineEvent } from '../../../shared/engine-events.js';
 
@@ -15,8 +16,15 @@ const usageEvent = (agent: string[] = []): EngineEvent => ({
   outputTokensPerSecond: 1,
 });
 
-function mapperFor(asks: string[] = [], notices = false) {
-  return createUpdateMapper({ workspace: WS, asksApproval: (name) => asks.includes(name), notices });
+/** A mapper whose clock moves `stepMs` at each reading (output updates are sent at most every 100 ms). */
+function mapperFor(asks: string[] = [], notices = false, stepMs = 1000) {
+  let now = 0;
+  return createUpdateMapper({
+    workspace: WS,
+    asksApproval: (name) => asks.includes(name),
+    notices,
+    clock: () => (now += stepMs),
+  });
 }
 
 function mapAll(mapper: ReturnType<typeof mapperFor>, events: EngineEvent[]): SessionUpdate[] {
@@ -200,6 +208,21 @@ describe('createUpdateMapper', () => {
       content: [{ type: 'content', content: { type: 'text', text: '````\nline 1\nline ```2\n````' } }],
     });
     expect(updates[4]).toMatchObject({ status: 'failed', rawOutput: { isError: true, code: 'failed' } });
+  });
+
+  it("sends a chatty command's output at most every 100 ms, and only its end when long", () => {
+    const mapper = mapperFor([], false, 10);
+    mapper.map({ type: 'tool_call_start', agent: [], id: 's', name: 'shell', args: { command: 'yes' } });
+    const line = 'y'.repeat(99);
+    const sent = Array.from({ length: 1000 }, () =>
+      mapper.map({ type: 'tool_output_line', agent: [], id: 's', stream: 'stdout', text: line }),
+    ).flat();
+    // 1000 lines 10 ms apart: one update per 100 ms, not one per line.
+    expect(sent.length).toBeGreaterThanOrEqual(99);
+    expect(sent.length).toBeLessThanOrEqual(101);
+    const last = JSON.stringify(sent.at(-1));
+    expect(last).toContain('…');
+    expect(last.length).toBeLessThan(OUTPUT_PREVIEW_CHARS + 500);
   });
 
   it('names sub-agents in their calls and keeps their ids apart from the parent', () => {
