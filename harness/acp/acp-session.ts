@@ -56,8 +56,13 @@ export class AcpSession {
   private agent: AcpAgentHandle;
   private mapper: UpdateMapper;
   private unsubscribe: () => void;
-  /** Notifications go out one after another; a prompt answers only after its last one. */
-  private sent: Promise<void> = Promise.resolve();
+  /**
+   * Updates waiting to go out, in order (a plan is read from disk first); a
+   * prompt answers only after the last one. Text chunks that pile up while a
+   * write is in flight go out as one.
+   */
+  private readonly queue: (SessionUpdate | Promise<SessionUpdate | undefined>)[] = [];
+  private pumping: Promise<void> | undefined;
   /** "Always allow" / "always reject", by tool name, for the rest of the session. */
   private readonly remembered = new Map<string, 'approve' | 'reject'>();
   private running: AbortController | undefined;
@@ -83,7 +88,7 @@ export class AcpSession {
   /** `session/load`: the stored conversation as updates. */
   async replay(): Promise<void> {
     for (const update of historyUpdates(this.agent.history(), this.agent.workspace)) this.send(update);
-    await this.sent;
+    await this.flushed();
   }
 
   async prompt(blocks: readonly ContentBlock[], signal: AbortSignal): Promise<StopReason> {
@@ -98,7 +103,7 @@ export class AcpSession {
       for (const note of this.pendingNotes.splice(0)) this.send(this.userNotice(note));
       const outcome = await this.agent.prompt(promptInput(blocks));
       for (const update of this.mapper.closeOpen()) this.send(update);
-      await this.sent;
+      await this.flushed();
       const reason = stopReasonFor(outcome);
       if (reason === undefined)
         throw RequestError.internalError(undefined, outcome.error ?? 'the run failed');
@@ -128,7 +133,7 @@ export class AcpSession {
     this.mapper = this.newMapper();
     this.send({ sessionUpdate: 'current_mode_update', currentModeId: this.agent.mode });
     if (note) this.send(this.userNotice(note));
-    await this.sent;
+    await this.flushed();
   }
 
   async close(): Promise<void> {
@@ -180,7 +185,7 @@ export class AcpSession {
     let decision = this.remembered.get(event.name);
     let feedback: string | undefined;
     if (decision === undefined) {
-      await this.sent;
+      await this.flushed();
       const response = await this.options.client.request(
         'session/request_permission',
         {
@@ -206,7 +211,7 @@ export class AcpSession {
   }
 
   private async answerQuestions(event: Ask): Promise<void> {
-    await this.sent;
+    await this.flushed();
     const toolCallId = this.mapper.openAskUser(event.agent) ?? `ask-${event.requestId}`;
     let answers: string[];
     if (this.options.capabilities.elicitation?.form) {
@@ -256,13 +261,15 @@ export class AcpSession {
     const planFile = this.agent.planFile();
     if (!planFile || path.resolve(this.agent.workspace, shownPath) !== planFile) return;
     // Read on the host: the plan file is the one path the planning sandbox writes, and the harness reads it anyway.
-    const entries = readFile(planFile, 'utf8').then(planEntries);
-    this.sent = this.sent
-      .then(async () => {
-        const update: SessionUpdate = { sessionUpdate: 'plan', entries: await entries };
-        await this.options.client.notify('session/update', { sessionId: this.id, update });
-      })
-      .catch((error: unknown) => this.options.log(`could not show the plan: ${describe(error)}`));
+    this.enqueue(
+      readFile(planFile, 'utf8').then(
+        (text): SessionUpdate => ({ sessionUpdate: 'plan', entries: planEntries(text) }),
+        (error: unknown) => {
+          this.options.log(`could not show the plan: ${describe(error)}`);
+          return undefined;
+        },
+      ),
+    );
   }
 
   private userNotice(message: string): SessionUpdate {
@@ -272,14 +279,45 @@ export class AcpSession {
   }
 
   private send(update: SessionUpdate): void {
-    this.sent = this.sent
-      .then(() => this.options.client.notify('session/update', { sessionId: this.id, update }))
-      .catch((error: unknown) => this.options.log(`could not send an update: ${describe(error)}`));
+    const last = this.queue.at(-1);
+    if (last && !(last instanceof Promise) && appendText(last, update)) return;
+    this.enqueue(update);
+  }
+
+  private enqueue(item: SessionUpdate | Promise<SessionUpdate | undefined>): void {
+    this.queue.push(item);
+    this.pumping ??= this.pump();
+  }
+
+  private async pump(): Promise<void> {
+    for (let item = this.queue.shift(); item !== undefined; item = this.queue.shift()) {
+      const update = await item;
+      if (!update) continue;
+      await this.options.client
+        .notify('session/update', { sessionId: this.id, update })
+        .catch((error: unknown) => this.options.log(`could not send an update: ${describe(error)}`));
+    }
+    this.pumping = undefined;
+  }
+
+  /** Resolves once every update queued so far has been written. */
+  private async flushed(): Promise<void> {
+    while (this.pumping) await this.pumping;
   }
 
   private requestOptions(): { cancellationSignal?: AbortSignal } {
     return this.running ? { cancellationSignal: this.running.signal } : {};
   }
+}
+
+/** Adds `next`'s text to `last` when both are text chunks of the same stream; true if it did. */
+function appendText(last: SessionUpdate, next: SessionUpdate): boolean {
+  if (last.sessionUpdate !== 'agent_message_chunk' && last.sessionUpdate !== 'agent_thought_chunk')
+    return false;
+  if (next.sessionUpdate !== last.sessionUpdate) return false;
+  if (next.content.type !== 'text' || last.content.type !== 'text') return false;
+  last.content.text += next.content.text;
+  return true;
 }
 
 function describe(error: unknown): string {

@@ -192,6 +192,31 @@ describe('skate acp, the protocol layer', () => {
     });
   });
 
+  it('sends text that piles up while a write is in flight as one chunk, none of it lost', async () => {
+    const pieces = Array.from({ length: 200 }, (_, i) => `piece ${i}; `);
+    const agent = scriptedAgent(async (run) => {
+      for (const text of pieces) run.emit({ type: 'text_delta', agent: [], text });
+      run.emit({ type: 'thinking_delta', agent: [], text: 'then think' });
+      return { status: 'complete' };
+    });
+    await asEditor([agent], select('allow_once'), async (ctx, editor) => {
+      const { sessionId } = await ctx.request(methods.agent.session.new, {
+        cwd: process.cwd(),
+        mcpServers: [],
+      });
+      await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'x' }] });
+      const chunks = editor.updates.filter((n) => n.update.sessionUpdate === 'agent_message_chunk');
+      expect(chunks.map((n) => (n.update as { content: { text: string } }).content.text).join('')).toBe(
+        pieces.join(''),
+      );
+      expect(chunks.length).toBeLessThan(pieces.length / 10);
+      expect(editor.updates.at(-1)?.update).toEqual({
+        sessionUpdate: 'agent_thought_chunk',
+        content: { type: 'text', text: 'then think' },
+      });
+    });
+  });
+
   it('a rejected permission reaches the engine as a rejection', async () => {
     let decision: string | undefined;
     const agent = scriptedAgent(async (run) => {
