@@ -14,6 +14,7 @@ const COMMANDS: Record<string, () => Promise<{ run: CommandMain }>> = {
   sessions: () => import('./commands/sessions-command.js'),
   policy: () => import('./commands/policy-show-command.js'),
   sandbox: () => import('./commands/sandbox-command.js'),
+  acp: () => import('./commands/acp-command.js'),
 };
 
 async function run(argv: string[]): Promise<number> {

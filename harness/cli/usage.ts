@@ -15,6 +15,8 @@ export const USAGE = `usage:
   skate sessions show ID [--workspace DIR] [--json]
   skate policy show [P] [--workspace DIR] [--json]
   skate sandbox [--policy P] [--workspace DIR] [--sandbox best-effort] -- CMD [ARGS...]
+  skate acp [--policy P] [--approval ask|auto|deny-writes] [--model M] [agent options]
+                                         an ACP agent on stdin/stdout, for editors (Zed, JetBrains…)
 
 options:
   --policy P        a built-in policy (execute, readonly, plan, full), one in ~/.skate/policies, or a file; default execute

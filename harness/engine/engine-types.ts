@@ -1,4 +1,4 @@
-import type { ContentBlock, Message } from '../../shared/conversation.js';
+import type { ContentBlock, Message, StopReason } from '../../shared/conversation.js';
 import type {
   AgentPath,
   EngineCommand,
@@ -108,6 +108,8 @@ export interface RunOutcome {
   usage: TokenUsage;
   /** The whole conversation at the end, history included. */
   messages: Message[];
+  /** Why the model's last complete reply stopped (`refusal`, `max_tokens`…); frontends report it. */
+  stopReason?: StopReason;
   error?: string;
   /** Events the emitter failed to take (it threw); set only when there were some. */
   emitterFailures?: number;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ContentBlock, Message } from '../../shared/conversation.js';
+import type { ContentBlock, Message, StopReason } from '../../shared/conversation.js';
 import type { AgentPath, TokenUsage } from '../../shared/engine-events.js';
 import type { ToolDefinition } from '../../shared/tool.js';
 import type { ModelRequest, ModelTool } from '../provider/model-provider.js';
@@ -51,6 +51,8 @@ interface RunState {
   finalMessage: string;
   /** A meta tool (complete_task) asked to end the run after this turn. */
   ending: boolean;
+  /** Why the last complete reply stopped. */
+  stopReason?: StopReason;
 }
 
 export type Compacted = 'compacted' | 'skipped' | 'failed' | 'cancelled';
@@ -295,6 +297,7 @@ function recordReply(
 ): number {
   const { agent, out } = state;
   state.messages.push(result.message);
+  state.stopReason = result.stopReason;
   state.log.assistantMessage(result.message, result.usage, state.request.model);
   state.total = addUsage(state.total, result.usage);
   state.finalMessage = messageText(result.message);
@@ -374,6 +377,7 @@ function outcome(state: RunState, status: RunOutcome['status'], error?: string):
     toolCalls: state.toolCalls,
     usage: state.total,
     messages: state.messages,
+    ...(state.stopReason !== undefined && { stopReason: state.stopReason }),
     ...(error !== undefined && { error }),
     ...(state.out.failures > 0 && { emitterFailures: state.out.failures }),
     ...(state.log.failures > 0 && { logFailures: state.log.failures }),

@@ -53,6 +53,20 @@ describe('Engine: turns and events', () => {
     expect(log.entries[1]?.args.slice(1)).toEqual([usage, 'claude-sonnet-5-5']);
   });
 
+  it("reports why the model's last reply stopped: a refusal, a reply cut off", async () => {
+    const refused = await runEngine({
+      turns: [{ steps: [{ type: 'text', text: 'No.' }], stopReason: 'refusal' }],
+    });
+    expect(refused.outcome).toMatchObject({ status: 'complete', stopReason: 'refusal' });
+    expect(refused.events.first('warn')?.message).toMatch(/declined/);
+    const cut = await runEngine({
+      turns: [{ steps: [{ type: 'text', text: 'Half' }], stopReason: 'max_tokens' }],
+    });
+    expect(cut.outcome).toMatchObject({ status: 'complete', stopReason: 'max_tokens' });
+    const plain = await runEngine({ turns: [{ steps: [{ type: 'text', text: 'Yes.' }] }] });
+    expect(plain.outcome.stopReason).toBe('end_turn');
+  });
+
   it('replaces or extends the system prompt as asked, and passes history and images', async () => {
     const history = [
       { role: 'user' as const, content: [{ type: 'text' as const, text: 'earlier' }] },
