@@ -12,8 +12,7 @@ type ToolResultBlock = Extract<ContentBlock, { type: 'tool_result' }>;
 export function historyUpdates(messages: readonly Message[], workspace: string): SessionUpdate[] {
   const results = new Map<string, ToolResultBlock>();
   for (const message of messages) {
-    for (const block of message.content)
-      if (block.type === 'tool_result') results.set(block.toolUseId, block);
+    for (const block of message.content) if (block.type === 'tool_result') results.set(block.callId, block);
   }
   const updates: SessionUpdate[] = [];
   for (const message of messages) {
@@ -29,7 +28,7 @@ export function historyUpdates(messages: readonly Message[], workspace: string):
         updates.push({ sessionUpdate: kind, content: chunk });
       } else if (block.type === 'tool_use') {
         const result = results.get(block.id);
-        const text = result ? capped(result.content) : 'No result was recorded for this call.';
+        const text = result ? capped(result.output) : 'No result was recorded for this call.';
         updates.push({
           sessionUpdate: 'tool_call',
           toolCallId: block.id,

@@ -3,7 +3,7 @@ import type { StopReason as ModelStopReason } from '../../shared/conversation.js
 
 /** How a prompt's run ended, as the ACP agent needs it. */
 export interface PromptOutcome {
-  status: 'complete' | 'cancelled' | 'error' | 'loop_cap';
+  status: 'complete' | 'cancelled' | 'error' | 'loop_cap' | 'repetition';
   /** Why the model's last reply stopped, when there was one. */
   modelStopReason?: ModelStopReason | undefined;
   error?: string | undefined;
@@ -20,6 +20,7 @@ export function stopReasonFor(outcome: PromptOutcome): StopReason | undefined {
     case 'loop_cap':
       return 'max_turn_requests';
     case 'error':
+    case 'repetition':
       return undefined;
     case 'complete':
       if (outcome.modelStopReason === 'refusal') return 'refusal';

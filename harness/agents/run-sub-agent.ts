@@ -110,8 +110,8 @@ export async function runSubAgent(job: SubAgentJob): Promise<SubAgentOutcome> {
         return done('error', last.error ?? 'its run failed');
       case 'loop_cap':
         return done('turn_cap', `it used its ${job.maxTurns} turns without calling complete_task`);
-        case 'repetition':
-          return done('error', last.error ?? 'it was stopped for repeating the same tool call');
+      case 'repetition':
+        return done('error', last.error ?? 'it was stopped for repeating the same tool call');
       default:
         return done('no_result', 'it stopped without calling complete_task, even after a reminder');
     }

@@ -46,7 +46,7 @@ export class RepetitionGuard {
     const digest = createHash('sha256');
     calls.forEach((call, i) => {
       const result = results[i];
-      digest.update(canonical([call.name, call.input, result?.content, result?.isError]));
+      digest.update(canonical([call.name, call.input, result?.output, result?.isError]));
     });
     const turn = digest.digest('hex');
     this.times = turn === this.last ? this.times + 1 : 1;
@@ -77,7 +77,7 @@ export function checkRepetition(
     const last = results.length - 1;
     results[last] = {
       ...results[last]!,
-      content: `${results[last]!.content}\n\n${repetitionNotice(repetition)}`,
+      output: `${results[last]!.output}\n\n${repetitionNotice(repetition)}`,
     };
     emitter.emit({
       type: 'warn',

@@ -37,9 +37,9 @@ export function historyEvents(messages: readonly Message[]): UiEvent[] {
           events.push({
             type: 'tool_call_result',
             agent: [],
-            id: block.toolUseId,
-            name: names.get(block.toolUseId) ?? 'tool',
-            output: block.content,
+            id: block.callId,
+            name: names.get(block.callId) ?? 'tool',
+            output: block.output,
             isError: block.isError,
             durationMs: 0,
           });

@@ -15,8 +15,8 @@ import { benchRpc } from './rpc-bench.js';
 import { benchSessions } from './session-bench.js';
 import { benchSmallCalls } from './small-calls-bench.js';
 import { benchSubagents } from './subagent-bench.js';
-import { benchTurn1 } from './turn1-bench.js';
 import { benchTui } from './tui-bench.js';
+import { benchTurn1 } from './turn1-bench.js';
 
 const workspace = await realpath(await mkdtemp(path.join(tmpdir(), 'skate-bench-')));
 const figures: Record<string, unknown> = {};

@@ -118,7 +118,7 @@ function conversation(calls: number): Message[] {
     messages.push({
       role: 'user',
       content: [
-        { type: 'tool_result', toolUseId: `t${i}`, content: `1\texport const v${i} = ${i};`, isError: false },
+        { type: 'tool_result', callId: `t${i}`, output: `1\texport const v${i} = ${i};`, isError: false },
       ],
     });
   }

@@ -26,16 +26,21 @@ export async function runTool(
   input: unknown,
   options: RunToolOptions = {},
 ): Promise<ToolResult> {
-  const executor = createExecutor({
-    type: 'boot',
-    protocol: 1,
-    policy,
-    enforcement: 'none',
-    resourceLimits: 'none',
-    commandWrapper: [],
-    diagnosticTools: false,
-    maxFrameBytes: DEFAULT_MAX_FRAME_BYTES,
-  }, () => {}, [tool], options.ripgrep);
+  const executor = createExecutor(
+    {
+      type: 'boot',
+      protocol: 1,
+      policy,
+      enforcement: 'none',
+      resourceLimits: 'none',
+      commandWrapper: [],
+      diagnosticTools: false,
+      maxFrameBytes: DEFAULT_MAX_FRAME_BYTES,
+    },
+    () => {},
+    [tool],
+    options.ripgrep,
+  );
   const caller = trpc.createCallerFactory(executor.router)(
     {},
     { ...(options.signal && { signal: options.signal }) },

@@ -88,8 +88,8 @@ describe('historyUpdates', () => {
         {
           role: 'user',
           content: [
-            { type: 'tool_result', toolUseId: 't1', content: 'A', isError: false },
-            { type: 'tool_result', toolUseId: 't2', content: 'exit 1', isError: true },
+            { type: 'tool_result', callId: 't1', output: 'A', isError: false },
+            { type: 'tool_result', callId: 't2', output: 'exit 1', isError: true },
           ],
         },
         { role: 'assistant', content: [{ type: 'text', text: 'Done.' }] },

@@ -23,7 +23,7 @@ describe('Engine: repetition', () => {
     expect(host.calls).toHaveLength(6);
     // The model read the notice in the 5th result, and only there.
     const results = outcome.messages.flatMap((m) => m.content.filter((b) => b.type === 'tool_result'));
-    expect(results.map((r) => r.content.includes('change your approach'))).toEqual([
+    expect(results.map((r) => r.output.includes('change your approach'))).toEqual([
       false,
       false,
       false,
@@ -31,7 +31,7 @@ describe('Engine: repetition', () => {
       true,
       false,
     ]);
-    expect(results[4]?.content).toMatch(
+    expect(results[4]?.output).toMatch(
       /^same content\n\n\[Skate: .*5 times in a row.*One more identical call/s,
     );
     expect(events.ofType('warn')).toEqual([
@@ -78,6 +78,6 @@ describe('Engine: repetition', () => {
     });
     expect(outcome).toMatchObject({ status: 'repetition', turns: 4 });
     const results = outcome.messages.flatMap((m) => m.content.filter((b) => b.type === 'tool_result'));
-    expect(results[1]?.content).toContain('2 more identical calls will stop the run');
+    expect(results[1]?.output).toContain('2 more identical calls will stop the run');
   });
 });

@@ -112,7 +112,7 @@ describe('the UI against an agent backend', () => {
       },
       {
         role: 'user',
-        content: [{ type: 'tool_result', toolUseId: 't1', content: 'a.ts\nb.ts', isError: false }],
+        content: [{ type: 'tool_result', callId: 't1', output: 'a.ts\nb.ts', isError: false }],
       },
       { role: 'assistant', content: [{ type: 'text', text: 'Two files.' }] },
     ];

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ensurePlanFile } from '../../../harness/agents/plan-file.js';
+import { ensurePlanFile } from '../../../harness/planning/plan-file.js';
 import { createSessionWriter } from '../../../harness/session/session-writer.js';
 import { ensureSkateDir } from '../../../harness/skate-dir.js';
 import { tempDir } from '../../support/temp-dir.js';
