@@ -3,6 +3,9 @@ import type { ResolvedPolicy } from '../shared/policy.js';
 import type { OutputLine, ToolDisplay, ToolEffect, ToolErrorCode } from '../shared/tool.js';
 import type { PathGuard } from './path-guard.js';
 
+// Tools import it from here with defineTool; path-guard imports tool-failure.ts itself (no cycle).
+export { ToolFailure } from './tool-failure.js';
+
 /** Everything a tool may use. Tools get their world only through this, never through globals. */
 export interface ToolContext {
   readonly callId: string;
@@ -16,6 +19,8 @@ export interface ToolContext {
   emit(stream: OutputLine['stream'], text: string): void;
   /** Argv prefix for every command a tool starts (see `ExecutorBoot.commandWrapper`); may be empty. */
   readonly commandWrapper: readonly string[];
+  /** The ripgrep binary grep and glob run (under `commandWrapper`); absent, they search in JavaScript. */
+  readonly ripgrep?: string | undefined;
 }
 
 /** What `run` returns; the runner fills in `isError: false` when it is absent. */
@@ -34,6 +39,8 @@ export interface Tool<Input extends z.ZodObject = z.ZodObject> {
   readonly effect: ToolEffect;
   /** The tool emits output lines while it runs (a command's stdout, say). */
   readonly streamsOutput?: boolean;
+  /** Why the tool cannot run on this machine and how to fix it; its calls return an `unavailable` error. */
+  readonly unavailable?: string;
   readonly input: Input;
   run(input: z.infer<Input>, ctx: ToolContext): Promise<ToolOutcome>;
   /** Releases what the tool keeps between calls (a worker process, say) when its executor stops. */
@@ -46,18 +53,4 @@ export type AnyTool = Tool<any>;
 /** Declares a tool; the only way tools are made, so every tool has the same shape. */
 export function defineTool<Input extends z.ZodObject>(tool: Tool<Input>): Tool<Input> {
   return tool;
-}
-
-/**
- * Thrown inside `run` to end the call with an error result the model can act on.
- * The runner catches it; it never crosses the wire as an exception.
- */
-export class ToolFailure extends Error {
-  constructor(
-    readonly code: ToolErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'ToolFailure';
-  }
 }

@@ -1,5 +1,7 @@
 import type { ExecutorBoot, ExecutorHealth } from '../shared/executor-boot.js';
 import { createExecutorRouter, type ExecutorRouter } from '../shared/executor-router.js';
+import type { AnyTool } from './define-tool.js';
+import { findRipgrep } from './fs/ripgrep.js';
 import { OutputHub } from './output-hub.js';
 import { PathGuard } from './path-guard.js';
 import { ToolRegistry } from './tool-registry.js';
@@ -18,11 +20,18 @@ const MAX_INPUT_BYTES = 8 * 1024 * 1024;
 /**
  * One executor's world: its registry, runner and router, built from its boot
  * configuration. Nothing here is module-level, so several executors with
- * different policies can live in one process (tests do this).
+ * different policies can live in one process (tests do this, and pass the
+ * tools to register instead of the policy's).
  */
-export function createExecutor(boot: ExecutorBoot, onShutdown: () => void): Executor {
+export function createExecutor(
+  boot: ExecutorBoot,
+  onShutdown: () => void,
+  tools: readonly AnyTool[] = toolsFor(boot.policy, boot.diagnosticTools),
+  /** The ripgrep binary grep and glob use (tests choose one; undefined searches in JavaScript). */
+  ripgrep: string | undefined = findRipgrep(),
+): Executor {
   const startedAt = performance.now();
-  const registry = new ToolRegistry(toolsFor(boot.policy, boot.diagnosticTools));
+  const registry = new ToolRegistry(tools);
   const outputs = new OutputHub();
   const runner = new ToolRunner({
     registry,
@@ -31,6 +40,7 @@ export function createExecutor(boot: ExecutorBoot, onShutdown: () => void): Exec
     outputs,
     maxInputBytes: Math.min(MAX_INPUT_BYTES, boot.maxFrameBytes),
     commandWrapper: boot.commandWrapper,
+    ripgrep,
   });
   const router = createExecutorRouter({
     listTools: () => registry.definitions(),
@@ -39,9 +49,11 @@ export function createExecutor(boot: ExecutorBoot, onShutdown: () => void): Exec
     health: (): ExecutorHealth => ({
       pid: process.pid,
       policy: boot.policy.name,
+      network: boot.policy.network,
       enforcement: boot.enforcement,
       resourceLimits: boot.resourceLimits,
       commandIsolation: boot.commandWrapper.length > 0,
+      search: ripgrep ? 'ripgrep' : 'javascript',
       workspace: boot.policy.workspace,
       uptimeMs: Math.round(performance.now() - startedAt),
       toolCount: registry.size,

@@ -91,8 +91,4 @@ export class OutputHub {
       this.streams.delete(callId);
     }
   }
-
-  get size(): number {
-    return this.streams.size;
-  }
 }

@@ -1,18 +1,15 @@
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import picomatch from 'picomatch';
+import { isGlob } from '../shared/path-patterns.js';
 import { isWithin } from '../shared/path-within.js';
 import type { ResolvedPolicy } from '../shared/policy.js';
-import { ToolFailure } from './define-tool.js';
+import { ToolFailure } from './tool-failure.js';
 
 /** Kernel interfaces: they look like files but reading or writing them acts on processes and devices. */
 const MAGIC_ROOTS = ['/proc', '/sys', '/dev'];
 
 type Matcher = (candidate: string) => boolean;
-
-function isGlob(pattern: string): boolean {
-  return /[*?[\]{}]/.test(pattern);
-}
 
 function matcherFor(pattern: string): Matcher {
   if (!isGlob(pattern)) return (candidate) => isWithin(pattern, candidate);

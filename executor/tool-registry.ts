@@ -41,6 +41,7 @@ export class ToolRegistry {
       description: tool.description,
       effect: tool.effect,
       streamsOutput: tool.streamsOutput ?? false,
+      ...(tool.unavailable && { unavailable: tool.unavailable }),
       inputSchema: inputJsonSchema(tool.input),
     }));
     return this.definitionsCache;

@@ -15,6 +15,8 @@ export interface ToolRunnerOptions {
   maxInputBytes: number;
   /** Argv prefix for commands tools start. */
   commandWrapper?: readonly string[];
+  /** The ripgrep binary for grep and glob; absent, they search in JavaScript. */
+  ripgrep?: string | undefined;
 }
 
 /** Shortens text to `limit` bytes of UTF-8 with a notice saying what was cut. */
@@ -84,6 +86,7 @@ export class ToolRunner {
         paths,
         emit: outputs.open(request.callId),
         commandWrapper: this.options.commandWrapper ?? [],
+        ripgrep: this.options.ripgrep,
       });
       if (callSignal.aborted && outcome.code === undefined) {
         return failure('cancelled', `${tool.name} was cancelled`);

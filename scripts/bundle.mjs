@@ -2,9 +2,9 @@
 // into ESM entries plus lazily loaded chunks. A process starts much faster from
 // a bundle than from hundreds of separate modules: an executor in ~1.4x the
 // time of `node -e 0` instead of ~2.1x, and `skate --help` in 0.1 s, not 0.4 s.
-// The js_eval worker is its own entry: it runs as a separate process (it needs
-// --no-node-snapshot for isolated-vm) and must be plain JavaScript, never a TS loader.
-import { chmod } from 'node:fs/promises';
+// The js_eval worker is its own entry: it runs as a separate process (isolated-vm
+// needs --no-node-snapshot on Node 20) and must be plain JavaScript, never a TS loader.
+import { chmod, copyFile, readdir } from 'node:fs/promises';
 import { build } from 'esbuild';
 
 const common = {
@@ -15,9 +15,10 @@ const common = {
   target: 'node20',
   sourcemap: 'linked',
   chunkNames: 'chunks/[name]-[hash]',
-  // Native addons load from node_modules; bundling cannot inline them. execa is only
-  // imported on an executor's first command, so it can stay in node_modules too.
-  external: ['isolated-vm', 'execa'],
+  // Native addons load from node_modules; bundling cannot inline them (the js_eval
+  // worker requires this Node's isolated-vm build by its resolved path).
+  // react-devtools-core is imported by Ink only when DEV=true (an optional peer we do not ship).
+  external: ['isolated-vm-v5', 'isolated-vm-v6', 'react-devtools-core'],
   banner: {
     js: "import { createRequire as __skateRequire } from 'node:module'; const require = __skateRequire(import.meta.url);",
   },
@@ -36,3 +37,9 @@ await build({ ...common, entryPoints: { skate: 'dist/harness/cli/main.js' }, out
 
 // `npx skate` runs the bin file directly; tsc and esbuild do not set the executable bit.
 await chmod('dist/cli/skate.js', 0o755);
+
+// Tools' model-facing descriptions live next to their source as .md files; the executor reads
+// them from dist/, bundled or not.
+for (const name of await readdir('executor/tools')) {
+  if (name.endsWith('.md')) await copyFile(`executor/tools/${name}`, `dist/executor/tools/${name}`);
+}

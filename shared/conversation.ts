@@ -4,6 +4,13 @@ import { ImageInput } from './engine-events.js';
 /**
  * The conversation the engine keeps and sessions record: a provider-neutral
  * form close to the Messages API, which is the provider Skate speaks.
+ *
+ * A tool call has one id everywhere: a `tool_use` block is the call and holds
+ * it as `id` (as do the engine's `tool_call_*` events, each about one call);
+ * whatever answers or refers to a call names it `callId` (a `tool_result`
+ * block, a session's `subagent_link`, an executor `ToolCallRequest`). A result's
+ * text is `output` here as in `ToolResult` and `tool_call_result`. Only the
+ * provider, where it meets the Messages API, maps these to `tool_use_id` and `content`.
  */
 export const ContentBlock = z.discriminatedUnion('type', [
   z.object({ type: z.literal('text'), text: z.string() }),
@@ -13,8 +20,8 @@ export const ContentBlock = z.discriminatedUnion('type', [
   z.object({ type: z.literal('tool_use'), id: z.string(), name: z.string(), input: z.unknown() }),
   z.object({
     type: z.literal('tool_result'),
-    toolUseId: z.string(),
-    content: z.string(),
+    callId: z.string(),
+    output: z.string(),
     isError: z.boolean(),
   }),
 ]);

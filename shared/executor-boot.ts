@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EnforcementLevel, ResolvedPolicy } from './policy.js';
+import { EnforcementLevel, NetworkPolicy, ResolvedPolicy } from './policy.js';
 
 /** How memory and process limits are enforced around an executor. */
 export const ResourceLimits = z.enum(['cgroup-v1', 'cgroup-v2', 'none']);
@@ -33,9 +33,13 @@ export type ExecutorBoot = z.infer<typeof ExecutorBoot>;
 export const ExecutorHealth = z.object({
   pid: z.number().int(),
   policy: z.string(),
+  /** The network the executor's policy allows (its sandbox has no network namespace of the host's when off). */
+  network: NetworkPolicy,
   enforcement: EnforcementLevel,
   resourceLimits: ResourceLimits,
   commandIsolation: z.boolean(),
+  /** What grep and glob search with: the `rg` binary found in the sandbox, or the JavaScript fallback. */
+  search: z.enum(['ripgrep', 'javascript']),
   workspace: z.string(),
   uptimeMs: z.number(),
   toolCount: z.number().int(),

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { envAllows, isGlob } from './path-patterns.js';
 import { isWithin } from './path-within.js';
 import { PolicyLimits, type ResolvedPolicy } from './policy.js';
 
@@ -29,10 +30,6 @@ export const PolicyRequest = z
   })
   .strict();
 export type PolicyRequest = z.infer<typeof PolicyRequest>;
-
-function isGlob(pattern: string): boolean {
-  return /[*?[\]{}]/.test(pattern);
-}
 
 /** `..`, `.`, duplicate and trailing slashes collapsed, as `resolvePolicy` does. */
 function normalize(p: string): string {
@@ -129,42 +126,6 @@ export function narrowPolicy(parent: ResolvedPolicy, request: PolicyRequest): Re
   };
 }
 
-/**
- * One request that asks for what two successive requests ask for:
- * `narrowPolicy(narrowPolicy(p, first), second)` equals `narrowPolicy(p, combineRequests(first, second))`.
- * Its name joins both names with `>` and is not a valid request name on its own.
- */
-export function combineRequests(first: PolicyRequest, second: PolicyRequest): PolicyRequest {
-  const writePaths =
-    first.writePaths === undefined
-      ? second.writePaths
-      : second.writePaths === undefined
-        ? first.writePaths
-        : overlap(first.writePaths.map(normalize), second.writePaths.map(normalize));
-  const network =
-    first.network === 'off' || second.network === 'off' ? 'off' : (first.network ?? second.network);
-  const limits: Partial<PolicyLimits> = { ...first.limits };
-  for (const [key, value] of Object.entries(second.limits ?? {}) as [keyof PolicyLimits, number][]) {
-    const before = limits[key];
-    limits[key] = before === undefined ? value : Math.min(before, value);
-  }
-  return {
-    name: `${first.name ?? 'child'}>${second.name ?? 'child'}`,
-    ...(writePaths !== undefined && { writePaths }),
-    ...((first.readOnly || second.readOnly) && { readOnly: true }),
-    ...(network !== undefined && { network }),
-    denyPaths: [...(first.denyPaths ?? []), ...(second.denyPaths ?? [])],
-    limits,
-  };
-}
-
-/** Whether `pattern` (an environment allowlist entry) lets through everything `narrower` does. */
-function envCovers(pattern: string, narrower: string): boolean {
-  if (pattern === '*') return true;
-  if (pattern.endsWith('*')) return narrower.startsWith(pattern.slice(0, -1));
-  return pattern === narrower;
-}
-
 /** A deny or protected entry of the parent is kept by the child: the same entry, or a concrete path around it. */
 function keeps(childList: readonly string[], entry: string): boolean {
   const normal = normalize(entry);
@@ -197,7 +158,7 @@ export function isNarrowerOrEqual(child: ResolvedPolicy, parent: ResolvedPolicy)
       );
     }),
     child.network.mode === 'off' || parent.network.mode === 'on',
-    child.environment.allow.every((name) => parent.environment.allow.some((p) => envCovers(p, name))),
+    child.environment.allow.every((name) => parent.environment.allow.some((p) => envAllows(p, name))),
     Object.entries(child.environment.set).every(
       ([name, value]) =>
         Object.hasOwn(parent.environment.set, name) && parent.environment.set[name] === value,

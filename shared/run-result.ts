@@ -4,7 +4,7 @@ import { TokenUsage } from './engine-events.js';
 /** The last line of `--output-format stream-json`, and the whole of `--output-format json`. */
 export const RunResult = z.object({
   type: z.literal('result'),
-  status: z.enum(['complete', 'cancelled', 'error', 'loop_cap']),
+  status: z.enum(['complete', 'cancelled', 'error', 'loop_cap', 'repetition']),
   finalMessage: z.string(),
   turns: z.number().int(),
   toolCalls: z.number().int(),

@@ -1,16 +1,21 @@
 import { z } from 'zod';
 import { Message } from './conversation.js';
 import { TokenUsage } from './engine-events.js';
-import { ToolErrorCode } from './tool.js';
 
 /**
  * The session log: one JSON object per line in `.skate/sessions/<id>.jsonl`.
  * Line 1 is a `SessionHeader`; every later line is a `SessionEvent`. Events
  * form a tree through `parentId` (a chain on each branch), so a conversation
  * can be rebuilt from any event by walking to the root.
+ *
+ * Messages are logged whole, as the model saw them: an assistant message with
+ * its tool_use blocks, a tool results message with its tool_result blocks (and
+ * any user text that rode along). Audit views (the tool calls of a session, a
+ * transcript) are derived when reading. Version 1 split messages into per-call
+ * events; `session-format-v1.ts` reads it.
  */
 
-export const SESSION_FORMAT_VERSION = 1;
+export const SESSION_FORMAT_VERSION = 2;
 
 export const SessionHeader = z.object({
   type: z.literal('session'),
@@ -35,30 +40,13 @@ const UserMessage = Message.extend({ role: z.literal('user') });
 const AssistantMessage = Message.extend({ role: z.literal('assistant') });
 
 export const SessionPayload = z.discriminatedUnion('type', [
-  z.object({
-    type: z.literal('user_message'),
-    message: UserMessage,
-    /**
-     * The non-`tool_result` blocks of a tool results message (the writer
-     * splits those into `tool_result` events): they rejoin that message.
-     */
-    appendToToolResults: z.boolean().optional(),
-  }),
+  /** A prompt, or a tool results message (tool_result blocks, then any user text sent with them). */
+  z.object({ type: z.literal('user_message'), message: UserMessage }),
   z.object({
     type: z.literal('assistant_message'),
     message: AssistantMessage,
     usage: TokenUsage,
     model: z.string(),
-  }),
-  /** One per `tool_use` block of an assistant message, for auditing; the block itself stays in the message. */
-  z.object({ type: z.literal('tool_call'), callId: z.string(), name: z.string(), input: z.unknown() }),
-  z.object({
-    type: z.literal('tool_result'),
-    callId: z.string(),
-    name: z.string(),
-    output: z.string(),
-    isError: z.boolean(),
-    code: ToolErrorCode.optional(),
   }),
   /** The first `replacedMessages` messages were replaced by one user message holding `summary`. */
   z.object({
@@ -70,6 +58,7 @@ export const SessionPayload = z.discriminatedUnion('type', [
     model: z.string().optional(),
   }),
   z.object({ type: z.literal('model_change'), from: z.string(), to: z.string() }),
+  /** The `spawn_agent` call `callId` started sub-agent session `childSessionId`. */
   z.object({
     type: z.literal('subagent_link'),
     childSessionId: z.uuid(),

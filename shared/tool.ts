@@ -19,6 +19,8 @@ export const ToolDefinition = z.object({
   effect: ToolEffect,
   /** Whether calls stream output lines (`toolOutput`); callers only subscribe for tools that do. */
   streamsOutput: z.boolean().optional(),
+  /** Set when the tool cannot run on this machine: why, and how to fix it. Calls return `unavailable`. */
+  unavailable: z.string().optional(),
   inputSchema: z.record(z.string(), z.unknown()),
 });
 export type ToolDefinition = z.infer<typeof ToolDefinition>;
@@ -42,6 +44,8 @@ export const ToolErrorCode = z.enum([
   'timeout',
   'cancelled',
   'failed',
+  /** The tool cannot run on this machine (a native module that does not load, say); the output says how to fix it. */
+  'unavailable',
   'internal',
 ]);
 export type ToolErrorCode = z.infer<typeof ToolErrorCode>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isGlob } from './path-patterns.js';
 import { isWithin } from './path-within.js';
 import type { ResolvedPolicy } from './policy.js';
 import { PolicyFile } from './policy.js';
@@ -81,7 +82,7 @@ export function checkPolicy(raw: unknown, source: string, places: PolicyPlaces):
   }
   const policy = resolvePolicy(file, places);
   for (const [index, root] of policy.write.allow.entries()) {
-    if (/[*?[\]{}]/.test(root)) {
+    if (isGlob(root)) {
       return invalid(
         `filesystem.write.allow[${index}]`,
         `write roots cannot be globs: ${root}`,

@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import type { IsolatedVmBuild } from '../../shared/js-eval-runtime.js';
 import { LineSplitter } from '../../shared/line-splitter.js';
 import { distFile } from '../dist-file.js';
+import { describeUnavailable } from './isolated-vm-loader.js';
 import {
   type EvalRequest,
   type EvalResultMessage,
@@ -31,9 +33,10 @@ export interface EvalCall {
   onLog(level: LogLevel, text: string): void;
 }
 
-/** How a call ended: the worker's statuses plus the two only this side can see. */
+/** How a call ended: the worker's statuses plus those only this side can see. */
 export interface EvalReply {
-  status: EvalStatus | 'cancelled' | 'crashed';
+  /** `unavailable`: isolated-vm did not load; `text` says why and how to fix it (`describeUnavailable`). */
+  status: EvalStatus | 'cancelled' | 'crashed' | 'unavailable';
   text: string;
   logsDropped: number;
   /** Whether earlier state is gone. */
@@ -64,6 +67,11 @@ export class JsEvalWorker {
   private disposed = false;
   /** A worker died between calls: the next reply must say its state is gone. */
   private lostState = false;
+  /** Set once a worker reported that isolated-vm does not load: no use starting another. */
+  private unavailable: string | undefined;
+
+  /** `build` is the isolated-vm the worker will load (it decides the worker's Node flags). */
+  constructor(private readonly build: IsolatedVmBuild) {}
 
   evaluate(call: EvalCall): Promise<EvalReply> {
     let started = false;
@@ -96,8 +104,14 @@ export class JsEvalWorker {
   private async evaluateNow(call: EvalCall): Promise<EvalReply> {
     if (call.signal.aborted) return CANCELLED;
     if (this.disposed) throw new Error('js_eval worker was disposed');
+    if (this.unavailable) return unavailableReply(this.unavailable);
     const running = this.running ?? this.start(call.cwd);
-    await running.ready;
+    try {
+      await running.ready;
+    } catch (error) {
+      if (this.unavailable) return unavailableReply(this.unavailable);
+      throw error;
+    }
     const id = this.nextId++;
     const lostState = this.lostState;
     this.lostState = false;
@@ -139,7 +153,8 @@ export class JsEvalWorker {
   }
 
   private start(cwd: string): Running {
-    const child = spawn(process.execPath, ['--no-node-snapshot', distFile(WORKER_FILE)], {
+    const flags = this.build.needsNoNodeSnapshot ? ['--no-node-snapshot'] : [];
+    const child = spawn(process.execPath, [...flags, distFile(WORKER_FILE)], {
       stdio: ['pipe', 'pipe', 'pipe'],
       // Nothing of the executor's environment: the worker needs none of it.
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
@@ -182,6 +197,12 @@ export class JsEvalWorker {
           markReady();
           return;
         }
+        if (message.type === 'unavailable') {
+          clearTimeout(readyTimer);
+          this.unavailable = describeUnavailable(message);
+          failReady(new Error(this.unavailable));
+          return;
+        }
         const pending = running.pending;
         if (!pending || pending.id !== message.id) return; // Late output of a call already given up on.
         if (message.type === 'log') pending.onLog(message.level, message.text);
@@ -222,6 +243,10 @@ export class JsEvalWorker {
     running.killed = true;
     running.child.kill('SIGKILL');
   }
+}
+
+function unavailableReply(text: string): EvalReply {
+  return { status: 'unavailable', text, logsDropped: 0, reset: false };
 }
 
 function reply(message: EvalResultMessage): EvalReply {

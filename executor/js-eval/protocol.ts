@@ -37,6 +37,8 @@ export type EvalStatus = z.infer<typeof EvalStatus>;
 export const WorkerMessage = z.discriminatedUnion('type', [
   /** Sent once the worker has loaded isolated-vm and reads requests. */
   z.object({ type: z.literal('ready'), pid: z.number().int() }),
+  /** Sent instead of `ready` when isolated-vm cannot be loaded; the worker then exits. */
+  z.object({ type: z.literal('unavailable'), reason: z.string(), fix: z.string() }),
   z.object({ type: z.literal('log'), id: z.number().int(), level: LogLevel, text: z.string() }),
   z.object({
     type: z.literal('result'),

@@ -1,6 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import ivm from 'isolated-vm';
+import type ivm from 'isolated-vm';
 import { isolatePrelude, type SettleFunction } from './isolate-prelude.js';
+import type { IsolatedVm } from './isolated-vm-loader.js';
 import type { EvalRequest, EvalResultMessage, LogLevel } from './protocol.js';
 
 /** Name the snippet carries in stack traces. */
@@ -32,6 +33,9 @@ interface LogSink {
 export class ReplSession {
   private live: Live | undefined;
   private sink: LogSink | undefined;
+
+  /** `vm` is this Node's isolated-vm build, loaded by the worker. */
+  constructor(private readonly vm: IsolatedVm) {}
 
   async evaluate(request: EvalRequest, send: (level: LogLevel, text: string) => void): Promise<Result> {
     let reset = false;
@@ -92,7 +96,7 @@ export class ReplSession {
   }
 
   private async create(memoryMiB: number): Promise<Live> {
-    const isolate = new ivm.Isolate({
+    const isolate = new this.vm.Isolate({
       memoryLimit: memoryMiB,
       onCatastrophicError: (message) => {
         // isolated-vm's advice: V8 has lost control of the isolate; the only safe move is to exit.
@@ -102,7 +106,9 @@ export class ReplSession {
     });
     const context = await isolate.createContext();
     // `ignored` callbacks do not block the isolate on the host; measured 8x faster than sync ones.
-    const log = new ivm.Callback((level: unknown, text: unknown) => this.log(level, text), { ignored: true });
+    const log = new this.vm.Callback((level: unknown, text: unknown) => this.log(level, text), {
+      ignored: true,
+    });
     const settle = (await context.evalClosure(`return (${isolatePrelude.toString()})($0);`, [log], {
       result: { reference: true },
     })) as ivm.Reference<SettleFunction>;

@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 /**
- * The js_eval worker process. It loads isolated-vm, which on Node 20 needs
- * `--no-node-snapshot`; the executor itself starts without that flag, so the
- * isolate lives here. Requests arrive as JSON lines on stdin, answers leave on
- * stdout; stdin closing (the executor gone) ends the process.
+ * The js_eval worker process. It loads this Node's isolated-vm build, which on
+ * Node 20 needs `--no-node-snapshot`; the executor itself starts without that
+ * flag, and a native module that fails to load (or crashes) takes down only this
+ * process. Requests arrive as JSON lines on stdin, answers leave on stdout;
+ * stdin closing (the executor gone) ends the process.
  */
 import { Console } from 'node:console';
 import { LineSplitter } from '../../shared/line-splitter.js';
+import { type IsolatedVm, loadIsolatedVm } from './isolated-vm-loader.js';
 import { MAX_MESSAGE_BYTES, type WorkerMessage, WorkerRequest } from './protocol.js';
 import { ReplSession } from './repl-session.js';
 
@@ -17,8 +19,8 @@ function send(message: WorkerMessage): void {
   process.stdout.write(`${JSON.stringify(message)}\n`);
 }
 
-function serve(): void {
-  const session = new ReplSession();
+function serve(ivm: IsolatedVm): void {
+  const session = new ReplSession(ivm);
   // One evaluation at a time, in arrival order; the tool also serialises, this keeps the worker safe alone.
   let queue: Promise<void> = Promise.resolve();
   const splitter = new LineSplitter(
@@ -56,4 +58,12 @@ function serve(): void {
   send({ type: 'ready', pid: process.pid });
 }
 
-serve();
+const loaded = loadIsolatedVm();
+if ('ivm' in loaded) serve(loaded.ivm);
+else {
+  // Said once, then gone: the tool answers every call with it.
+  process.stdout.write(
+    `${JSON.stringify({ type: 'unavailable', ...loaded } satisfies WorkerMessage)}\n`,
+    () => process.exit(0),
+  );
+}

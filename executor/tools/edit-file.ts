@@ -5,6 +5,7 @@ import { defineTool, ToolFailure, type ToolOutcome } from '../define-tool.js';
 import { existingMode, looksBinary, writeFileSafely } from '../fs/file-text.js';
 import { findNearMatch, lineOf } from '../fs/near-match.js';
 import { unifiedDiff } from '../fs/text-diff.js';
+import { toolDescription } from '../tool-description.js';
 
 /** Same limit as read_file: a file the model cannot read whole it cannot edit by exact text either. */
 const MAX_FILE_BYTES = 32 * 1024 * 1024;
@@ -14,11 +15,7 @@ const MAX_LISTED = 20;
 export const editFileTool = defineTool({
   name: 'edit_file',
   effect: 'write',
-  description:
-    'Replace exact text in a file. old_string must match the file exactly (indentation included, no ' +
-    'line-number prefixes from read_file) and occur exactly once, unless replace_all is true; add ' +
-    'surrounding lines to make it unique. An empty old_string creates a new file containing new_string. ' +
-    'Windows line endings are kept. Returns a unified diff of the change.',
+  description: toolDescription('edit_file'),
   input: z.object({
     path: z.string().min(1).describe('File to edit, relative to the workspace or absolute.'),
     old_string: z.string().describe('Exact text to replace; empty to create a new file.'),

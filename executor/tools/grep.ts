@@ -6,7 +6,10 @@ import { defineTool, ToolFailure } from '../define-tool.js';
 import { compileLinePattern, type LinePattern, matchingLines } from '../fs/line-search.js';
 import { mapOrdered } from '../fs/map-ordered.js';
 import { decodeText, looksLikeText, readForSearchSync } from '../fs/read-text.js';
+import { countIgnored, nameFilter } from '../fs/ripgrep.js';
+import { type FileHits, type GrepMode, ripgrepGrep } from '../fs/ripgrep-grep.js';
 import { type WalkEntry, walkFiles } from '../fs/walk-files.js';
+import { toolDescription } from '../tool-description.js';
 
 /** Files bigger than this are skipped (and counted): they are data or bundles, not code to search. */
 const MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -20,27 +23,14 @@ const DEFAULT_MAX_RESULTS = 200;
 /** A minified line can be megabytes; show its start. */
 const MAX_LINE_CHARS = 500;
 
-type OutputMode = 'content' | 'files_with_matches' | 'count';
-
-interface FileHits {
-  readonly shown: string;
-  readonly count: number;
-  /** Rendered output lines, in content mode, and the index in them of each matching line. */
-  readonly lines: string[];
-  readonly matchAt: number[];
-}
+type OutputMode = GrepMode;
 
 type Searched = FileHits | 'none' | 'too_large';
 
 export const grepTool = defineTool({
   name: 'grep',
   effect: 'read',
-  description:
-    'Search file contents with a JavaScript regular expression, line by line. Searches a file or a ' +
-    'directory tree, skipping .git, .gitignored files, binary files and files over 10 MB. output_mode ' +
-    '"files_with_matches" (default) lists matching files; "content" shows "path:line:text" with optional ' +
-    'context lines; "count" shows "path:count". Output paths start with `path` as you gave it. ' +
-    'Symlinks inside the tree are not followed. Use glob (e.g. "*.ts", "src/**/*.tsx") to restrict which files are searched.',
+  description: toolDescription('grep'),
   input: z.object({
     pattern: z.string().min(1).describe('JavaScript regular expression, e.g. "function\\s+\\w+" or "TODO".'),
     path: z.string().min(1).default('.').describe('File or directory to search. Default: the workspace.'),
@@ -73,21 +63,42 @@ export const grepTool = defineTool({
     if (!info.isDirectory() && !info.isFile()) {
       throw new ToolFailure('invalid_input', `${input.path} is not a regular file or directory`);
     }
-    const filter = input.glob === undefined ? undefined : fileFilter(input.glob);
-    const counts = { ignored: 0 };
-    const candidates: AsyncIterable<WalkEntry> = info.isDirectory()
-      ? walkFiles({
-          root,
-          workspace: ctx.workspace,
-          signal: ctx.signal,
-          paths: ctx.paths,
-          gitignore: true,
-          counts,
-        })
-      : single(root);
     const mode: OutputMode = input.output_mode;
     const limit = input.max_results ?? DEFAULT_MAX_RESULTS;
     const context = mode === 'content' ? (input.context ?? 0) : 0;
+    const counts = { ignored: 0 };
+    const filter = input.glob === undefined ? undefined : fileFilter(input.glob);
+    const viaRipgrep = ctx.ripgrep
+      ? await ripgrepGrep({
+          binary: ctx.ripgrep,
+          wrapper: ctx.commandWrapper,
+          signal: ctx.signal,
+          paths: ctx.paths,
+          root,
+          isDirectory: info.isDirectory(),
+          shownRoot: input.path,
+          pattern: input.pattern,
+          caseInsensitive: input.case_insensitive ?? false,
+          glob: input.glob,
+          ...(filter && { wanted: filter }),
+          mode,
+          context,
+          limit,
+          maxFileBytes: MAX_FILE_BYTES,
+          cut,
+        })
+      : 'rejected';
+    const candidates = (): AsyncIterable<WalkEntry> =>
+      info.isDirectory()
+        ? walkFiles({
+            root,
+            workspace: ctx.workspace,
+            signal: ctx.signal,
+            paths: ctx.paths,
+            gitignore: true,
+            counts,
+          })
+        : single(root);
     const scratch: Buffer[] = [];
 
     let lastYield = performance.now();
@@ -129,7 +140,9 @@ export const grepTool = defineTool({
     // Files are searched ahead but taken in walk order, so the output and where it stops
     // are the same on every run. In content mode a file may bring up to `limit` lines; the
     // overshoot is trimmed below.
-    for await (const hits of mapOrdered(only(candidates, wanted), CONCURRENCY, search)) {
+    const results: AsyncIterable<Searched> | Iterable<Searched> =
+      viaRipgrep === 'rejected' ? mapOrdered(only(candidates(), wanted), CONCURRENCY, search) : viaRipgrep;
+    for await (const hits of results) {
       ctx.signal.throwIfAborted();
       if (hits === 'none') continue;
       if (hits === 'too_large') {
@@ -157,6 +170,16 @@ export const grepTool = defineTool({
       }
     }
     ctx.signal.throwIfAborted();
+    if (ctx.ripgrep && viaRipgrep !== 'rejected' && files === 0 && info.isDirectory()) {
+      // Only an empty result says what gitignore hid; ripgrep counts it in two listings.
+      counts.ignored = await countIgnored({
+        binary: ctx.ripgrep,
+        wrapper: ctx.commandWrapper,
+        cwd: root,
+        signal: ctx.signal,
+        extra: input.glob === undefined ? [] : nameFilter(input.glob),
+      });
+    }
     return {
       output: render(out, { input, files, matches, tooLarge, ignored: counts.ignored, truncated, limit }),
       // In files_with_matches mode only the first match of a file is looked for, so matches = files.

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { defineTool, type Tool, type ToolOutcome } from '../define-tool.js';
+import { describeUnavailable, findIsolatedVm } from '../js-eval/isolated-vm-loader.js';
 import { type EvalReply, JsEvalWorker } from '../js-eval/js-eval-worker.js';
 import type { LogLevel } from '../js-eval/protocol.js';
+import { toolDescription } from '../tool-description.js';
 
 const DEFAULT_TIMEOUT_MS = 5_000;
 const MAX_TIMEOUT_MS = 30_000;
@@ -26,25 +28,23 @@ const JsEvalInput = z.object({
 /**
  * Builds a js_eval tool with its own worker process, started on first use and
  * killed by `dispose()`. A factory, not a module value, so every executor
- * (and sub-agent) gets its own worker and its own REPL state.
+ * (and sub-agent) gets its own worker and its own REPL state. Without an
+ * isolated-vm build for this Node the tool is listed as unavailable and every
+ * call answers why; the executor serves its other tools as usual.
  */
 export function createJsEvalTool(): Tool<typeof JsEvalInput> {
-  const worker = new JsEvalWorker();
+  const runtime = findIsolatedVm();
+  const worker = runtime.status === 'available' ? new JsEvalWorker(runtime.build) : undefined;
+  const unavailable = runtime.status === 'unavailable' ? describeUnavailable(runtime) : undefined;
   return defineTool({
     name: 'js_eval',
     effect: 'read',
     streamsOutput: true,
-    description:
-      'Evaluate JavaScript in a sandboxed V8 isolate: for arithmetic, data wrangling, testing a regex or an ' +
-      'algorithm. Returns the value of the last expression (a returned promise is awaited), strings as they ' +
-      'are and other values JSON-like; console.log/info/warn/error output comes first, then "=> value". ' +
-      'State persists across calls like a REPL: top-level variables and functions stay defined (declare with ' +
-      'var, or assign, to redefine; `let`/`const` names cannot be declared twice). Only JavaScript built-ins ' +
-      'exist: no require, import, process, fs, network or timers (setTimeout). Top-level await is not ' +
-      'supported; end with a promise instead. A timeout or running out of memory (the heap is at most 128 MiB) ' +
-      'resets the state, and the result says so.',
+    description: toolDescription('js_eval'),
     input: JsEvalInput,
+    ...(unavailable && { unavailable }),
     async run(input, ctx) {
+      if (!worker) return { output: `${UNAVAILABLE} ${unavailable}`, code: 'unavailable' };
       const started = performance.now();
       const logs: string[] = [];
       const timeoutMs = input.timeout_ms ?? DEFAULT_TIMEOUT_MS;
@@ -66,7 +66,7 @@ export function createJsEvalTool(): Tool<typeof JsEvalInput> {
       });
       return outcome(reply, logs, memoryMiB, Math.round(performance.now() - started));
     },
-    dispose: () => worker.dispose(),
+    dispose: () => worker?.dispose(),
   });
 }
 
@@ -74,6 +74,7 @@ function logLine(level: LogLevel, text: string): string {
   return level === 'warn' || level === 'error' ? `[${level}] ${text}` : text;
 }
 
+const UNAVAILABLE = 'js_eval is unavailable on this machine:';
 const RESET_NOTE = 'the JavaScript context was reset: variables and functions from earlier calls are gone';
 
 function outcome(reply: EvalReply, logs: string[], memoryMiB: number, durationMs: number): ToolOutcome {
@@ -103,6 +104,10 @@ function outcome(reply: EvalReply, logs: string[], memoryMiB: number, durationMs
     case 'crashed':
       code = 'failed';
       lines.push(`[${reply.text}]`);
+      break;
+    case 'unavailable':
+      code = 'unavailable';
+      lines.push(`${UNAVAILABLE} ${reply.text}`);
       break;
   }
   if (reply.reset) lines.push(`[${RESET_NOTE}]`);

@@ -3,6 +3,7 @@ import { readdir, readlink, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { defineTool, type ToolContext, ToolFailure } from '../define-tool.js';
+import { toolDescription } from '../tool-description.js';
 
 /** Entries listed before the listing stops, so one call cannot flood the model's context. */
 const MAX_ENTRIES = 1000;
@@ -22,11 +23,7 @@ interface Node {
 export const listDirTool = defineTool({
   name: 'list_dir',
   effect: 'read',
-  description:
-    'List a directory: subdirectories first (shown with a trailing "/"), then files, each group sorted; ' +
-    'symlinks shown as "name -> target". depth > 1 lists subdirectories too, indented, without ' +
-    'expanding .git or node_modules. Hidden entries (starting with ".") only with include_hidden. ' +
-    'At most 1000 entries. To find files by pattern use glob.',
+  description: toolDescription('list_dir'),
   input: z.object({
     path: z.string().min(1).default('.').describe('Directory to list. Default: the workspace.'),
     depth: z.number().int().min(1).max(5).default(1).describe('Levels to list, 1–5. Default 1.'),

@@ -2,6 +2,7 @@ import { open } from 'node:fs/promises';
 import { z } from 'zod';
 import { defineTool, ToolFailure } from '../define-tool.js';
 import { looksBinary } from '../fs/file-text.js';
+import { toolDescription } from '../tool-description.js';
 
 /** Files larger than this are refused whole; the model can still read them through shell tools. */
 const MAX_FILE_BYTES = 32 * 1024 * 1024;
@@ -13,10 +14,7 @@ const MAX_OUTPUT_BYTES = 256 * 1024;
 export const readFileTool = defineTool({
   name: 'read_file',
   effect: 'read',
-  description:
-    'Read a text file. Returns numbered lines ("  12\\tcontent"). By default the first 2000 lines; ' +
-    'pass offset (1-based line) and limit to read other parts of long files. Lines over 2000 characters ' +
-    'are cut. Binary files are reported, not dumped. Paths are relative to the workspace unless absolute.',
+  description: toolDescription('read_file'),
   input: z.object({
     path: z.string().min(1).describe('File to read, relative to the workspace or absolute.'),
     offset: z.number().int().min(1).optional().describe('First line to return (1-based). Default 1.'),

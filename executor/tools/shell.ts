@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { defineTool, ToolFailure, type ToolOutcome } from '../define-tool.js';
 import type { PathGuard } from '../path-guard.js';
 import { type CommandResult, runCommand } from '../process/run-command.js';
+import { toolDescription } from '../tool-description.js';
 
 /** Room kept under the output limit for the status line, so the runner's cap never cuts it off. */
 const STATUS_RESERVE_BYTES = 400;
@@ -12,15 +13,7 @@ export const shellTool = defineTool({
   name: 'shell',
   effect: 'execute',
   streamsOutput: true,
-  description:
-    'Run a bash command in the workspace and return its output (stdout and stderr interleaved) followed by ' +
-    'a status line such as "[exit code 0]". stdin is closed, so interactive programs fail; pass flags like ' +
-    '--yes or pipe input instead. Each call is a fresh shell: cd and variables do not carry over (use cwd). ' +
-    'Long output keeps its beginning and end with the middle cut; narrow it with grep, head or tail. ' +
-    'Commands are killed, with everything they started, at the timeout. Everything a command starts ends ' +
-    'with it, background jobs and daemons included: to use a server, start it and use it within the same ' +
-    'command (e.g. `srv & sleep 1; curl localhost:8080; kill %1`). Prefer the file tools for reading and ' +
-    'editing files.',
+  description: toolDescription('shell'),
   input: z.object({
     command: z.string().min(1).describe('The bash command line to run.'),
     cwd: z

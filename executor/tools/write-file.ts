@@ -4,13 +4,12 @@ import { z } from 'zod';
 import { defineTool } from '../define-tool.js';
 import { existingMode, looksBinary, writeFileSafely } from '../fs/file-text.js';
 import { unifiedDiff } from '../fs/text-diff.js';
+import { toolDescription } from '../tool-description.js';
 
 export const writeFileTool = defineTool({
   name: 'write_file',
   effect: 'write',
-  description:
-    'Create a file or replace its whole content. Creates missing parent directories. Prefer edit_file ' +
-    'for changes to part of an existing file. Returns what changed as a summary.',
+  description: toolDescription('write_file'),
   input: z.object({
     path: z.string().min(1).describe('File to write, relative to the workspace or absolute.'),
     content: z.string().describe('The complete new content of the file.'),

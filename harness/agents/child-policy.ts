@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { isNarrowerOrEqual, narrowPolicy, PolicyRequest } from '../../shared/narrow-policy.js';
 import { isWithin } from '../../shared/path-within.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
-import { planFilePath } from './plan-file.js';
 
 /** What spawn_agent's input asks of the sandbox. */
 export interface ChildPolicyWish {
@@ -21,24 +20,18 @@ export type ChildPolicyDecision =
     }
   | { ok: false; message: string };
 
-/** A planning session writes nothing but its plan file; its sub-agents write nothing at all. */
-export function isPlanningPolicy(policy: ResolvedPolicy): boolean {
-  const plan = planFilePath(policy.workspace);
-  return policy.write.allow.length > 0 && policy.write.allow.every((root) => path.normalize(root) === plan);
-}
-
 /**
  * The policy of a sub-agent: only ever `narrowPolicy(parent, request)`,
  * checked again with `isNarrowerOrEqual` (defence in depth: a bug in one must
- * not widen a child). Relative write paths resolve against the workspace; a
- * planning parent's children, and `forceReadOnly`, get no write roots.
+ * not widen a child). Relative write paths resolve against the workspace;
+ * with `forceReadOnly` (a planning parent's children, say) there are no write roots.
  */
 export function childPolicyFor(
   parent: ResolvedPolicy,
   wish: ChildPolicyWish,
   options: { name: string; forceReadOnly?: boolean },
 ): ChildPolicyDecision {
-  const readOnly = Boolean(wish.read_only || options.forceReadOnly || isPlanningPolicy(parent));
+  const readOnly = Boolean(wish.read_only || options.forceReadOnly);
   const writePaths = wish.write_paths?.map((p) => path.resolve(parent.workspace, p));
   const request = PolicyRequest.safeParse({
     name: options.name,

@@ -1,23 +1,9 @@
-import type { AgentPath, EngineEvent, TokenUsage } from '../../shared/engine-events.js';
-import type { ResolvedPolicy } from '../../shared/policy.js';
-import { Engine, type EngineOptions } from '../engine/engine.js';
-import type {
-  ConversationLog,
-  EngineContext,
-  MetaTool,
-  RunOutcome,
-  RunRequest,
-} from '../engine/engine-types.js';
+import type { TokenUsage } from '../../shared/engine-events.js';
 import { addUsage, zeroUsage } from '../engine/token-usage.js';
-import { ExecutorClient } from '../executor-client/executor-client.js';
-import type { ModelProvider } from '../provider/model-provider.js';
-import { launcherFor, type SandboxMode } from '../sandbox/choose-launcher.js';
-import type { KernelLauncherOptions } from '../sandbox/kernel-launcher.js';
+import type { AgentRunResult, AgentSession } from '../runtime/agent-session.js';
+import type { AgentSettings } from '../runtime/agent-settings.js';
 import { createCompleteTaskTool } from './complete-task-tool.js';
-import { filterToolHost } from './filtered-tool-host.js';
 import type { ResultContractName, SubAgentResult } from './result-contracts.js';
-import { createSubAgentEmitter } from './sub-agent-emitter.js';
-import { createSubAgentInbox } from './sub-agent-inbox.js';
 import { SUB_AGENT_KICKOFF, SUB_AGENT_REMINDER } from './sub-agent-prompt.js';
 
 /** Why a sub-agent produced no result. */
@@ -44,56 +30,29 @@ export type SubAgentOutcome =
   | ({ status: 'completed'; result: SubAgentResult } & OutcomeBase)
   | ({ status: 'failed'; code: SubAgentFailureCode; message: string } & OutcomeBase);
 
-/** A child executor as the spawn hooks see it. */
-export interface ChildExecutorInfo {
-  agentId: string;
-  agent: AgentPath;
-  /** The executor's host pid (its outermost process). */
-  pid: number | undefined;
-  policy: ResolvedPolicy;
-  executor: ExecutorClient;
-}
-
-export interface SubAgentSpec {
-  agentId: string;
-  agent: AgentPath;
-  parentCallId: string;
-  policy: ResolvedPolicy;
-  sandbox: SandboxMode;
+/** One sub-agent to run: its agent's settings (less complete_task and the signal, added here). */
+export interface SubAgentJob {
+  start(settings: AgentSettings): Promise<AgentSession>;
+  settings: AgentSettings;
   contract: ResultContractName;
-  /** Executor tools to offer; all when undefined. */
-  tools?: ReadonlySet<string> | undefined;
-  /** Harness tools besides complete_task (a nested spawn_agent). */
-  metaTools: readonly MetaTool[];
-  provider: ModelProvider;
-  model: string;
-  maxTokens: number;
-  thinkingBudgetTokens?: number | undefined;
-  systemPrompt: string;
   maxTurns: number;
   budgetMs: number;
   /** The parent's signal: aborting it cancels the child. */
   signal: AbortSignal;
-  emit(event: EngineEvent): void;
-  log?: ConversationLog | undefined;
-  diagnosticTools?: boolean | undefined;
-  engineOptions?: EngineOptions | undefined;
-  /** Where the sandbox's notes go (the run's one sink, which says each once); default: info events. */
-  sandboxNotes?: KernelLauncherOptions | undefined;
-  onSpawned?(info: ChildExecutorInfo): void;
-  onExited?(info: ChildExecutorInfo): void;
+  note(message: string): void;
+  onStarted?(session: AgentSession): void;
+  onStopped?(session: AgentSession): void;
 }
 
 /**
- * Runs one sub-agent to its end: a fresh executor under its own policy, a
- * fresh engine run (plus one reminder turn if it stops without a result), and
- * the executor shut down in `finally`, whatever happened. Never throws.
+ * Runs one sub-agent to its end on its own agent runtime: a fresh executor
+ * under its policy, one prompt (plus one reminder if it stops without a
+ * result), and the agent closed in `finally`, whatever happened. Never throws.
  */
-export async function runSubAgent(spec: SubAgentSpec): Promise<SubAgentOutcome> {
+export async function runSubAgent(job: SubAgentJob): Promise<SubAgentOutcome> {
   const started = performance.now();
-  const budget = AbortSignal.timeout(spec.budgetMs);
-  const signal = AbortSignal.any([spec.signal, budget]);
-  let runs: RunOutcome[] = [];
+  const signal = AbortSignal.any([job.signal, AbortSignal.timeout(job.budgetMs)]);
+  let runs: AgentRunResult[] = [];
   const done = (status: SubAgentFailureCode, message: string): SubAgentOutcome => ({
     status: 'failed',
     code: status,
@@ -101,76 +60,41 @@ export async function runSubAgent(spec: SubAgentSpec): Promise<SubAgentOutcome> 
     ...totals(runs, started),
   });
   const aborted = (): SubAgentOutcome =>
-    spec.signal.aborted
+    job.signal.aborted
       ? done('cancelled', 'the parent was cancelled')
-      : done('timeout', `it ran out of its time budget (${Math.round(spec.budgetMs / 1000)} s)`);
-  const note = (message: string) => spec.emit({ type: 'info', agent: spec.agent, message });
+      : done('timeout', `it ran out of its time budget (${Math.round(job.budgetMs / 1000)} s)`);
 
-  let child: ChildExecutorInfo | undefined;
+  const completion = createCompleteTaskTool(job.contract);
+  let child: AgentSession | undefined;
   try {
-    const launcher = await launcherFor(spec.policy, spec.sandbox, spec.sandboxNotes ?? { onNote: note });
-    const executor = await ExecutorClient.spawn({
-      policy: spec.policy,
-      launcher,
-      ...(spec.diagnosticTools && { diagnosticTools: true }),
+    child = await job.start({
+      ...job.settings,
+      metaTools: [...(job.settings.metaTools ?? []), completion.tool],
+      signal,
     });
-    child = { agentId: spec.agentId, agent: spec.agent, pid: executor.pid, policy: spec.policy, executor };
-    spec.onSpawned?.(child);
+    job.onStarted?.(child);
     if (signal.aborted) return aborted();
 
-    const available = (await executor.listTools()).map((tool) => tool.name);
-    const metaNames = spec.metaTools.map((tool) => tool.definition.name);
-    const unknown = [...(spec.tools ?? [])].filter(
-      (name) => !available.includes(name) && !metaNames.includes(name) && name !== 'complete_task',
-    );
-    if (unknown.length > 0) {
-      return done(
-        'invalid_input',
-        `unknown tools ${unknown.join(', ')}; the sub-agent's executor offers ${available.join(', ')}${metaNames.length > 0 ? `, and ${metaNames.join(', ')}` : ''}`,
+    const wanted = job.settings.tools;
+    if (wanted) {
+      const offered = await child.toolNames();
+      const unknown = [...wanted].filter(
+        (name) => !offered.executor.includes(name) && !offered.harness.includes(name),
       );
+      if (unknown.length > 0) {
+        const harness = offered.harness.filter((name) => name !== 'complete_task');
+        return done(
+          'invalid_input',
+          `unknown tools ${unknown.join(', ')}; the sub-agent's executor offers ${offered.executor.join(', ')}${harness.length > 0 ? `, and ${harness.join(', ')}` : ''}`,
+        );
+      }
     }
-    const completion = createCompleteTaskTool(spec.contract);
-    const allowed = spec.tools;
-    const ctx: EngineContext = {
-      provider: spec.provider,
-      tools: allowed ? filterToolHost(executor, allowed) : executor,
-      metaTools: [
-        completion.tool,
-        ...spec.metaTools.filter((tool) => !allowed || allowed.has(tool.definition.name)),
-      ],
-      inbox: createSubAgentInbox(),
-      signal,
-      agent: spec.agent,
-      ...(spec.log && { log: spec.log }),
-    };
-    const request: RunRequest = {
-      prompt: { text: SUB_AGENT_KICKOFF },
-      model: spec.model,
-      maxTokens: spec.maxTokens,
-      ...(spec.thinkingBudgetTokens !== undefined && { thinkingBudgetTokens: spec.thinkingBudgetTokens }),
-      systemPrompt: spec.systemPrompt,
-      maxTurns: spec.maxTurns,
-      approval: 'auto',
-      workspace: spec.policy.workspace,
-      policyName: spec.policy.name,
-    };
-    const engine = new Engine(spec.engineOptions);
-    const emitter = createSubAgentEmitter(spec.emit, spec.parentCallId);
-    let last = await engine.run(ctx, request, emitter);
+    let last = await child.prompt(SUB_AGENT_KICKOFF);
     runs = [last];
     if (completion.state().status === 'pending' && last.status === 'complete') {
       // One reminder, within what is left of the turn cap.
-      note('sub-agent stopped without calling complete_task; reminding it once');
-      last = await engine.run(
-        ctx,
-        {
-          ...request,
-          prompt: { text: SUB_AGENT_REMINDER },
-          history: last.messages,
-          maxTurns: Math.max(1, spec.maxTurns - last.turns),
-        },
-        emitter,
-      );
+      job.note('sub-agent stopped without calling complete_task; reminding it once');
+      last = await child.prompt(SUB_AGENT_REMINDER, { maxTurns: Math.max(1, job.maxTurns - last.turns) });
       runs = [...runs, last];
     }
 
@@ -185,7 +109,9 @@ export async function runSubAgent(spec: SubAgentSpec): Promise<SubAgentOutcome> 
       case 'error':
         return done('error', last.error ?? 'its run failed');
       case 'loop_cap':
-        return done('turn_cap', `it used its ${spec.maxTurns} turns without calling complete_task`);
+        return done('turn_cap', `it used its ${job.maxTurns} turns without calling complete_task`);
+      case 'repetition':
+        return done('error', last.error ?? 'it was stopped for repeating the same tool call');
       default:
         return done('no_result', 'it stopped without calling complete_task, even after a reminder');
     }
@@ -195,14 +121,13 @@ export async function runSubAgent(spec: SubAgentSpec): Promise<SubAgentOutcome> 
     return done('executor', `its executor failed: ${message}`);
   } finally {
     if (child) {
-      const { executor } = child;
-      await executor.shutdown().catch(() => executor.kill());
-      spec.onExited?.(child);
+      await child.close();
+      job.onStopped?.(child);
     }
   }
 }
 
-function totals(runs: readonly RunOutcome[], started: number): OutcomeBase {
+function totals(runs: readonly AgentRunResult[], started: number): OutcomeBase {
   return {
     turns: runs.reduce((sum, run) => sum + run.turns, 0),
     toolCalls: runs.reduce((sum, run) => sum + run.toolCalls, 0),

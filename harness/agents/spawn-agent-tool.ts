@@ -2,20 +2,16 @@ import { z } from 'zod';
 import type { AgentPath } from '../../shared/engine-events.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import type { ToolErrorCode, ToolResult } from '../../shared/tool.js';
-import type { EngineOptions } from '../engine/engine.js';
 import type { ConversationLog, MetaTool } from '../engine/engine-types.js';
 import type { ModelProvider } from '../provider/model-provider.js';
+import type { AgentSession } from '../runtime/agent-session.js';
+import type { AgentSettings, ChildExecutorInfo } from '../runtime/agent-settings.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
-import type { KernelLauncherOptions } from '../sandbox/kernel-launcher.js';
 import { childPolicyFor } from './child-policy.js';
 import { ensureWriteRoots } from './ensure-write-roots.js';
 import { ResultContractName } from './result-contracts.js';
-import {
-  type ChildExecutorInfo,
-  runSubAgent,
-  type SubAgentFailureCode,
-  type SubAgentOutcome,
-} from './run-sub-agent.js';
+import { runSubAgent, type SubAgentFailureCode, type SubAgentOutcome } from './run-sub-agent.js';
+import { createSubAgentEmitter } from './sub-agent-emitter.js';
 import { subAgentSystemPrompt } from './sub-agent-prompt.js';
 
 export const SpawnAgentInput = z.object({
@@ -47,7 +43,7 @@ export const SpawnAgentInput = z.object({
 });
 export type SpawnAgentInput = z.infer<typeof SpawnAgentInput>;
 
-const DESCRIPTION = `Starts a sub-agent that does one task on its own and returns a structured result. It gets a fresh conversation and its own sandboxed executor, never allowed more than you: narrow it further with write_paths, read_only and network. Several spawn_agent calls in one reply run in parallel, each on its own executor, so split independent work (explore areas, implement separate parts, review) across them; give parallel writers disjoint write_paths. The sub-agent cannot ask anyone anything and ends by calling complete_task; you receive its validated result as JSON, or an error saying why it failed.`;
+const DESCRIPTION = `Start a sub-agent for one task: a fresh conversation on its own sandboxed executor, never allowed more than you (narrow it with write_paths, read_only, network). Several calls in one reply run in parallel: split independent work across them, with disjoint write_paths for writers. It cannot ask questions and ends with complete_task; you get its validated result as JSON, or an error.`;
 
 /** What a child's provider is chosen by (tests script each child separately). */
 export interface ChildProviderInfo {
@@ -101,16 +97,18 @@ export interface SpawnAgentToolOptions {
   /** Children write nothing, whatever they ask (planning sessions, deny-writes runs). */
   readOnlyChildren?: boolean;
   /** Offer the executors' diagnostic tools (tests and benchmarks). */
-  diagnosticTools?: boolean;
-  engineOptions?: EngineOptions;
-  /** Where the children's sandbox notes go: the run's one sink, so each is said once. */
-  sandboxNotes?: KernelLauncherOptions;
+  diagnosticTools?: boolean | undefined;
   /** Gives a child its own session log, linked to the parent's; undefined for none. Closed when the child ends. */
   sessionForChild?(info: ChildSessionInfo): Promise<ChildSession | undefined> | ChildSession | undefined;
   /** The spawning agent's session id, passed to `sessionForChild` of its children. */
   parentSessionId?: string | undefined;
   onChildSpawned?(info: ChildExecutorInfo): void;
   onChildExited?(info: ChildExecutorInfo): void;
+  /**
+   * Starts a child agent: `createAgentSession`, passed in so that this tool
+   * (which the runtime offers) does not import the runtime back.
+   */
+  startChild(settings: AgentSettings): Promise<AgentSession>;
 }
 
 const TOOL_CODES: Record<SubAgentFailureCode, ToolErrorCode> = {
@@ -127,10 +125,10 @@ const TOOL_CODES: Record<SubAgentFailureCode, ToolErrorCode> = {
 };
 
 /**
- * `spawn_agent`: runs a sub-agent on a new executor under a policy narrowed
- * from the parent's (see `childPolicyFor`), with its own engine run, and
- * returns its validated `complete_task` result. Nothing here is shared between
- * calls but the id counter, so parallel calls run fully in parallel.
+ * `spawn_agent`: runs a sub-agent, an agent of its own (`startChild`) on a new
+ * executor under a policy narrowed from the parent's (see `childPolicyFor`),
+ * and returns its validated `complete_task` result. Nothing here is shared
+ * between calls but the id counter, so parallel calls run fully in parallel.
  */
 export function createSpawnAgentTool(options: SpawnAgentToolOptions): MetaTool {
   const depth = options.depth ?? 0;
@@ -200,51 +198,77 @@ export function createSpawnAgentTool(options: SpawnAgentToolOptions): MetaTool {
         });
       }
       const childDepth = depth + 1;
-      const nested =
-        childDepth < maxDepth
-          ? [
-              createSpawnAgentTool({
-                ...options,
-                parentPolicy: policy,
-                depth: childDepth,
-                parentSessionId: session?.sessionId,
-              }),
-            ]
-          : [];
       const contract = input.result_schema ?? 'generic';
-
-      const outcome = await runSubAgent({
+      const provider = options.providerFor({ agentId, agent, task: input.task });
+      const childInfo = (session: AgentSession): ChildExecutorInfo => ({
         agentId,
         agent,
-        parentCallId: call.callId,
+        pid: session.executorPid,
         policy,
-        sandbox: options.sandbox,
+        executor: session.executorClient,
+      });
+      const outcome = await runSubAgent({
+        start: options.startChild,
         contract,
-        tools: input.tools ? new Set(input.tools) : undefined,
-        metaTools: nested,
-        provider: options.providerFor({ agentId, agent, task: input.task }),
-        model: options.model,
-        maxTokens: options.maxTokens,
-        thinkingBudgetTokens: options.thinkingBudgetTokens,
-        systemPrompt: subAgentSystemPrompt({
-          task: input.task,
-          policy,
-          contract,
-          parentSystemPrompt: options.parentSystemPrompt,
-          projectInstructions: options.projectInstructions,
-          context: options.context,
-          notGranted,
-        }),
         maxTurns: options.maxTurns ?? 30,
         budgetMs: options.budgetMs ?? 10 * 60_000,
         signal: call.signal,
-        emit: call.emit,
-        log: session?.log,
-        diagnosticTools: options.diagnosticTools,
-        engineOptions: options.engineOptions,
-        sandboxNotes: options.sandboxNotes,
-        onSpawned: options.onChildSpawned,
-        onExited: options.onChildExited,
+        note: (message) => call.emit({ type: 'info', agent, message }),
+        settings: {
+          workspace: policy.workspace,
+          executor: {
+            kind: 'local',
+            policy,
+            sandbox: options.sandbox,
+            ...(options.diagnosticTools && { diagnosticTools: true }),
+            onSandboxNote: (message) => call.emit({ type: 'info', agent, message }),
+            onSandboxWarning: (message) => call.emit({ type: 'warn', agent, message }),
+          },
+          model: {
+            provider,
+            name: options.model,
+            maxTokens: options.maxTokens,
+            thinkingBudgetTokens: options.thinkingBudgetTokens,
+          },
+          approval: 'auto',
+          maxTurns: options.maxTurns ?? 30,
+          systemPrompt: subAgentSystemPrompt({
+            task: input.task,
+            policy,
+            contract,
+            parentSystemPrompt: options.parentSystemPrompt,
+            projectInstructions: options.projectInstructions,
+            context: options.context,
+            notGranted,
+          }),
+          session: session
+            ? { kind: 'child', log: session.log, sessionId: session.sessionId }
+            : { kind: 'none' },
+          ...(childDepth < maxDepth && {
+            subagents: {
+              maxDepth,
+              depth: childDepth,
+              readOnly: options.readOnlyChildren ?? false,
+              context: options.context,
+              parentSystemPrompt: options.parentSystemPrompt,
+              projectInstructions: options.projectInstructions,
+              ...(options.maxTurns !== undefined && { maxTurns: options.maxTurns }),
+              ...(options.budgetMs !== undefined && { budgetMs: options.budgetMs }),
+              providerFor: options.providerFor,
+              ...(options.sessionForChild && {
+                sessionForChild: async (info: ChildSessionInfo) => options.sessionForChild?.(info),
+              }),
+              ...(options.onChildSpawned && { onChildSpawned: options.onChildSpawned }),
+              ...(options.onChildExited && { onChildExited: options.onChildExited }),
+            },
+          }),
+          answerer: 'nobody',
+          events: createSubAgentEmitter(call.emit, call.callId),
+          agent,
+          tools: input.tools ? new Set(input.tools) : undefined,
+        },
+        onStarted: (session) => options.onChildSpawned?.(childInfo(session)),
+        onStopped: (session) => options.onChildExited?.(childInfo(session)),
       }).finally(() => session?.close?.());
       call.addUsage(outcome.usage);
       return report(agentId, session?.sessionId, notGranted, outcome);

@@ -1,12 +1,65 @@
 import { parseArgs } from 'node:util';
+import type { ApprovalMode } from '../engine/engine-types.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
 import { applySettingsEnv, loadSettings } from '../settings/load-settings.js';
 import { readAnswersFile } from './answers-file.js';
 import { note } from './note.js';
-import type { ExecutorOptions } from './open-executor.js';
-import type { AgentRunFlags } from './run-agent.js';
 import { UsageError } from './usage-error.js';
 import { usageMessage } from './usage-message.js';
+
+/** The flags of every command that starts (or connects to) an executor. */
+export interface ExecutorFlags {
+  policy: string;
+  workspace: string;
+  /** `ws://host:port` of a remote executor; the token comes from SKATE_EXECUTOR_TOKEN. */
+  executor?: string | undefined;
+  diagnosticTools?: boolean;
+  verbose?: boolean;
+  sandbox: SandboxMode;
+  /** Turns the policy's network on or off for this run (`--network`, or settings). */
+  network?: 'on' | 'off' | undefined;
+  /** More writable roots for this run (`--add-dir`), sandboxed like the workspace. */
+  addDirs?: readonly string[] | undefined;
+}
+
+export type OutputFormat = 'text' | 'json' | 'stream-json';
+
+/** Which session an agent run records into, as the flags say. */
+export interface SessionFlags {
+  /** `--continue`: the latest top-level session of the workspace. */
+  continueSession?: boolean | undefined;
+  /** `--resume ID`. */
+  resume?: string | undefined;
+  /** `--fork-at EVENT_ID`, with `--resume`. */
+  forkAt?: string | undefined;
+  /** False with `--no-session`: nothing is recorded. */
+  session?: boolean | undefined;
+}
+
+/** What the agent flags give (`skate -p`, `skate plan`, `skate execute`). */
+export interface AgentRunFlags extends ExecutorFlags {
+  outputFormat: OutputFormat;
+  model?: string | undefined;
+  maxTurns: number;
+  maxTokens: number;
+  thinkingBudgetTokens?: number | undefined;
+  approval: ApprovalMode;
+  systemPrompt?: string | undefined;
+  appendSystemPrompt?: string | undefined;
+  /** Recorded ask_user answers (`--answers FILE`), consumed in order. */
+  answers?: string[][] | undefined;
+  /** Offer spawn_agent; false with `--no-subagents`. */
+  subagents: boolean;
+  sessionFlags: SessionFlags;
+}
+
+/** A command's entry point: parses its own flags and runs; resolves to the exit code. */
+export type CommandMain = (args: string[]) => Promise<number>;
+
+/**
+ * The one flag parser (node:util's parseArgs) and the flags several commands
+ * share; each command declares the rest next to what it does.
+ */
 
 /** Options every command that starts an executor takes. */
 export const COMMON = {
@@ -54,6 +107,13 @@ export const AGENT_OPTIONS = {
   resume: { type: 'string', short: 'r' },
   'fork-at': { type: 'string' },
   'no-session': { type: 'boolean', default: false },
+} as const;
+
+/** `--workspace DIR [--json]`: what `sessions` and `policy show` take. */
+export const WORKSPACE_JSON = {
+  workspace: COMMON.workspace,
+  json: { type: 'boolean', default: false },
+  help: COMMON.help,
 } as const;
 
 export function positiveInt(flag: string, value: string): number {
@@ -155,7 +215,7 @@ export function sandboxMode(value: string): SandboxMode {
   return value;
 }
 
-export function common(values: CommonValues): ExecutorOptions {
+export function common(values: CommonValues): ExecutorFlags {
   return {
     sandbox: sandboxMode(values.sandbox),
     policy: values.policy,

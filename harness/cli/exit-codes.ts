@@ -9,6 +9,8 @@ export const EXIT = {
   ok: 0,
   /** An error: the model API, the executor, the sandbox, a failed demo check. */
   error: 1,
+  /** The run stopped because the model repeated itself (the repetition guard). */
+  repetition: 1,
   /** A usage or configuration error: a bad flag, argument or settings file. Nothing ran. */
   usage: 2,
   /** The run stopped at the turn cap (`--max-turns`) before the model was done. */
@@ -28,5 +30,7 @@ export function exitCodeFor(status: RunResult['status']): number {
       return EXIT.interrupted;
     case 'error':
       return EXIT.error;
+    case 'repetition':
+      return EXIT.repetition;
   }
 }

@@ -58,9 +58,9 @@ function step(index: number, messages: readonly Message[], outside: string): Dem
         text: [
           'Done. What happened:',
           `- read_file README.md → ${read?.isError ? 'failed' : 'ok'}`,
-          `- write_file NOTES.md → ${wrote ? firstLine(wrote.content) : 'no result'}`,
-          `- write_file ${outside} → ${denied ? firstLine(denied.content) : 'no result'}`,
-          `- shell touch ${outside} → ${shell ? firstLine(shell.content) : 'no result'}`,
+          `- write_file NOTES.md → ${wrote ? firstLine(wrote.output) : 'no result'}`,
+          `- write_file ${outside} → ${denied ? firstLine(denied.output) : 'no result'}`,
+          `- shell touch ${outside} → ${shell ? firstLine(shell.output) : 'no result'}`,
           '',
           'The first refusal came from the executor checking its policy; the second from the kernel: the',
           'executor runs inside bubblewrap, where everything outside the workspace is mounted read-only.',
@@ -93,17 +93,19 @@ export function createDemoProvider(options: { outsidePath: string; wordDelayMs?:
           yield { type: 'text_delta', index: 0, text: word };
         }
       } catch {
-        yield { type: 'error', error: { kind: 'aborted', message: 'the demo was interrupted' } };
+        const partial: ContentBlock[] = streamed ? [{ type: 'text', text: streamed }] : [];
+        yield { type: 'error', error: { kind: 'aborted', message: 'the demo was interrupted' }, partial };
         return;
       }
-      yield { type: 'block_stop', index: 0 };
       const content: ContentBlock[] = [{ type: 'text', text: streamed }];
+      yield { type: 'block_done', index: 0, block: content[0]! };
       if (tool) {
         const id = `demo-${turn}`;
+        const call: ContentBlock = { type: 'tool_use', id, name: tool.name, input: tool.input };
         yield { type: 'tool_use_start', index: 1, id, name: tool.name };
         yield { type: 'tool_input_delta', index: 1, json: JSON.stringify(tool.input) };
-        yield { type: 'block_stop', index: 1 };
-        content.push({ type: 'tool_use', id, name: tool.name, input: tool.input });
+        yield { type: 'block_done', index: 1, block: call };
+        content.push(call);
       }
       const words = text.split(/\s+/).length;
       yield {

@@ -148,7 +148,7 @@ function renderBlock(block: ContentBlock): string {
     case 'tool_use':
       return `[called ${block.name} ${clip(JSON.stringify(block.input) ?? '')}]`;
     case 'tool_result':
-      return `[${block.isError ? 'error result' : 'result'}]\n${clip(block.content)}`;
+      return `[${block.isError ? 'error result' : 'result'}]\n${clip(block.output)}`;
   }
 }
 
@@ -163,7 +163,7 @@ function sizeOf(messages: readonly Message[]): number {
   for (const message of messages) {
     for (const block of message.content) {
       if (block.type === 'text') chars += block.text.length;
-      else if (block.type === 'tool_result') chars += block.content.length;
+      else if (block.type === 'tool_result') chars += block.output.length;
       else if (block.type === 'tool_use') chars += JSON.stringify(block.input)?.length ?? 0;
       else if (block.type === 'thinking') chars += block.thinking.length;
       else if (block.type === 'image') chars += 1_600 * CHARS_PER_TOKEN;

@@ -1,4 +1,4 @@
-import type { ContentBlock, Message } from '../../shared/conversation.js';
+import type { ContentBlock, Message, StopReason } from '../../shared/conversation.js';
 import type {
   AgentPath,
   EngineCommand,
@@ -103,8 +103,8 @@ export interface RunRequest {
 }
 
 export interface RunOutcome {
-  /** Why the run ended. */
-  status: 'complete' | 'cancelled' | 'error' | 'loop_cap';
+  /** Why the run ended; `repetition`: stopped for repeating the same calls and results (see RepetitionGuard). */
+  status: 'complete' | 'cancelled' | 'error' | 'loop_cap' | 'repetition';
   /** The text of the model's last message. */
   finalMessage: string;
   turns: number;
@@ -112,6 +112,8 @@ export interface RunOutcome {
   usage: TokenUsage;
   /** The whole conversation at the end, history included. */
   messages: Message[];
+  /** Why the model's last complete reply stopped (`refusal`, `max_tokens`…); frontends report it. */
+  stopReason?: StopReason;
   error?: string;
   /** Events the emitter failed to take (it threw); set only when there were some. */
   emitterFailures?: number;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ContentBlock, Message } from '../../shared/conversation.js';
+import type { ContentBlock, Message, StopReason } from '../../shared/conversation.js';
 import type { AgentPath, TokenUsage } from '../../shared/engine-events.js';
 import type { ToolDefinition } from '../../shared/tool.js';
 import type { ModelRequest, ModelTool } from '../provider/model-provider.js';
@@ -8,6 +8,12 @@ import type { Emitter, EngineContext, MetaTool, RunOutcome, RunRequest } from '.
 import { type GuardedEmitter, guardEmitter } from './guarded-emitter.js';
 import { type GuardedLog, guardLog } from './guarded-log.js';
 import { messageText, toolUses } from './message-text.js';
+import {
+  checkRepetition,
+  RepetitionGuard,
+  type RepetitionLimits,
+  repetitionStopMessage,
+} from './repetition-guard.js';
 import { runToolCalls } from './run-tool-calls.js';
 import { streamTurn, type TurnResult } from './stream-turn.js';
 import { systemPromptFor } from './system-prompt.js';
@@ -20,6 +26,8 @@ export interface EngineOptions {
   keepExchanges?: number;
   /** Output limit of the summary request. Default 8192 (or the run's maxTokens, if lower). */
   maxSummaryTokens?: number;
+  /** When a model repeating the same calls and results is warned, then stopped. Default 5, then 6. */
+  repetition?: Partial<RepetitionLimits>;
 }
 
 /** The tools of one run: fetched once, then offered on every turn. */
@@ -43,9 +51,11 @@ interface RunState {
   finalMessage: string;
   /** A meta tool (complete_task) asked to end the run after this turn. */
   ending: boolean;
+  /** Why the last complete reply stopped. */
+  stopReason?: StopReason;
 }
 
-type Compacted = 'compacted' | 'skipped' | 'failed' | 'cancelled';
+export type Compacted = 'compacted' | 'skipped' | 'failed' | 'cancelled';
 
 /**
  * The agent loop: streams a model turn, runs the tool calls it made (all at
@@ -59,11 +69,13 @@ export class Engine {
   private readonly threshold: number;
   private readonly keepExchanges: number;
   private readonly maxSummaryTokens: number;
+  private readonly repetition: Partial<RepetitionLimits>;
 
   constructor(options: EngineOptions = {}) {
     this.threshold = options.compactionThreshold ?? 0.8;
     this.keepExchanges = options.keepExchanges ?? 3;
     this.maxSummaryTokens = options.maxSummaryTokens ?? 8192;
+    this.repetition = options.repetition ?? {};
   }
 
   async run(ctx: EngineContext, request: RunRequest, emitter: Emitter): Promise<RunOutcome> {
@@ -96,6 +108,7 @@ export class Engine {
     const system = systemPromptFor(request);
     const windowTokens = ctx.provider.contextWindow(request.model);
     const maxTurns = Math.max(1, request.maxTurns);
+    const repetitionGuard = new RepetitionGuard(this.repetition);
     let allowedTurns = maxTurns;
     let lastPromptTokens = 0;
 
@@ -170,6 +183,7 @@ export class Engine {
           state.ending = true;
         },
       });
+      const repetition = checkRepetition(repetitionGuard, calls, results, out, agent);
       const resultMessage: Message = { role: 'user', content: results };
       state.messages.push(resultMessage);
       log.toolResults(resultMessage);
@@ -177,7 +191,40 @@ export class Engine {
       out.emit({ type: 'turn_end', agent, turn, reason: interrupted ? 'cancelled' : 'complete' });
       if (interrupted) return outcome(state, 'cancelled');
       if (state.ending) return outcome(state, 'complete');
+      if (repetition.kind === 'stop') {
+        const message = repetitionStopMessage(repetition);
+        out.emit({ type: 'error', agent, message, code: 'repetition' });
+        return outcome(state, 'repetition', message);
+      }
     }
+  }
+
+  /**
+   * Compacts a conversation between runs (a frontend's "compact now"), as a
+   * run would when the context fills up: the `compaction` event and log entry,
+   * or a warning saying why not. Returns the conversation to continue with.
+   */
+  async compactNow(
+    ctx: EngineContext,
+    request: Pick<RunRequest, 'model' | 'maxTokens'>,
+    messages: readonly Message[],
+    emitter: Emitter,
+  ): Promise<{ status: Compacted; messages: Message[] }> {
+    const state: RunState = {
+      ctx,
+      request: { ...request, prompt: { text: '' }, maxTurns: 1, approval: 'auto' },
+      agent: ctx.agent ?? [],
+      out: guardEmitter(emitter),
+      log: guardLog(ctx.log),
+      messages: [...messages],
+      total: zeroUsage(),
+      turns: 0,
+      toolCalls: 0,
+      finalMessage: '',
+      ending: false,
+    };
+    const status = await this.compact(state, ctx.provider.contextWindow(request.model), 'threshold');
+    return { status, messages: state.messages };
   }
 
   /** One model turn; a context overflow gets one compaction and one more try of the same turn. */
@@ -251,6 +298,7 @@ function recordReply(
 ): number {
   const { agent, out } = state;
   state.messages.push(result.message);
+  state.stopReason = result.stopReason;
   state.log.assistantMessage(result.message, result.usage, state.request.model);
   state.total = addUsage(state.total, result.usage);
   state.finalMessage = messageText(result.message);
@@ -330,6 +378,7 @@ function outcome(state: RunState, status: RunOutcome['status'], error?: string):
     toolCalls: state.toolCalls,
     usage: state.total,
     messages: state.messages,
+    ...(state.stopReason !== undefined && { stopReason: state.stopReason }),
     ...(error !== undefined && { error }),
     ...(state.out.failures > 0 && { emitterFailures: state.out.failures }),
     ...(state.log.failures > 0 && { logFailures: state.log.failures }),

@@ -73,7 +73,7 @@ async function runToolCall(call: ToolUseBlock, context: ToolCallContext): Promis
       reason: result.output,
     });
   }
-  return { type: 'tool_result', toolUseId: call.id, content: result.output, isError: result.isError };
+  return { type: 'tool_result', callId: call.id, output: result.output, isError: result.isError };
 }
 
 /** A meta tool runs here; everything else goes to the tool host. Neither may throw past this point. */

@@ -10,12 +10,6 @@ export type TurnResult =
   | { status: 'cancelled'; partial: ContentBlock[] }
   | { status: 'error'; error: ProviderError };
 
-/** A content block while it streams, by its index in the assistant message. */
-type OpenBlock =
-  | { kind: 'text'; text: string; closed: boolean }
-  | { kind: 'thinking'; text: string; closed: boolean }
-  | { kind: 'tool'; id: string; name: string; json: string; closed: boolean };
-
 export interface StreamTurnOptions {
   provider: ModelProvider;
   request: ModelRequest;
@@ -26,68 +20,52 @@ export interface StreamTurnOptions {
 
 /**
  * Plays one provider stream and turns it into engine events: deltas as they
- * come, `*_done` and `tool_call_start` (with parsed args) when a block closes.
- * A `retry` that discards drops the partial turn and says so with a `warn`;
- * tool calls it had already announced get a result saying they never ran, so
- * a frontend tracking calls is not left with one open forever.
+ * come, `*_done` and `tool_call_start` when the provider hands over a finished
+ * block. Nothing is accumulated here: the provider built each block (and parsed
+ * each tool call's input) once. A `retry` that discards drops the partial turn
+ * and says so with a `warn`; tool calls it had already announced get a result
+ * saying they never ran, so a frontend tracking calls is not left with one open forever.
  */
 export async function streamTurn(options: StreamTurnOptions): Promise<TurnResult> {
   const { provider, request, signal, emitter, agent } = options;
   const started = performance.now();
-  let blocks: (OpenBlock | undefined)[] = [];
-  /** Ids that got their tool_call_start, so message_done does not announce them twice. */
-  const announced = new Set<string>();
+  /** Finished blocks by index, as the provider handed them over. */
+  let finished: (ContentBlock | undefined)[] = [];
+  /** Indexes whose thinking_start went out. */
+  const thinking = new Set<number>();
 
-  const close = (block: OpenBlock): void => {
-    if (block.closed) return;
-    block.closed = true;
-    if (block.kind === 'text') emitter.emit({ type: 'text_done', agent, text: block.text });
-    else if (block.kind === 'thinking') emitter.emit({ type: 'thinking_done', agent, text: block.text });
-    else {
-      announced.add(block.id);
-      const args = parseArgs(block.json);
-      emitter.emit({ type: 'tool_call_start', agent, id: block.id, name: block.name, args });
-    }
+  const finish = (index: number, block: ContentBlock): void => {
+    finished[index] = block;
+    if (block.type === 'text') emitter.emit({ type: 'text_done', agent, text: block.text });
+    else if (block.type === 'thinking') emitter.emit({ type: 'thinking_done', agent, text: block.thinking });
+    else if (block.type === 'tool_use')
+      emitter.emit({ type: 'tool_call_start', agent, id: block.id, name: block.name, args: block.input });
   };
 
   try {
     for await (const event of provider.stream(request, signal)) {
       switch (event.type) {
-        case 'text_delta': {
-          // The hot path: one lookup, one append, one event.
-          const block = blocks[event.index];
-          if (block?.kind === 'text') block.text += event.text;
-          else blocks[event.index] = { kind: 'text', text: event.text, closed: false };
+        case 'text_delta':
           emitter.emit({ type: 'text_delta', agent, text: event.text });
           break;
-        }
-        case 'thinking_delta': {
-          const block = blocks[event.index];
-          if (block?.kind === 'thinking') block.text += event.text;
-          else {
-            blocks[event.index] = { kind: 'thinking', text: event.text, closed: false };
+        case 'thinking_delta':
+          if (!thinking.has(event.index)) {
+            thinking.add(event.index);
             emitter.emit({ type: 'thinking_start', agent });
           }
           emitter.emit({ type: 'thinking_delta', agent, text: event.text });
           break;
-        }
         case 'tool_use_start':
-          blocks[event.index] = { kind: 'tool', id: event.id, name: event.name, json: '', closed: false };
+        case 'tool_input_delta':
+          // The call is announced once its block is finished, with its input parsed.
           break;
-        case 'tool_input_delta': {
-          const block = blocks[event.index];
-          if (block?.kind === 'tool') block.json += event.json;
+        case 'block_done':
+          if (!finished[event.index]) finish(event.index, event.block);
           break;
-        }
-        case 'block_stop': {
-          const block = blocks[event.index];
-          if (block) close(block);
-          break;
-        }
         case 'retry':
           if (event.discard) {
-            for (const block of blocks) {
-              if (block?.kind !== 'tool' || !announced.delete(block.id)) continue;
+            for (const block of finished) {
+              if (block?.type !== 'tool_use') continue;
               emitter.emit({
                 type: 'tool_call_result',
                 agent,
@@ -99,13 +77,16 @@ export async function streamTurn(options: StreamTurnOptions): Promise<TurnResult
                 durationMs: 0,
               });
             }
-            blocks = [];
+            finished = [];
+            thinking.clear();
           }
           emitter.emit({ type: 'warn', agent, message: retryMessage(event) });
           break;
         case 'message_done':
-          for (const block of blocks) if (block) close(block);
-          announceUnseen(event.message, announced, emitter, agent);
+          // A provider that skipped a block_done still gets every block ended and every call announced.
+          event.message.content.forEach((block, index) => {
+            if (!finished[index]) finish(index, block);
+          });
           return {
             status: 'done',
             message: event.message,
@@ -114,20 +95,20 @@ export async function streamTurn(options: StreamTurnOptions): Promise<TurnResult
             elapsedMs: performance.now() - started,
           };
         case 'error':
-          if (event.error.kind === 'aborted' || signal.aborted) return cancelled(blocks);
+          if (event.error.kind === 'aborted' || signal.aborted) return cancelled(event.partial ?? finished);
           return { status: 'error', error: event.error };
       }
     }
   } catch (error) {
     // The contract says a stream never throws; a provider that does still must not take the run down.
-    if (signal.aborted) return cancelled(blocks);
+    if (signal.aborted) return cancelled(finished);
     const message = error instanceof Error ? error.message : String(error);
     return {
       status: 'error',
       error: { kind: 'unavailable', message: `The model provider failed: ${message}` },
     };
   }
-  if (signal.aborted) return cancelled(blocks);
+  if (signal.aborted) return cancelled(finished);
   return {
     status: 'error',
     error: { kind: 'connection', message: 'The model stream ended without a final message.' },
@@ -135,31 +116,12 @@ export async function streamTurn(options: StreamTurnOptions): Promise<TurnResult
 }
 
 /** The streamed text kept on an interrupt; thinking (unsigned) and unrun tool calls are dropped. */
-function cancelled(blocks: readonly (OpenBlock | undefined)[]): TurnResult {
+function cancelled(blocks: readonly (ContentBlock | undefined)[]): TurnResult {
   const partial: ContentBlock[] = [];
   for (const block of blocks) {
-    if (block?.kind === 'text' && block.text.trim() !== '') partial.push({ type: 'text', text: block.text });
+    if (block?.type === 'text' && block.text.trim() !== '') partial.push({ type: 'text', text: block.text });
   }
   return { status: 'cancelled', partial };
-}
-
-/** A provider that skipped a block_stop still gets every tool call announced before it runs. */
-function announceUnseen(message: Message, announced: Set<string>, emitter: Emitter, agent: AgentPath): void {
-  for (const block of message.content) {
-    if (block.type === 'tool_use' && !announced.has(block.id)) {
-      emitter.emit({ type: 'tool_call_start', agent, id: block.id, name: block.name, args: block.input });
-    }
-  }
-}
-
-/** The tool input as the model wrote it; the executor reports bad input to the model, so `{}` will do here. */
-function parseArgs(json: string): unknown {
-  if (json.trim() === '') return {};
-  try {
-    return JSON.parse(json) as unknown;
-  } catch {
-    return {};
-  }
 }
 
 function retryMessage(event: { attempt: number; delayMs: number; reason: string; discard: boolean }): string {

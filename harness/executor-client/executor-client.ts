@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import WebSocket from 'ws';
 import type { ExecutorHealth } from '../../shared/executor-boot.js';
 import type { EnforcementLevel, ResolvedPolicy } from '../../shared/policy.js';
-import { type OutputLine, type ToolDefinition, ToolResult } from '../../shared/tool.js';
+import type { OutputLine, ToolDefinition, ToolResult } from '../../shared/tool.js';
 import type { ExecutorLauncher } from '../sandbox/executor-launch.js';
 import { ExecutorChannelError, executorErrorFromUnknown } from './executor-errors.js';
 import { type ExecutorExit, startExecutorProcess } from './executor-process.js';
@@ -12,8 +12,6 @@ import { RpcClient } from './rpc-client.js';
 
 export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
 const DEFAULT_STARTUP_TIMEOUT_MS = 15_000;
-/** After a cancel, how long the executor has to report what it stopped before the call is given up. */
-const CANCEL_GRACE_MS = 5_000;
 /** After a result, how long trailing output lines may take to arrive. */
 const OUTPUT_DRAIN_MS = 1_000;
 
@@ -28,6 +26,8 @@ export interface SpawnExecutorOptions {
   onLog?(line: string): void;
   /** Start a new executor when this one dies unexpectedly, up to this many times. Default 0. */
   restartsOnExit?: number;
+  /** How long a cancelled call may take to be confirmed before it is given up. Default 5 s. */
+  cancelGraceMs?: number;
 }
 
 export interface ConnectExecutorOptions {
@@ -123,7 +123,7 @@ export class ExecutorClient {
   }
 
   private fetchTools(): Promise<ToolDefinition[]> {
-    this.toolsCache ??= this.connection.trpc.listTools().catch((error: unknown) => {
+    this.toolsCache ??= this.connection.trpc.listTools.query().catch((error: unknown) => {
       this.toolsCache = undefined;
       throw executorErrorFromUnknown(error);
     });
@@ -143,29 +143,35 @@ export class ExecutorClient {
     let stopOutput: (() => void) | undefined;
     // A subscription costs three more frames per call: only for tools that stream (or unknown ones).
     if (options.onOutput && (await this.streams(name))) {
-      const onOutput = options.onOutput;
+      const onData = options.onOutput;
       outputDone = new Promise<void>((resolve) => {
-        const subscription = trpc.toolOutput({ callId }, { onData: onOutput, onEnd: resolve });
+        const subscription = trpc.toolOutput.subscribe(
+          { callId },
+          { onData, onStopped: resolve, onComplete: resolve, onError: () => resolve() },
+        );
         stopOutput = () => {
           subscription.unsubscribe();
           resolve();
         };
       });
     }
-    const call = trpc.callTool({ callId, name, input }, options.signal);
     try {
-      const result = ToolResult.parse(await withCancelGrace(call, options.signal, name));
+      const result = await trpc.callTool.mutate(
+        { callId, name, input },
+        options.signal ? { signal: options.signal } : undefined,
+      );
       if (outputDone) await withTimeout(outputDone, OUTPUT_DRAIN_MS);
       return result;
     } catch (error) {
-      if (error instanceof CancelGraceElapsed) {
+      const failure = executorErrorFromUnknown(error);
+      if (failure instanceof ExecutorChannelError && failure.code === 'cancelled') {
         return {
           output: `${name} was cancelled; the executor did not confirm in time`,
           isError: true,
           code: 'cancelled',
         };
       }
-      throw executorErrorFromUnknown(error);
+      throw failure;
     } finally {
       stopOutput?.();
     }
@@ -174,7 +180,7 @@ export class ExecutorClient {
   async health(): Promise<ExecutorHealth> {
     await this.restarting;
     try {
-      return await this.connection.trpc.health();
+      return await this.connection.trpc.health.query();
     } catch (error) {
       throw executorErrorFromUnknown(error);
     }
@@ -187,7 +193,7 @@ export class ExecutorClient {
     const { trpc, channel, child, exited } = this.connection;
     if (child && child.exitCode === null && child.signalCode === null) {
       await withTimeout(
-        trpc.shutdown().catch(() => undefined),
+        trpc.shutdown.mutate().catch(() => undefined),
         timeoutMs,
       );
     }
@@ -250,25 +256,6 @@ export class ExecutorClient {
   }
 }
 
-class CancelGraceElapsed extends Error {}
-
-/** Once `signal` aborts, gives the executor `CANCEL_GRACE_MS` to answer before giving up on the call. */
-function withCancelGrace<T>(promise: Promise<T>, signal: AbortSignal | undefined, name: string): Promise<T> {
-  if (!signal) return promise;
-  return new Promise<T>((resolve, reject) => {
-    let timer: NodeJS.Timeout | undefined;
-    const onAbort = () => {
-      timer = setTimeout(() => reject(new CancelGraceElapsed(name)), CANCEL_GRACE_MS);
-    };
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-    });
-  });
-}
-
 function withTimeout<T, F = undefined>(promise: Promise<T>, ms: number, fallback?: F): Promise<T | F> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<F>((resolve) => {
@@ -314,7 +301,7 @@ async function startProcess(options: SpawnExecutorOptions): Promise<Connection> 
   void executor.exited.then((exit) => connectedRpc.failAll(new ExecutorChannelError('exited', exit.reason)));
   return {
     rpc,
-    trpc: createExecutorTrpc(rpc),
+    trpc: createExecutorTrpc(rpc, options.cancelGraceMs),
     channel: executor.channel,
     child: executor.child,
     exited: executor.exited,

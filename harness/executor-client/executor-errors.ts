@@ -24,7 +24,9 @@ export type ExecutorChannelErrorCode =
   /** The peer sent something that is not the protocol. */
   | 'protocol'
   /** A request was refused before it was sent, e.g. too large for the channel. */
-  | 'refused';
+  | 'refused'
+  /** A cancelled call whose end the executor did not confirm in time. */
+  | 'cancelled';
 
 /** A failure on this side of the channel. It happens locally and is never serialized. */
 export class ExecutorChannelError extends Error {
@@ -39,13 +41,16 @@ export class ExecutorChannelError extends Error {
 
 export type ExecutorError = ExecutorRpcError | ExecutorChannelError;
 
-/** Unwraps what a tRPC client call threw into one of the two executor error types. */
+/**
+ * What a tRPC client call threw, as one of the two executor error types. The
+ * executor link makes every failure a `TRPCClientError`: a local one carries an
+ * `ExecutorChannelError` as its cause, an executor's one its error shape's data.
+ */
 export function executorErrorFromUnknown(error: unknown): ExecutorError {
-  let cause: unknown = error;
-  while (cause instanceof TRPCClientError && cause.cause && cause.cause !== cause) cause = cause.cause;
-  if (cause instanceof ExecutorRpcError || cause instanceof ExecutorChannelError) return cause;
+  if (error instanceof ExecutorRpcError || error instanceof ExecutorChannelError) return error;
   if (error instanceof TRPCClientError) {
-    const code = RpcErrorCode.safeParse(error.data?.skateCode);
+    if (error.cause instanceof ExecutorChannelError) return error.cause;
+    const code = RpcErrorCode.safeParse((error.data as { skateCode?: unknown } | undefined)?.skateCode);
     return new ExecutorRpcError(code.success ? code.data : 'internal', error.message);
   }
   return new ExecutorChannelError('protocol', error instanceof Error ? error.message : String(error));

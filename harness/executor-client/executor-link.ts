@@ -1,68 +1,101 @@
 import { setMaxListeners } from 'node:events';
 import { TRPCClientError, type TRPCLink } from '@trpc/client';
 import { observable } from '@trpc/server/observable';
-import type { ExecutorRouter } from '../../shared/executor-router.js';
+import { z } from 'zod';
+import { type ExecutorRouter, executorOutputs } from '../../shared/executor-router.js';
+import type { RpcErrorShape } from '../../shared/rpc-error.js';
+import { ExecutorChannelError } from './executor-errors.js';
 import type { RpcClient } from './rpc-client.js';
 
-/**
- * Link context a caller may pass: `cancel` asks the executor to cancel the call
- * but still waits for its answer (the tool reports what it stopped), whereas
- * tRPC's own `signal` drops the call at once.
- */
-export interface ExecutorLinkContext extends Record<string, unknown> {
-  cancel?: AbortSignal;
-}
+/** After a cancel, how long the executor has to report what it stopped before the call is given up. */
+export const CANCEL_GRACE_MS = 5_000;
 
-/** A tRPC link that sends each operation over an `RpcClient` the moment it is made. */
-export function executorLink(rpc: RpcClient): TRPCLink<ExecutorRouter> {
+/**
+ * A tRPC link that sends each operation over an `RpcClient` the moment it is
+ * made, under the operation's own id. It is the client's boundary: each answer
+ * is checked here, once, against its procedure's schema (`executorOutputs`),
+ * and each failure becomes a `TRPCClientError` here, once: the executor's error
+ * shape as tRPC's client would make it (`data.skateCode`), or an
+ * `ExecutorChannelError` as its `cause`.
+ *
+ * Cancellation has one path: the operation's `signal`. Aborting it asks the
+ * executor to cancel (a `subscription.stop` frame) and still waits for the
+ * executor's answer, which reports what the tool stopped; when that answer does
+ * not come within `cancelGraceMs`, the call fails with a `cancelled` channel error.
+ */
+export function executorLink(rpc: RpcClient, cancelGraceMs = CANCEL_GRACE_MS): TRPCLink<ExecutorRouter> {
   return () =>
     ({ op }) =>
       observable((observer) => {
+        const { id, type, path, signal } = op;
+        const schema: z.ZodType | undefined = executorOutputs[path as keyof typeof executorOutputs];
         let settled = false;
-        const id = rpc.request(op.type, op.path, op.input, {
-          data(data) {
-            if (op.type !== 'subscription') settled = true;
-            observer.next({ result: { type: 'data', data }, context: op.context });
+        let grace: NodeJS.Timeout | undefined;
+        const fail = (error: ExecutorChannelError | RpcErrorShape): void => {
+          if (settled && type !== 'subscription') return;
+          settled = true;
+          observer.error(
+            error instanceof ExecutorChannelError
+              ? TRPCClientError.from<ExecutorRouter>(error)
+              : TRPCClientError.from<ExecutorRouter>({ error }),
+          );
+        };
+        rpc.request(id, type, path, op.input, {
+          data(value) {
+            const checked = schema ? schema.safeParse(value) : { success: true as const, data: value };
+            if (!checked.success) {
+              rpc.forget(id);
+              fail(
+                new ExecutorChannelError(
+                  'protocol',
+                  `the executor's ${path} answer does not match its schema:\n${z.prettifyError(checked.error)}`,
+                ),
+              );
+              return;
+            }
+            if (type !== 'subscription') settled = true;
+            observer.next({ result: { type: 'data', data: checked.data } });
             // No complete() for a query or mutation: the caller unsubscribes on the first value, and
             // tRPC's promise adapter aborts a signal (allocating a DOMException) on complete, ~10 µs a call.
-            if (op.type !== 'subscription') return;
           },
           started() {
-            observer.next({ result: { type: 'started' }, context: op.context });
+            observer.next({ result: { type: 'started' } });
           },
           stopped() {
             settled = true;
-            observer.next({ result: { type: 'stopped' }, context: op.context });
+            observer.next({ result: { type: 'stopped' } });
             observer.complete();
           },
-          error(error) {
-            settled = true;
-            observer.error(TRPCClientError.from(error));
-          },
+          error: fail,
         });
-        const drop = () => {
+        const onAbort = (): void => {
+          rpc.cancel(id);
+          grace = setTimeout(() => {
+            if (settled) return;
+            rpc.forget(id);
+            fail(
+              new ExecutorChannelError(
+                'cancelled',
+                `${path} was cancelled; the executor did not confirm in time`,
+              ),
+            );
+          }, cancelGraceMs);
+        };
+        if (signal) {
+          // One run's signal is shared by all its concurrent calls (and sub-agents'); each adds a listener
+          // for its lifetime, which is not the leak Node's default limit of 10 is there to catch.
+          setMaxListeners(0, signal);
+          if (signal.aborted) onAbort();
+          else signal.addEventListener('abort', onAbort, { once: true });
+        }
+        return () => {
+          clearTimeout(grace);
+          signal?.removeEventListener('abort', onAbort);
           if (settled) return;
+          // Unsubscribed before the answer (a subscription stopped by its caller): stop it on the executor too.
           settled = true;
           rpc.cancel(id);
           rpc.forget(id);
-        };
-        const onAbort = () => {
-          drop();
-          observer.error(TRPCClientError.from(new DOMException('the call was aborted', 'AbortError')));
-        };
-        const cancel = (op.context as ExecutorLinkContext).cancel;
-        const onCancel = () => rpc.cancel(id);
-        // One run's signal is shared by all its concurrent calls (and sub-agents'); each adds a listener
-        // for its lifetime, which is not the leak Node's default limit of 10 is there to catch.
-        if (cancel) setMaxListeners(0, cancel);
-        if (cancel?.aborted) onCancel();
-        else cancel?.addEventListener('abort', onCancel, { once: true });
-        if (op.signal?.aborted) onAbort();
-        else op.signal?.addEventListener('abort', onAbort, { once: true });
-        return () => {
-          cancel?.removeEventListener('abort', onCancel);
-          op.signal?.removeEventListener('abort', onAbort);
-          drop();
         };
       });
 }

@@ -1,26 +1,28 @@
-import { type RequestId, ResponseFrame } from '../../shared/rpc-envelope.js';
+import { isResponseFrame, type RequestId, ResponseFrame } from '../../shared/rpc-envelope.js';
 import { RpcErrorShape } from '../../shared/rpc-error.js';
 import { transformer } from '../../shared/trpc.js';
-import { ExecutorChannelError, type ExecutorError, ExecutorRpcError } from './executor-errors.js';
+import { ExecutorChannelError } from './executor-errors.js';
 
 /** What a request's caller hears back. */
 export interface RpcHandlers {
   data(value: unknown): void;
   started?(): void;
   stopped?(): void;
-  error(error: ExecutorError): void;
+  /** A failure here (`ExecutorChannelError`) or the executor's error shape (`RpcErrorShape`). */
+  error(error: ExecutorChannelError | RpcErrorShape): void;
 }
 
 export type ProcedureType = 'query' | 'mutation' | 'subscription';
 
 /**
  * Request/response correlation for tRPC's WebSocket protocol over any frame
- * channel. Each request is written the moment it is made: no batching tick.
+ * channel. Each request is written the moment it is made (no batching tick),
+ * under the id its caller gives it (the tRPC operation's own id).
  */
 export class RpcClient {
-  private nextId = 1;
   private readonly pending = new Map<RequestId, { handlers: RpcHandlers; streaming: boolean }>();
-  private failure: ExecutorError | undefined;
+  private failure: ExecutorChannelError | undefined;
+  private sent = 0;
 
   constructor(
     private readonly sendFrame: (frame: string) => void,
@@ -33,12 +35,16 @@ export class RpcClient {
     return this.pending.size;
   }
 
-  request(type: ProcedureType, path: string, input: unknown, handlers: RpcHandlers): RequestId {
-    const id = this.nextId++;
+  /** Requests sent so far (stop frames not counted). */
+  get requestCount(): number {
+    return this.sent;
+  }
+
+  request(id: RequestId, type: ProcedureType, path: string, input: unknown, handlers: RpcHandlers): void {
     if (this.failure) {
       const failure = this.failure;
       queueMicrotask(() => handlers.error(failure));
-      return id;
+      return;
     }
     const frame = JSON.stringify({ id, method: type, params: { path, input: transformer.serialize(input) } });
     // Refuse locally what the executor would refuse, so the caller gets a clear error at once.
@@ -52,11 +58,11 @@ export class RpcClient {
           ),
         ),
       );
-      return id;
+      return;
     }
     this.pending.set(id, { handlers, streaming: type === 'subscription' });
+    this.sent++;
     this.sendFrame(frame);
-    return id;
   }
 
   /** Asks the executor to stop a subscription or cancel a running call; the answer still arrives. */
@@ -70,46 +76,51 @@ export class RpcClient {
   }
 
   receive(text: string): void {
-    let raw: unknown;
+    let frame: unknown;
     try {
-      raw = JSON.parse(text);
+      frame = JSON.parse(text);
     } catch {
       this.onStray(`executor sent a frame that is not JSON: ${text.slice(0, 200)}`);
       return;
     }
-    const parsed = ResponseFrame.safeParse(raw);
-    if (!parsed.success) {
-      this.onStray(`executor sent a frame outside the protocol: ${text.slice(0, 200)}`);
-      return;
+    // The envelope is only routed here; what it carries is validated once, by the caller's schema.
+    let response: ResponseFrame;
+    if (isResponseFrame(frame)) response = frame;
+    else {
+      const parsed = ResponseFrame.safeParse(frame);
+      if (!parsed.success) {
+        this.onStray(`executor sent a frame outside the protocol: ${text.slice(0, 200)}`);
+        return;
+      }
+      response = parsed.data;
     }
-    const frame = parsed.data;
-    const request = frame.id === null ? undefined : this.pending.get(frame.id);
-    const handlers = request?.handlers;
-    if ('error' in frame) {
-      const error = decodeError(frame.error);
-      if (handlers && frame.id !== null) {
-        this.pending.delete(frame.id);
-        handlers.error(error);
+    const request = response.id === null ? undefined : this.pending.get(response.id);
+    if (!('result' in response)) {
+      const error = decodeError(response.error);
+      if (request && response.id !== null) {
+        this.pending.delete(response.id);
+        request.handlers.error(error);
       } else {
         this.onStray(`executor reported an error for no pending request: ${error.message}`);
       }
       return;
     }
-    if (!request || !handlers) return; // An answer to a request we forgot, e.g. after a cancel.
-    const result = frame.result;
+    if (!request) return; // An answer to a request we forgot, e.g. after a cancel.
+    const { handlers } = request;
+    const result = response.result;
     if (result.type === 'started') {
       handlers.started?.();
     } else if (result.type === 'stopped') {
-      this.pending.delete(frame.id);
+      this.pending.delete(response.id);
       handlers.stopped?.();
     } else {
       // A query or mutation has one answer; a subscription runs until `stopped`.
-      if (!request.streaming) this.pending.delete(frame.id);
+      if (!request.streaming) this.pending.delete(response.id);
       let value: unknown;
       try {
         value = transformer.deserialize(result.data as never);
       } catch (error) {
-        this.pending.delete(frame.id);
+        this.pending.delete(response.id);
         handlers.error(
           new ExecutorChannelError('protocol', `undecodable result: ${(error as Error).message}`),
         );
@@ -120,7 +131,7 @@ export class RpcClient {
   }
 
   /** Fails every pending request and every later one with `error`. */
-  failAll(error: ExecutorError): void {
+  failAll(error: ExecutorChannelError): void {
     this.failure ??= error;
     const pending = [...this.pending.values()];
     this.pending.clear();
@@ -128,7 +139,7 @@ export class RpcClient {
   }
 }
 
-function decodeError(encoded: unknown): ExecutorRpcError {
+function decodeError(encoded: unknown): RpcErrorShape {
   let decoded: unknown = encoded;
   try {
     decoded = transformer.deserialize(encoded as never);
@@ -136,7 +147,7 @@ function decodeError(encoded: unknown): ExecutorRpcError {
     // Fall through with the raw value; the shape check below reports it.
   }
   const shape = RpcErrorShape.safeParse(decoded);
-  if (!shape.success)
-    return new ExecutorRpcError('internal', `executor sent an unreadable error: ${JSON.stringify(decoded)}`);
-  return new ExecutorRpcError(shape.data.data.skateCode, shape.data.message);
+  if (shape.success) return shape.data;
+  const message = `executor sent an unreadable error: ${JSON.stringify(decoded)}`;
+  return { code: -32603, message, data: { code: 'INTERNAL_SERVER_ERROR', skateCode: 'internal' } };
 }

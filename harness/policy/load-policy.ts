@@ -65,7 +65,7 @@ export async function loadPolicy(nameOrPath: string, options: LoadPolicyOptions)
       message: `no policy named "${nameOrPath}"`,
       suggestion: isPathLike(nameOrPath)
         ? 'check the path'
-        : `use a built-in policy (execute, readonly, plan, full), a file path, or add ${path.join(home, '.skate', 'policies', `${nameOrPath}.json`)}`,
+        : `use a built-in policy (execute, execute-git, readonly, plan, full), a file path, or add ${path.join(home, '.skate', 'policies', `${nameOrPath}.json`)}`,
     },
   };
 }

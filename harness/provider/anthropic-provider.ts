@@ -78,13 +78,17 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Mode
         failure = classifyFailure(error);
       }
       if (signal.aborted || failure.kind === 'aborted') {
-        yield { type: 'error', error: aborted() };
+        yield { type: 'error', error: aborted(), partial: accumulator.partial() };
         return;
       }
       debug(`anthropic: attempt ${attempt} failed: ${failure.detail}`);
       const tooLong = (failure.retryAfterMs ?? 0) > MAX_SERVER_WAIT_MS;
       if (!failure.retryable || attempt >= attempts || tooLong) {
-        yield { type: 'error', error: finalError(failure, attempt, tooLong, redact) };
+        yield {
+          type: 'error',
+          error: finalError(failure, attempt, tooLong, redact),
+          partial: accumulator.partial(),
+        };
         return;
       }
       const delayMs = retryDelayMs(attempt, backoff, failure.retryAfterMs);

@@ -23,6 +23,8 @@ export interface MessageAccumulator {
   readonly producedContent: boolean;
   /** The message, once `message_stop` arrived; undefined for a stream cut short. */
   finish(): CompletedMessage | undefined;
+  /** What streamed so far: finished blocks, and open text blocks as far as they went. */
+  partial(): ContentBlock[];
 }
 
 type OpenBlock =
@@ -33,11 +35,15 @@ type OpenBlock =
 
 /**
  * Folds the raw events of one streamed attempt into ProviderEvents and the
- * final `Message`. Block kinds Skate does not send for (server tools) are
- * skipped, so event indexes are positions in Skate's message, not the API's.
+ * final `Message`. Each block is built once: finished (a tool call's input
+ * parsed) when it stops, handed out in `block_done`, and reused by the final
+ * message. Block kinds Skate does not send for (server tools) are skipped, so
+ * event indexes are positions in Skate's message, not the API's.
  */
 export function createMessageAccumulator(onDebug: (line: string) => void = () => {}): MessageAccumulator {
   const blocks: OpenBlock[] = [];
+  /** Finished blocks by index, built once when their block stops. */
+  const finished: (ContentBlock | undefined)[] = [];
   const indexOf = new Map<number, number>();
   let stopReason: Anthropic.StopReason | null = null;
   let startUsage: Anthropic.Usage | undefined;
@@ -56,7 +62,10 @@ export function createMessageAccumulator(onDebug: (line: string) => void = () =>
         return delta(event);
       case 'content_block_stop': {
         const index = indexOf.get(event.index);
-        return index === undefined ? [] : [{ type: 'block_stop', index }];
+        if (index === undefined || finished[index]) return [];
+        const block = toContentBlock(blocks[index]!, onDebug);
+        finished[index] = block;
+        return [{ type: 'block_done', index, block }];
       }
       case 'message_delta':
         stopReason = event.delta.stop_reason ?? stopReason;
@@ -134,10 +143,23 @@ export function createMessageAccumulator(onDebug: (line: string) => void = () =>
     finish() {
       if (!stopped) return undefined;
       return {
-        message: { role: 'assistant', content: blocks.map((block) => toContentBlock(block, onDebug)) },
+        message: {
+          role: 'assistant',
+          // A block the stream never stopped is finished here, so none is built twice.
+          content: blocks.map((block, index) => finished[index] ?? toContentBlock(block, onDebug)),
+        },
         stopReason: toStopReason(stopReason, onDebug),
         usage: combineUsage(startUsage, deltaUsage),
       };
+    },
+    partial() {
+      const content: ContentBlock[] = [];
+      blocks.forEach((block, index) => {
+        const done = finished[index];
+        if (done) content.push(done);
+        else if (block.type === 'text' && block.text !== '') content.push({ type: 'text', text: block.text });
+      });
+      return content;
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { Message, StopReason } from '../../shared/conversation.js';
+import type { ContentBlock, Message, StopReason } from '../../shared/conversation.js';
 import type { TokenUsage } from '../../shared/engine-events.js';
 
 /** A tool as the model sees it. */
@@ -39,16 +39,22 @@ export interface ProviderError {
 }
 
 /**
- * What a provider streams. A stream never throws: it ends with exactly one
- * `message_done` or `error`. Content indexes are the block positions in the
- * assistant message.
+ * What a provider streams. A stream never throws: failures are events, and it
+ * ends with exactly one `message_done` or `error`. Content indexes are the
+ * block positions in the assistant message.
+ *
+ * The provider accumulates the stream, once: the deltas are for showing progress,
+ * and each block arrives finished in `block_done` (text whole, a tool call's
+ * input parsed), the same block object `message_done` then holds. A consumer
+ * never rebuilds blocks from deltas.
  */
 export type ProviderEvent =
   | { type: 'text_delta'; index: number; text: string }
   | { type: 'thinking_delta'; index: number; text: string }
   | { type: 'tool_use_start'; index: number; id: string; name: string }
   | { type: 'tool_input_delta'; index: number; json: string }
-  | { type: 'block_stop'; index: number }
+  /** Block `index` is complete. A tool call's input that is not valid JSON is `{}` here. */
+  | { type: 'block_done'; index: number; block: ContentBlock }
   /**
    * The request is being retried after `reason`. When `discard` is true the
    * stream had already produced content, which the caller must drop: the
@@ -56,7 +62,12 @@ export type ProviderEvent =
    */
   | { type: 'retry'; attempt: number; delayMs: number; reason: string; discard: boolean }
   | { type: 'message_done'; message: Message; stopReason: StopReason; usage: TokenUsage }
-  | { type: 'error'; error: ProviderError };
+  /**
+   * The stream failed or was aborted. `partial` is the content streamed before
+   * that (finished blocks, and the text of a block still open), so an interrupted
+   * reply can keep what its user already saw.
+   */
+  | { type: 'error'; error: ProviderError; partial?: ContentBlock[] };
 
 /**
  * The model, as the engine sees it: one injected interface. Unit tests use a

@@ -61,8 +61,8 @@ function toBlockParam(block: ContentBlock): BlockParam {
     case 'tool_result':
       return {
         type: 'tool_result',
-        tool_use_id: block.toolUseId,
-        content: block.content,
+        tool_use_id: block.callId,
+        content: block.output,
         is_error: block.isError,
       };
   }

@@ -1,3 +1,4 @@
+import { envAllows } from '../../shared/path-patterns.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 
 /** Never passed to an executor, whatever a policy allows: the harness's own credentials. */
@@ -18,14 +19,10 @@ export function executorEnvironment(policy: ResolvedPolicy, from: NodeJS.Process
   for (const [name, value] of Object.entries(from)) {
     if (value === undefined || ALWAYS_WITHHELD.some((pattern) => pattern.test(name))) continue;
     if (secretValues.has(value)) continue;
-    if (policy.environment.allow.some((allowed) => matches(allowed, name))) env[name] = value;
+    if (policy.environment.allow.some((allowed) => envAllows(allowed, name))) env[name] = value;
   }
   for (const [name, value] of Object.entries(policy.environment.set)) {
     if (!ALWAYS_WITHHELD.some((pattern) => pattern.test(name))) env[name] = value;
   }
   return env;
-}
-
-function matches(pattern: string, name: string): boolean {
-  return pattern.endsWith('*') ? name.startsWith(pattern.slice(0, -1)) : pattern === name;
 }

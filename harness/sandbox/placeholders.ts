@@ -1,10 +1,11 @@
-import { mkdir, readdir, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rmdir, unlink, writeFile } from 'node:fs/promises';
 import type { Placeholder } from './plan-sandbox.js';
 
 /**
- * Empty stand-ins for protected names that do not exist yet, shared by every
- * executor of this harness: created on first use, removed when the last
- * executor using them is gone and they are still empty.
+ * Stand-ins for protected names that do not exist yet (inside `.git` only: see
+ * `SandboxPlan.placeholders`), shared by every executor of this harness:
+ * created on first use, removed when the last executor using them is gone and
+ * they are still as made.
  */
 const users = new Map<string, number>();
 const created = new Set<string>();
@@ -12,7 +13,7 @@ const created = new Set<string>();
 async function create(placeholder: Placeholder): Promise<boolean> {
   try {
     if (placeholder.kind === 'dir') await mkdir(placeholder.path);
-    else await writeFile(placeholder.path, '', { flag: 'wx', mode: 0o644 });
+    else await writeFile(placeholder.path, placeholder.content ?? '', { flag: 'wx', mode: 0o644 });
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
@@ -20,11 +21,11 @@ async function create(placeholder: Placeholder): Promise<boolean> {
   }
 }
 
-async function removeIfEmpty(placeholder: Placeholder): Promise<void> {
+async function removeIfUnchanged(placeholder: Placeholder): Promise<void> {
   try {
     if (placeholder.kind === 'dir') {
       if ((await readdir(placeholder.path)).length === 0) await rmdir(placeholder.path);
-    } else if ((await stat(placeholder.path)).size === 0) {
+    } else if ((await readFile(placeholder.path, 'utf8')) === (placeholder.content ?? '')) {
       await unlink(placeholder.path);
     }
   } catch {
@@ -48,7 +49,7 @@ export async function acquirePlaceholders(
         continue;
       }
       users.delete(placeholder.path);
-      if (created.delete(placeholder.path)) await removeIfEmpty(placeholder);
+      if (created.delete(placeholder.path)) await removeIfUnchanged(placeholder);
     }
   };
 }

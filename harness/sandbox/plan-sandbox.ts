@@ -1,5 +1,6 @@
 import { lstat, realpath } from 'node:fs/promises';
 import path from 'node:path';
+import { isGlob } from '../../shared/path-patterns.js';
 import { isWithin } from '../../shared/path-within.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import type { MountStep } from './mount-plan.js';
@@ -32,20 +33,27 @@ export interface PlanInput {
 export interface Placeholder {
   path: string;
   kind: 'file' | 'dir';
+  /** A file's content: removed afterwards only if still exactly this. */
+  content?: string;
 }
 
 export interface SandboxPlan {
   steps: MountStep[];
-  /** Protected names that do not exist yet: created empty on the host so they can be mounted read-only. */
+  /**
+   * Protected names missing inside a `.git` directory (`.git/hooks` when `.git` is writable): created
+   * empty on the host so they can be mounted read-only; git lists nothing of its own directory.
+   */
   placeholders: Placeholder[];
+  /**
+   * Protected names missing elsewhere in a write root. A mount needs an existing entry, and one
+   * made on the host would show in the user's workspace (`ls -a`, `git status`, editors), so these
+   * are left unmounted: the tools refuse them, and the harness reports any that a run creates.
+   */
+  unmountedAbsent: string[];
   /** Things worth telling the user, e.g. a scan that hit its limits. */
   notes: string[];
   /** Things that leave the policy weaker than written (a deny glob not fully expanded): always said. */
   warnings: string[];
-}
-
-function isGlob(pattern: string): boolean {
-  return /[*?[\]{}]/.test(pattern);
 }
 
 /** The directory a glob starts from: its longest prefix without glob characters. */
@@ -55,9 +63,32 @@ function globBase(pattern: string): string {
   return parts.slice(0, index).join('/') || '/';
 }
 
-/** rc and profile files are files; every other protected name that does not exist becomes a directory. */
-function placeholderKind(p: string): Placeholder['kind'] {
-  return /(rc|profile)$/.test(path.basename(p)) ? 'file' : 'dir';
+/** True when `target` lies inside a directory named `.git` below `root` (never listed by git itself). */
+function insideGitDir(root: string, target: string): boolean {
+  return path.relative(root, path.dirname(target)).split(path.sep).includes('.git');
+}
+
+/**
+ * Files git reads from its own directory, with content that changes nothing: `commondir` must
+ * hold a path (git dies on an empty one), and `.` names the git directory itself.
+ */
+const GIT_FILES: Record<string, string> = { config: '', 'config.worktree': '', commondir: '.\n' };
+
+/** rc, profile and git's own files are files; every other protected name that does not exist becomes a directory. */
+function placeholderFor(p: string): Placeholder {
+  const name = path.basename(p);
+  const content = GIT_FILES[name];
+  if (content !== undefined) return { path: p, kind: 'file', content };
+  return /(rc|profile)$/.test(name) ? { path: p, kind: 'file', content: '' } : { path: p, kind: 'dir' };
+}
+
+/** The nearest existing ancestor of `target` below `root` when it is not a directory. */
+async function fileAbove(root: string, target: string): Promise<string | undefined> {
+  for (let p = path.dirname(target); p !== root && isWithin(root, p); p = path.dirname(p)) {
+    const kind = await pathKind(p);
+    if (kind) return kind === 'dir' ? undefined : p;
+  }
+  return undefined;
 }
 
 /**
@@ -72,6 +103,7 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
   const steps: MountStep[] = [];
   const notes: string[] = [];
   const placeholders: Placeholder[] = [];
+  const unmountedAbsent: string[] = [];
 
   const readAll = policy.read.allow.includes('/');
   const readRoots = readAll ? ['/'] : [...new Set([...SYSTEM_ROOTS, ...policy.read.allow])];
@@ -141,18 +173,27 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
   // anything inside a protected directory afterwards could make part of it writable again.
   const hostExecutables = new Set(input.hostExecutables ?? []);
   const targets = [...policy.protected, ...hostExecutables].sort((a, b) => a.length - b.length);
-  for (const target of targets) {
-    if (protectedTargets.some((done) => isWithin(done, target))) continue;
-    if (hostExecutables.has(target) && !(await pathKind(target))) continue;
-    if (isGlob(target)) {
+  for (const listed of targets) {
+    if (protectedTargets.some((done) => isWithin(done, listed))) continue;
+    if (hostExecutables.has(listed) && !(await pathKind(listed))) continue;
+    if (isGlob(listed)) {
       notes.push(
-        `protected glob ${target} is checked by the tools only; the kernel layer needs concrete paths`,
+        `protected glob ${listed} is checked by the tools only; the kernel layer needs concrete paths`,
       );
       continue;
     }
-    const root = writeRoots.find((w) => isWithin(w, target) && w !== target && !isWithin(target, w));
+    const root = writeRoots.find((w) => isWithin(w, listed) && w !== listed && !isWithin(listed, w));
     if (!root) continue;
-    await refuseSymlinks(policy.name, root, target);
+    await refuseSymlinks(policy.name, root, listed);
+    // A path under a file (`.git/hooks` where `.git` is a worktree's gitfile) can only come to
+    // exist by replacing that file, which could then point git anywhere: protect the file.
+    const target = (await fileAbove(root, listed)) ?? listed;
+    if (protectedTargets.some((done) => isWithin(done, target))) continue;
+    const absent = !(await pathKind(target));
+    if (absent && !(insideGitDir(root, target) && (await pathKind(path.dirname(target))) === 'dir')) {
+      unmountedAbsent.push(target);
+      continue;
+    }
     // A read-only bind protects the path, not its parent: pin every directory between the
     // write root and the protected path as a mount point, which cannot be renamed away.
     for (let dir = path.dirname(target); dir !== root && isWithin(root, dir); dir = path.dirname(dir)) {
@@ -161,7 +202,7 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
         steps.push({ op: 'bind', src: dir, dest: dir });
       }
     }
-    if (!(await pathKind(target))) placeholders.push({ path: target, kind: placeholderKind(target) });
+    if (absent) placeholders.push(placeholderFor(target));
     protectedTargets.push(target);
     steps.push({ op: 'ro-bind', src: target, dest: target });
   }
@@ -175,7 +216,7 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
         : { op: 'ro-bind', src: '/dev/null', dest: match.path },
     );
   }
-  return { steps, placeholders, notes, warnings: masks.warnings };
+  return { steps, placeholders, unmountedAbsent, notes, warnings: masks.warnings };
 }
 
 /**

@@ -3,6 +3,7 @@ import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ResourceLimits } from '../../shared/executor-boot.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
+import { builtinPolicyDir } from '../policy/load-policy.js';
 import { distPath, projectRoot } from '../project-paths.js';
 import { createCgroupLimits } from './cgroup-limits.js';
 import { executorEnvironment } from './executor-env.js';
@@ -12,9 +13,12 @@ import { acquirePlaceholders } from './placeholders.js';
 import { planSandbox } from './plan-sandbox.js';
 import { probeSandbox } from './probe-sandbox.js';
 import { SandboxUnavailableError } from './sandbox-errors.js';
+import { pathKind } from './scan-paths.js';
 
 let emptyDir: string | undefined;
 let sequence = 0;
+/** Protected names already reported as appeared: once per harness, not once per sub-agent's sandbox. */
+const reportedAppeared = new Set<string>();
 
 /** An empty directory mounted over denied directories; one per harness process. */
 function sharedEmptyDir(): string {
@@ -29,7 +33,10 @@ function sharedEmptyDir(): string {
 export interface PrepareSandboxOptions {
   /** Things the user should know about this sandbox, e.g. a scan that hit its limits. */
   onNote?(note: string): void;
-  /** Things that leave the policy weaker than written; given to `onNote` when this is absent. */
+  /**
+   * Things the user must see whatever the verbosity: a protected name that appeared during the run,
+   * a policy left weaker than written (a deny glob not fully expanded). Given to `onNote` when absent.
+   */
   onWarning?(warning: string): void;
 }
 
@@ -40,7 +47,10 @@ export interface PreparedSandbox {
   /** The policy's environment: what it lets through from ours, and what it sets. */
   env: Record<string, string>;
   resourceLimits: ResourceLimits;
-  /** Removes the cgroups and placeholders once everything started inside has exited. */
+  /**
+   * Removes the cgroups and placeholders once everything started inside has exited, and reports
+   * protected names that did not exist at the start (so were not mounted) but do now.
+   */
   release(): Promise<void>;
 }
 
@@ -61,7 +71,8 @@ export async function prepareSandbox(
     policy,
     // The node install (binary and its libraries) and Skate itself must stay readable.
     runtimePaths: [path.dirname(path.dirname(process.execPath)), projectRoot()],
-    hostExecutables: [path.join(projectRoot(), 'dist'), process.execPath],
+    // Also the built-in policies, which the next run loads: a command must not widen them.
+    hostExecutables: [path.join(projectRoot(), 'dist'), builtinPolicyDir(), process.execPath],
     emptyDir: sharedEmptyDir(),
     home: homedir(),
   });
@@ -91,6 +102,14 @@ export async function prepareSandbox(
     async release() {
       await lease?.release();
       await releasePlaceholders();
+      for (const name of plan.unmountedAbsent) {
+        if (!reportedAppeared.has(name) && (await pathKind(name))) {
+          reportedAppeared.add(name);
+          options.onWarning?.(
+            `${name} appeared while the sandbox ran; the policy protects it, but a name that did not exist could not be mounted without leaving a file in the workspace: review it before an editor, shell or git uses it`,
+          );
+        }
+      }
     },
   };
 }

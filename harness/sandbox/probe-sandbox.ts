@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { findOnPath, probeCached, probeCacheFile, probeKey, rememberProbe } from './probe-cache.js';
 
 export type SandboxSupport =
   | { available: true; bwrap: string }
@@ -59,18 +60,38 @@ function explain(stderr: string, spawnError: string | undefined): SandboxSupport
 
 let probed: Promise<SandboxSupport> | undefined;
 
-/** Whether bubblewrap can build an executor's sandbox on this machine; asked once per process. */
+/**
+ * Whether bubblewrap can build an executor's sandbox on this machine; asked once per process.
+ * A success is remembered in the user's cache directory for this machine, kernel and bwrap
+ * binary, so a start normally runs no probe (it cost ~12 ms, in series, before every executor).
+ */
 export function probeSandbox(): Promise<SandboxSupport> {
-  probed ??= new Promise((resolve) => {
-    const child = spawn(BWRAP, PROBE_ARGS, { stdio: ['ignore', 'ignore', 'pipe'] });
+  probed ??= (async () => {
+    const bwrap = findOnPath(BWRAP);
+    if (bwrap === undefined) return explain('', 'spawn bwrap ENOENT');
+    const file = probeCacheFile();
+    let key: string | undefined;
+    try {
+      key = probeKey(bwrap);
+    } catch {}
+    if (key !== undefined && (await probeCached(file, key))) return { available: true, bwrap };
+    const support = await runProbe(bwrap);
+    if (support.available && key !== undefined) await rememberProbe(file, key);
+    return support;
+  })();
+  return probed;
+}
+
+function runProbe(bwrap: string): Promise<SandboxSupport> {
+  return new Promise((resolve) => {
+    const child = spawn(bwrap, PROBE_ARGS, { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;
     });
     child.once('error', (error) => resolve(explain(stderr, error.message)));
     child.once('close', (code) =>
-      resolve(code === 0 ? { available: true, bwrap: BWRAP } : explain(stderr, undefined)),
+      resolve(code === 0 ? { available: true, bwrap } : explain(stderr, undefined)),
     );
   });
-  return probed;
 }

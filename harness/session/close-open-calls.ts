@@ -18,11 +18,11 @@ export function closeOpenCalls(messages: Message[], log: ConversationLog): numbe
   if (assistant?.role !== 'assistant') return 0;
   const results = last === assistant ? undefined : last;
   const answered = new Set(
-    results?.content.flatMap((block) => (block.type === 'tool_result' ? [block.toolUseId] : [])),
+    results?.content.flatMap((block) => (block.type === 'tool_result' ? [block.callId] : [])),
   );
   const missing: ContentBlock[] = assistant.content.flatMap((block) =>
     block.type === 'tool_use' && !answered.has(block.id)
-      ? [{ type: 'tool_result' as const, toolUseId: block.id, content: NO_RESULT_OUTPUT, isError: true }]
+      ? [{ type: 'tool_result' as const, callId: block.id, output: NO_RESULT_OUTPUT, isError: true }]
       : [],
   );
   if (missing.length === 0) return 0;

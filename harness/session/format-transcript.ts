@@ -4,14 +4,14 @@ import { estimateCostUsd } from '../provider/model-catalog.js';
 import { formatCost, formatUsage, relativeTime, uniquePrefixLength } from './format-units.js';
 import type { LoadedSession } from './session-reader.js';
 import { truncate } from './session-summary.js';
+import { sessionToolCalls } from './session-tool-calls.js';
 import { ownTotals, type SessionTotals } from './session-totals.js';
 
 /**
  * The readable transcript `skate sessions show` prints: each event under its
  * id (a unique prefix, which `--fork-at` accepts), tool calls with their
- * arguments summarised and results cut to their first line, usage per model
- * turn, then totals. `tool_call` events are not repeated: the assistant
- * message shows its calls.
+ * arguments summarised and results, named after their calls, cut to their first
+ * line, usage per model turn, then totals.
  */
 export function formatTranscript(session: LoadedSession, total: SessionTotals, now: Date): string {
   const { header } = session;
@@ -24,10 +24,11 @@ export function formatTranscript(session: LoadedSession, total: SessionTotals, n
   if (header.forkedFrom)
     lines.push(`  forked from session ${header.forkedFrom.sessionId} at event ${header.forkedFrom.eventId}`);
   if (header.parentSessionId) lines.push(`  sub-agent of session ${header.parentSessionId}`);
+  const names = new Map(sessionToolCalls(session.events).map((call) => [call.callId, call.name]));
   for (const event of session.events) {
     const head = `#${event.id.slice(0, idLength)}`;
-    const body = describe(event);
-    if (body) lines.push('', `${head} ${body[0]}`, ...body.slice(1).map((line) => `  ${line}`));
+    const body = describe(event, names);
+    lines.push('', `${head} ${body[0]}`, ...body.slice(1).map((line) => `  ${line}`));
   }
   const own = ownTotals(session);
   const turns = session.events.filter((event) => event.payload.type === 'assistant_message').length;
@@ -38,15 +39,14 @@ export function formatTranscript(session: LoadedSession, total: SessionTotals, n
   return `${lines.join('\n')}\n`;
 }
 
-/** The heading and indented lines of one event; undefined for events the transcript leaves out. */
-function describe(event: SessionEvent): string[] | undefined {
+/** The heading and indented lines of one event; `names` are tool names by call id. */
+function describe(event: SessionEvent, names: ReadonlyMap<string, string>): string[] {
   const { payload } = event;
   switch (payload.type) {
-    case 'user_message':
-      return [
-        payload.appendToToolResults ? 'user (with the tool results)' : 'user',
-        ...blocks(payload.message.content),
-      ];
+    case 'user_message': {
+      const results = payload.message.content.some((block) => block.type === 'tool_result');
+      return [results ? 'tool results' : 'user', ...blocks(payload.message.content, names)];
+    }
     case 'assistant_message': {
       const cost = estimateCostUsd(payload.model, payload.usage);
       const costText = formatCost({
@@ -56,14 +56,8 @@ function describe(event: SessionEvent): string[] | undefined {
       });
       return [
         `assistant · ${payload.model} · ${formatUsage(payload.usage)} · ${costText}`,
-        ...blocks(payload.message.content),
+        ...blocks(payload.message.content, names),
       ];
-    }
-    case 'tool_result': {
-      const lines = payload.output.split('\n');
-      const more = lines.length > 1 ? ` (+${lines.length - 1} more lines)` : '';
-      const mark = payload.isError ? `✗ ${payload.code ?? 'error'}` : '←';
-      return [`tool result · ${payload.name}`, `${mark} ${truncate(lines[0] ?? '', 120)}${more}`];
     }
     case 'compaction':
       return [
@@ -77,23 +71,25 @@ function describe(event: SessionEvent): string[] | undefined {
         `sub-agent session ${payload.childSessionId} (call ${payload.callId})`,
         ...firstLines(payload.task, 1),
       ];
-    case 'tool_call':
-      return undefined;
   }
 }
 
-function blocks(content: readonly ContentBlock[]): string[] {
-  return content.flatMap(blockLines);
+function blocks(content: readonly ContentBlock[], names: ReadonlyMap<string, string>): string[] {
+  return content.flatMap((block) => blockLines(block, names));
 }
 
-function blockLines(block: ContentBlock): string[] {
+function blockLines(block: ContentBlock, names: ReadonlyMap<string, string>): string[] {
   switch (block.type) {
     case 'text':
       return block.text.split('\n');
     case 'tool_use':
       return [`→ ${block.name} ${summariseArgs(block.input)}`];
-    case 'tool_result':
-      return [`← ${truncate(block.content.split('\n')[0] ?? '', 120)}`];
+    case 'tool_result': {
+      const lines = block.output.split('\n');
+      const more = lines.length > 1 ? ` (+${lines.length - 1} more lines)` : '';
+      const name = names.get(block.callId) ?? block.callId;
+      return [`${block.isError ? '✗' : '←'} ${name}: ${truncate(lines[0] ?? '', 120)}${more}`];
+    }
     case 'thinking':
       return [`(thinking, ${block.thinking.length} characters)`];
     case 'redacted_thinking':

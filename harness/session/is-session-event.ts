@@ -1,6 +1,5 @@
 import { ImageInput } from '../../shared/engine-events.js';
 import type { SessionEvent } from '../../shared/session-format.js';
-import { ToolErrorCode } from '../../shared/tool.js';
 
 /**
  * A hand-written check that accepts only what the `SessionEvent` zod schema
@@ -22,7 +21,6 @@ export function isSessionEvent(value: unknown): value is SessionEvent {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-const ERROR_CODES: ReadonlySet<unknown> = new Set(ToolErrorCode.options);
 const MEDIA_TYPES: ReadonlySet<unknown> = new Set(ImageInput.shape.mediaType.options);
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -52,23 +50,10 @@ function isCount(value: unknown): boolean {
 function isPayload(payload: Record<string, unknown>): boolean {
   switch (payload.type) {
     case 'user_message':
-      return (
-        isMessage(payload.message, 'user') &&
-        (payload.appendToToolResults === undefined || typeof payload.appendToToolResults === 'boolean')
-      );
+      return isMessage(payload.message, 'user');
     case 'assistant_message':
       return (
         isMessage(payload.message, 'assistant') && isUsage(payload.usage) && typeof payload.model === 'string'
-      );
-    case 'tool_call':
-      return typeof payload.callId === 'string' && typeof payload.name === 'string';
-    case 'tool_result':
-      return (
-        typeof payload.callId === 'string' &&
-        typeof payload.name === 'string' &&
-        typeof payload.output === 'string' &&
-        typeof payload.isError === 'boolean' &&
-        (payload.code === undefined || ERROR_CODES.has(payload.code))
       );
     case 'compaction':
       return (
@@ -115,8 +100,8 @@ function isBlock(block: unknown): boolean {
       return typeof block.id === 'string' && typeof block.name === 'string';
     case 'tool_result':
       return (
-        typeof block.toolUseId === 'string' &&
-        typeof block.content === 'string' &&
+        typeof block.callId === 'string' &&
+        typeof block.output === 'string' &&
         typeof block.isError === 'boolean'
       );
     case 'thinking':

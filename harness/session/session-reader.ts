@@ -1,14 +1,19 @@
 import { readFile } from 'node:fs/promises';
 import type { Message } from '../../shared/conversation.js';
 import { SESSION_FORMAT_VERSION, SessionEvent, SessionHeader } from '../../shared/session-format.js';
+import { SESSION_FORMAT_V1, SessionEventV1, SessionHeaderV1 } from '../../shared/session-format-v1.js';
 import { conversationFromEvents } from './conversation-from-events.js';
+import { convertV1Session } from './convert-v1-session.js';
 import { isSessionEvent } from './is-session-event.js';
 import { SessionError } from './session-error.js';
 
 /** A session file read into memory: its header, its events and the tree they form. */
 export interface LoadedSession {
   readonly file: string;
+  /** The header in today's format (a version 1 file's converted). */
   readonly header: SessionHeader;
+  /** The format the file is written in: 1 for a file from before whole messages, converted on reading. */
+  readonly fileVersion: number;
   /** Every event, in file order (a parent always comes before its children). */
   readonly events: readonly SessionEvent[];
   /** Children of each event by id; the key `null` holds the roots. */
@@ -17,7 +22,10 @@ export interface LoadedSession {
   readonly warnings: readonly string[];
   /** Bytes of complete lines; less than the file's size when a torn last line was skipped. */
   readonly validBytes: number;
-  /** The event with this id, or with this unique id prefix; throws `unknown_event` otherwise. */
+  /**
+   * The event with this id, or with this unique id prefix; throws `unknown_event`
+   * otherwise. A version 1 event folded into another on conversion finds that one.
+   */
   findEvent(idOrPrefix: string): SessionEvent;
   /** The newest leaf: the last event written (nothing can follow it, so it is always a leaf). */
   latestLeaf(): SessionEvent | undefined;
@@ -51,9 +59,11 @@ export function parseSession(file: string, bytes: Buffer): LoadedSession {
   const header = parseHeader(file, firstEnd === -1 ? text : text.slice(0, firstEnd), firstEnd === -1);
   if (firstEnd === -1)
     throw new SessionError('empty', `${file}: the header line is torn (the session never started)`, file, 1);
+  const v1 = header.version === SESSION_FORMAT_V1;
+  const readEvent = v1 ? validEventV1 : validEvent;
 
-  const events: SessionEvent[] = [];
-  const byId = new Map<string, SessionEvent>();
+  let events: SessionEvent[] = [];
+  let byId = new Map<string, SessionEvent>();
   const warnings: string[] = [];
   let validBytes = bytes.length;
   let lineNumber = 1;
@@ -83,17 +93,40 @@ export function parseSession(file: string, bytes: Buffer): LoadedSession {
       validBytes = Buffer.byteLength(text.slice(0, lineStart));
       break;
     }
-    const event = validEvent(file, lineNumber, value);
+    const event = readEvent(file, lineNumber, value) as SessionEvent;
     if (byId.has(event.id)) throw corrupt(file, lineNumber, `event id ${event.id} appears twice`);
     if (event.parentId !== null && !byId.has(event.parentId))
       throw corrupt(file, lineNumber, `parentId ${event.parentId} names no earlier event`);
     byId.set(event.id, event);
     events.push(event);
   }
-  return createLoadedSession(file, header, events, byId, warnings, validBytes);
+  if (header.version !== SESSION_FORMAT_V1)
+    return createLoadedSession(
+      file,
+      header,
+      SESSION_FORMAT_VERSION,
+      events,
+      byId,
+      new Map(),
+      warnings,
+      validBytes,
+    );
+  const converted = convertV1Session(header, events as unknown as SessionEventV1[]);
+  events = converted.events;
+  byId = new Map(events.map((event) => [event.id, event]));
+  return createLoadedSession(
+    file,
+    converted.header,
+    SESSION_FORMAT_V1,
+    events,
+    byId,
+    converted.aliases,
+    warnings,
+    validBytes,
+  );
 }
 
-function parseHeader(file: string, line: string, torn: boolean): SessionHeader {
+function parseHeader(file: string, line: string, torn: boolean): SessionHeader | SessionHeaderV1 {
   let value: unknown;
   try {
     value = JSON.parse(line);
@@ -115,14 +148,14 @@ function parseHeader(file: string, line: string, torn: boolean): SessionHeader {
   const record = value as { type?: unknown; version?: unknown } | null;
   if (typeof record !== 'object' || record === null || record.type !== 'session')
     throw new SessionError('not_a_session', `${file}:1: not a Skate session (no session header)`, file, 1);
-  if (record.version !== SESSION_FORMAT_VERSION)
+  if (record.version !== SESSION_FORMAT_VERSION && record.version !== SESSION_FORMAT_V1)
     throw new SessionError(
       'unsupported_version',
-      `${file}:1: session format version ${JSON.stringify(record.version)} is not supported (this Skate reads version ${SESSION_FORMAT_VERSION})`,
+      `${file}:1: session format version ${JSON.stringify(record.version)} is not supported (this Skate reads versions ${SESSION_FORMAT_V1} to ${SESSION_FORMAT_VERSION})`,
       file,
       1,
     );
-  const header = SessionHeader.safeParse(value);
+  const header = (record.version === SESSION_FORMAT_V1 ? SessionHeaderV1 : SessionHeader).safeParse(value);
   if (!header.success) throw corrupt(file, 1, `invalid session header: ${issues(header.error)}`);
   return header.data;
 }
@@ -131,6 +164,13 @@ function validEvent(file: string, line: number, value: unknown): SessionEvent {
   // The fast check covers every line Skate writes; zod only runs on what it refuses, and words the error.
   if (isSessionEvent(value)) return value;
   const result = SessionEvent.safeParse(value);
+  if (!result.success) throw corrupt(file, line, `invalid event: ${issues(result.error)}`);
+  return result.data;
+}
+
+/** A version 1 line: old files only, so zod alone (no fast path) is quick enough. */
+function validEventV1(file: string, line: number, value: unknown): SessionEventV1 {
+  const result = SessionEventV1.safeParse(value);
   if (!result.success) throw corrupt(file, line, `invalid event: ${issues(result.error)}`);
   return result.data;
 }
@@ -149,8 +189,10 @@ function corrupt(file: string, line: number, reason: string): SessionError {
 function createLoadedSession(
   file: string,
   header: SessionHeader,
+  fileVersion: number,
   events: SessionEvent[],
   byId: Map<string, SessionEvent>,
+  aliases: ReadonlyMap<string, string>,
   warnings: string[],
   validBytes: number,
 ): LoadedSession {
@@ -167,10 +209,15 @@ function createLoadedSession(
     return children;
   };
   const findEvent = (idOrPrefix: string): SessionEvent => {
-    const exact = byId.get(idOrPrefix);
+    const exact = byId.get(aliases.get(idOrPrefix) ?? idOrPrefix);
     if (exact) return exact;
-    const matches = idOrPrefix === '' ? [] : events.filter((event) => event.id.startsWith(idOrPrefix));
-    if (matches.length === 1) return matches[0]!;
+    const ids = new Set<string>();
+    if (idOrPrefix !== '') {
+      for (const event of events) if (event.id.startsWith(idOrPrefix)) ids.add(event.id);
+      for (const [id, into] of aliases) if (id.startsWith(idOrPrefix)) ids.add(into);
+    }
+    const matches = [...ids];
+    if (matches.length === 1) return byId.get(matches[0]!)!;
     throw new SessionError(
       'unknown_event',
       matches.length === 0
@@ -191,6 +238,7 @@ function createLoadedSession(
   return {
     file,
     header,
+    fileVersion,
     events,
     get children() {
       return tree();

@@ -1,9 +1,10 @@
 import { open, readdir, stat, truncate } from 'node:fs/promises';
 import path from 'node:path';
 import type { Message } from '../../shared/conversation.js';
-import type { SessionHeader } from '../../shared/session-format.js';
+import { SESSION_FORMAT_VERSION, type SessionHeader } from '../../shared/session-format.js';
 import { closeOpenCalls } from './close-open-calls.js';
 import { conversationFromEvents } from './conversation-from-events.js';
+import { rewriteSessionFile } from './rewrite-session-file.js';
 import { SessionError } from './session-error.js';
 import { lockSession } from './session-lock.js';
 import { sessionsDir } from './session-paths.js';
@@ -108,7 +109,8 @@ export interface OpenedSession {
 /**
  * Continues session `idOrPrefix` in its own file from its last event. A torn
  * last line is cut off first (appending after it would corrupt the next line),
- * and tool calls left without a result get an error result.
+ * a file in an older format is rewritten in today's (same ids), and tool calls
+ * left without a result get an error result.
  */
 export async function resumeSession(
   workspace: string,
@@ -133,9 +135,16 @@ async function resumeLocked(
 ): Promise<OpenedSession> {
   const session = await loadSession(file);
   const warnings = [...session.warnings];
+  if (session.fileVersion !== SESSION_FORMAT_VERSION) {
+    // New events go after converted ones, so the file must be in the format they are written in.
+    await rewriteSessionFile(file, session.header, session.events);
+    warnings.push(
+      `${file}: converted from session format ${session.fileVersion} to ${SESSION_FORMAT_VERSION} before appending`,
+    );
+  }
   try {
     const { size } = await stat(file);
-    if (session.validBytes < size) {
+    if (session.fileVersion === SESSION_FORMAT_VERSION && session.validBytes < size) {
       await truncate(file, session.validBytes);
       warnings.push(
         `${file}: removed the torn last line (${size - session.validBytes} bytes) before appending`,

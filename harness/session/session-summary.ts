@@ -41,7 +41,9 @@ export function summarizeSession(session: LoadedSession): SessionSummary {
   let turns = 0;
   let model = header.model;
   for (const { payload } of events) {
-    if (payload.type === 'user_message' && !payload.appendToToolResults) {
+    if (payload.type === 'user_message') {
+      // A tool results message (whatever user text rode along) is not a prompt.
+      if (payload.message.content.some((block) => block.type === 'tool_result')) continue;
       prompts++;
       firstPrompt ??= promptText(payload.message.content);
     } else if (payload.type === 'assistant_message') {

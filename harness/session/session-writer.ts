@@ -1,7 +1,7 @@
 import { type FileHandle, mkdir, open } from 'node:fs/promises';
 import path from 'node:path';
 import { v7 as uuidv7 } from 'uuid';
-import type { ContentBlock, Message } from '../../shared/conversation.js';
+import type { Message } from '../../shared/conversation.js';
 import type { TokenUsage } from '../../shared/engine-events.js';
 import {
   SESSION_FORMAT_VERSION,
@@ -10,6 +10,7 @@ import {
   type SessionPayload,
 } from '../../shared/session-format.js';
 import type { ConversationLog } from '../engine/engine-types.js';
+import { ensureSkateDir } from '../skate-dir.js';
 import { isSessionEvent } from './is-session-event.js';
 import { SessionError } from './session-error.js';
 import { sessionFile, sessionsDir } from './session-paths.js';
@@ -79,7 +80,8 @@ export async function createSessionWriter(
   const file = sessionFile(init.workspace, header.id);
   let handle: FileHandle;
   try {
-    // Private: a session holds whatever the model read, secrets included.
+    // .skate gets its .gitignore when made; sessions are private: they hold whatever the model read.
+    await ensureSkateDir(init.workspace);
     await mkdir(dir, { recursive: true, mode: 0o700 });
     handle = await open(file, 'a', 0o600);
   } catch (error) {
@@ -121,29 +123,14 @@ export async function reopenSessionWriter(
 interface Continuation {
   lastEventId: string | null;
   model: string;
-  /** Tool names of calls whose results have not been logged yet, by call id. */
-  openCalls: Map<string, string>;
 }
 
-/** Where a writer picks up after `events`: their last id, the model in use, the calls still open. */
+/** Where a writer picks up after `events`: their last id and the model in use. */
 function continuation(header: SessionHeader, events: readonly SessionEvent[]): Continuation {
-  const state: Continuation = {
-    lastEventId: events.at(-1)?.id ?? null,
-    model: header.model,
-    openCalls: new Map(),
-  };
+  const state: Continuation = { lastEventId: events.at(-1)?.id ?? null, model: header.model };
   for (const { payload } of events) {
-    if (payload.type === 'tool_call') state.openCalls.set(payload.callId, payload.name);
-    else if (payload.type === 'tool_result') state.openCalls.delete(payload.callId);
-    else if (payload.type === 'model_change') state.model = payload.to;
-    else if (payload.type === 'assistant_message') {
-      state.model = payload.model;
-      // The reply names its calls too: a log cut between the reply and its tool_call events
-      // (a crash, a power cut) must still know what the open calls were.
-      for (const block of payload.message.content) {
-        if (block.type === 'tool_use') state.openCalls.set(block.id, block.name);
-      }
-    }
+    if (payload.type === 'model_change') state.model = payload.to;
+    else if (payload.type === 'assistant_message') state.model = payload.model;
   }
   return state;
 }
@@ -159,7 +146,6 @@ class QueuedSessionWriter implements SessionWriter {
   status: 'open' | 'failed' | 'closed' = 'open';
   lastEventId: string | null;
   private model: string;
-  private readonly openCalls: Map<string, string>;
   private readonly onError: (error: SessionError) => void;
   private readonly sync: SyncPolicy;
   private pending: string[] = [];
@@ -181,7 +167,6 @@ class QueuedSessionWriter implements SessionWriter {
   ) {
     this.lastEventId = state.lastEventId;
     this.model = state.model;
-    this.openCalls = state.openCalls;
     this.onError = options.onError ?? ((error) => process.emitWarning(error.message, 'SkateSessionWarning'));
     this.sync = options.sync ?? 'batch';
   }
@@ -193,44 +178,18 @@ class QueuedSessionWriter implements SessionWriter {
   assistantMessage(message: Message, usage: TokenUsage, model: string): void {
     if (model !== this.model) this.append({ type: 'model_change', from: this.model, to: model });
     this.model = model;
+    // Whole, tool_use blocks included: the calls are read back from the message (see session-tool-calls.ts).
     this.append({
       type: 'assistant_message',
       message: { role: 'assistant', content: message.content },
       usage,
       model,
     });
-    for (const block of message.content) {
-      if (block.type !== 'tool_use') continue;
-      this.openCalls.set(block.id, block.name);
-      this.append({ type: 'tool_call', callId: block.id, name: block.name, input: block.input });
-    }
   }
 
   toolResults(message: Message): void {
-    const rest: ContentBlock[] = [];
-    let results = 0;
-    for (const block of message.content) {
-      if (block.type !== 'tool_result') {
-        rest.push(block);
-        continue;
-      }
-      results++;
-      const name = this.openCalls.get(block.toolUseId) ?? 'unknown';
-      this.openCalls.delete(block.toolUseId);
-      this.append({
-        type: 'tool_result',
-        callId: block.toolUseId,
-        name,
-        output: block.content,
-        isError: block.isError,
-      });
-    }
-    if (rest.length > 0)
-      this.append({
-        type: 'user_message',
-        message: { role: 'user', content: rest },
-        ...(results > 0 ? { appendToToolResults: true } : {}),
-      });
+    // One event for the whole message: its tool_result blocks and any user text sent with them.
+    this.append({ type: 'user_message', message: { role: 'user', content: message.content } });
   }
 
   compaction(summary: string, replacedMessages: number, usage?: TokenUsage, model?: string): void {

@@ -91,10 +91,11 @@ function streamingProvider(count: number): ModelProvider {
         text += piece;
         yield { type: 'text_delta', index: 0, text: piece };
       }
-      yield { type: 'block_stop', index: 0 };
+      const block = { type: 'text' as const, text };
+      yield { type: 'block_done', index: 0, block };
       yield {
         type: 'message_done',
-        message: { role: 'assistant', content: [{ type: 'text', text }] },
+        message: { role: 'assistant', content: [block] },
         stopReason: 'end_turn',
         usage: { inputTokens: 10, outputTokens: count, cacheReadTokens: 0, cacheWriteTokens: 0 },
       };

@@ -7,6 +7,8 @@ import type { Message } from '../../shared/conversation.js';
 import { median, microsSince, quantile, round } from './stats.js';
 
 const LOAD_EVENTS = 100_000;
+/** Events one `logCycle` writes: prompt, reply, tool results (each message logged whole). */
+const CYCLE_EVENTS = 3;
 const BURST_EVENTS = 20_000;
 const PACED_EVENTS = 300;
 const ROUNDS = 3;
@@ -38,7 +40,7 @@ export interface SessionFigures {
   session_append_call_us: number;
 }
 
-/** One cycle of a typical session: prompt, reply with a call, the call's audit line, its result. */
+/** One cycle of a typical session: prompt, reply with a call, its result. */
 function logCycle(writer: SessionWriter, index: number): void {
   writer.userMessage({
     role: 'user',
@@ -58,9 +60,7 @@ function logCycle(writer: SessionWriter, index: number): void {
   );
   writer.toolResults({
     role: 'user',
-    content: [
-      { type: 'tool_result', toolUseId: `toolu_${index}`, content: 'line\n'.repeat(60), isError: false },
-    ],
+    content: [{ type: 'tool_result', callId: `toolu_${index}`, output: 'line\n'.repeat(60), isError: false }],
   });
 }
 
@@ -76,7 +76,7 @@ export async function benchSessions(): Promise<SessionFigures> {
       { workspace, model: 'claude-sonnet-4-5', policy: 'execute' },
       { sync: 'close' },
     );
-    for (let i = 0; i < LOAD_EVENTS / 4; i++) logCycle(big, i);
+    for (let i = 0; i < Math.ceil(LOAD_EVENTS / CYCLE_EVENTS); i++) logCycle(big, i);
     await big.close();
     // Alternating with the baseline (read + JSON.parse of every line), so both see the same machine.
     const loads: number[] = [];
@@ -85,11 +85,11 @@ export async function benchSessions(): Promise<SessionFigures> {
       let start = performance.now();
       const parsed = await parseLines(big.file);
       parses.push(performance.now() - start);
-      if (parsed !== LOAD_EVENTS) throw new Error(`parsed ${parsed} events`);
+      if (parsed < LOAD_EVENTS) throw new Error(`parsed ${parsed} events`);
       start = performance.now();
       const session = await loadSession(big.file);
       loads.push(performance.now() - start);
-      if (session.events.length !== LOAD_EVENTS) throw new Error(`loaded ${session.events.length} events`);
+      if (session.events.length < LOAD_EVENTS) throw new Error(`loaded ${session.events.length} events`);
     }
 
     const burst = {
@@ -103,10 +103,10 @@ export async function benchSessions(): Promise<SessionFigures> {
       for (const sync of ['batch', 'close'] as const) {
         const writer = await createSessionWriter({ workspace, model: 'm', policy: 'execute' }, { sync });
         const start = performance.now();
-        for (let i = 0; i < BURST_EVENTS / 4; i++) {
+        for (let i = 0; i < BURST_EVENTS / CYCLE_EVENTS; i++) {
           const call = process.hrtime.bigint();
           logCycle(writer, i);
-          if (i % 50 === 0) burst.calls.push(microsSince(call) / 4);
+          if (i % 50 === 0) burst.calls.push(microsSince(call) / CYCLE_EVENTS);
         }
         await writer.close();
         (sync === 'batch' ? burst.session : burst.nosync).push(

@@ -1,13 +1,14 @@
 import { mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { ChildExecutorInfo } from '../../harness/agents/run-sub-agent.js';
 import { createSpawnAgentTool } from '../../harness/agents/spawn-agent-tool.js';
 import { createCollectingEmitter } from '../../harness/emitters/collecting-emitter.js';
 import { createCommandInbox } from '../../harness/engine/command-inbox.js';
 import { Engine } from '../../harness/engine/engine.js';
 import type { MetaTool } from '../../harness/engine/engine-types.js';
 import type { ModelProvider } from '../../harness/provider/model-provider.js';
+import { createAgentSession } from '../../harness/runtime/agent-session.js';
+import type { ChildExecutorInfo } from '../../harness/runtime/agent-settings.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import { testPolicy } from '../support/policies.js';
 import { processDescendants } from '../support/process-descendants.js';
@@ -91,6 +92,7 @@ async function runParent(policy: ResolvedPolicy, count: number, measureRss: bool
         if (++requested === count) allRequested();
       }, gate),
     onChildSpawned: (info) => spawned.push(info),
+    startChild: createAgentSession,
   });
   // The parent's model calls are numbered in order, and so are the children: call i spawns agent-i.
   const timed: MetaTool = {

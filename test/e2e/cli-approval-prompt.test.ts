@@ -23,8 +23,26 @@ function skateCommand(workspace: string, prompt: string): string {
     .join(' ');
 }
 
-function env(baseUrl: string): NodeJS.ProcessEnv {
-  return { ...process.env, ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: baseUrl, NO_COLOR: '1' };
+function env(baseUrl: string): Record<string, string> {
+  const inherited = Object.entries(process.env).filter(
+    (entry): entry is [string, string] => entry[1] !== undefined,
+  );
+  return {
+    ...Object.fromEntries(inherited),
+    ANTHROPIC_API_KEY: 'sk-ant-test',
+    ANTHROPIC_BASE_URL: baseUrl,
+    NO_COLOR: '1',
+  };
+}
+
+/** The command in a 200×50 terminal; `[exit N]` is printed when it ends, and the pane stays open. */
+function terminal(command: string, environment: Record<string, string>) {
+  return tmuxTerminal({
+    command: `${command}; echo "[exit $?]"; sleep 600`,
+    env: environment,
+    columns: 200,
+    rows: 50,
+  });
 }
 
 describe('the approval prompt in a real terminal (tmux)', () => {
@@ -41,7 +59,7 @@ describe('the approval prompt in a real terminal (tmux)', () => {
       },
       { type: 'message', blocks: [{ type: 'text', text: 'Finished.' }] },
     ]);
-    await using term = await tmuxTerminal(skateCommand(dir.path, 'run it'), env(api.url));
+    await using term = await terminal(skateCommand(dir.path, 'run it'), env(api.url));
     await term.waitFor(/\[y\/N or a reason\]/);
     // list_dir needs no approval and is done at once; its result must wait for the answer.
     await sleep(700);
@@ -52,7 +70,7 @@ describe('the approval prompt in a real terminal (tmux)', () => {
     const lines = asking.trimEnd().split('\n');
     expect(lines.at(-1)).toBe('[y/N or a reason]');
 
-    await term.sendKeys('y', 'Enter');
+    await term.keys('y', 'Enter');
     const after = await term.waitFor(/\[exit \d+\]/);
     expect(after).toContain('[exit 0]');
     expect(after).toMatch(/↳ .*entries/);
@@ -79,14 +97,14 @@ describe('the approval prompt in a real terminal (tmux)', () => {
       },
       { type: 'message', blocks: [{ type: 'text', text: 'Should not be asked for.' }] },
     ]);
-    await using term = await tmuxTerminal(skateCommand(dir.path, 'edit it'), env(api.url));
+    await using term = await terminal(skateCommand(dir.path, 'edit it'), env(api.url));
     const asking = await term.waitFor(/\[y\/N or a reason\]/);
     expect(asking).toContain('allow edit_file?');
     expect(asking).toContain('greet.js');
     expect(asking).toContain('- "hello"');
     expect(asking).toContain('+ "good morning"');
 
-    await term.sendKeys('C-c');
+    await term.keys('C-c');
     const after = await term.waitFor(/\[exit \d+\]/, 10_000);
     expect(after).toContain('[exit 130]');
     expect(after).toContain('interrupting');

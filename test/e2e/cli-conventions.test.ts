@@ -48,7 +48,7 @@ describe('command-line conventions (Claude Code shape)', () => {
       [['-p', 'x', '--model'], 'skate: --model needs a value: --model VALUE'],
       [
         ['fix the bug'],
-        'skate: the interactive terminal UI is not in this build yet; run headless with skate -p "fix the bug"',
+        'skate: no terminal for the interactive UI; run headless with skate -p "fix the bug"',
       ],
       [['tols'], 'skate: unknown command: tols'],
     ] as const) {

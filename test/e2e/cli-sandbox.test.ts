@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PolicyReport } from '../../harness/cli/commands/policy-show-command.js';
@@ -117,6 +117,44 @@ describe.skipIf(noSandbox)('skate sandbox', () => {
     expect(await readFile(path.join(ws, 'inside.txt'), 'utf8')).toBe('made\n');
     expect(existsSync(path.join(root.path, `outside-${tag}.txt`))).toBe(false);
     expect(escapedToEtc).toBe(false);
+  });
+
+  it('shows nothing new in the workspace while the command runs, on the host or inside', async () => {
+    await using root = await hostDir();
+    const ws = path.join(root.path, 'ws');
+    await mkdir(ws);
+    await writeFile(path.join(ws, 'main.ts'), 'export {};\n');
+    execFileSync('git', ['init', '-q', ws]);
+    const before = (await readdir(ws)).sort();
+    const running = runCli([
+      'sandbox',
+      '--workspace',
+      ws,
+      '--',
+      'sh',
+      '-c',
+      'ls -A; git status --porcelain --untracked-files=all; touch started; sleep 2',
+    ]);
+    expect(await eventually(() => existsSync(path.join(ws, 'started')), 15_000)).toBe(true);
+    const during = (await readdir(ws)).filter((name) => name !== 'started').sort();
+    const result = await running;
+    expect(during).toEqual(before);
+    expect(result.code).toBe(0);
+    // Inside: the same entries, and git sees only the user's file (plus the marker).
+    expect(result.stdout.split('\n').filter(Boolean)).toEqual([...before, '?? main.ts']);
+    expect((await readdir(ws)).sort()).toEqual([...before, 'started'].sort());
+  });
+
+  it('warns, without --verbose, about a protected name a command created (it could not be mounted)', async () => {
+    await using root = await hostDir();
+    const ws = path.join(root.path, 'ws');
+    await mkdir(ws);
+    const result = await runCli(['sandbox', '--workspace', ws, '--', 'sh', '-c', 'mkdir .vscode && echo ok']);
+    expect(result.stdout).toBe('ok\n');
+    expect(result.stderr).toContain(`${path.join(ws, '.vscode')} appeared while the sandbox ran`);
+    const quiet = await runCli(['sandbox', '--workspace', ws, '--', 'sh', '-c', 'mkdir made-by-command']);
+    expect(quiet.code).toBe(0);
+    expect(quiet.stderr).not.toContain('appeared');
   });
 
   it('leaves no process behind when skate itself is told to stop', async () => {

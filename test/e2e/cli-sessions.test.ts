@@ -166,10 +166,11 @@ describe('sessions through the CLI', () => {
       output += String(chunk);
     });
     expect(await eventually(() => output.includes('▸ shell'), 15_000)).toBe(true);
-    // Kill it mid-tool, once the call is on disk (the log is written in batches, a moment behind).
+    // Kill it mid-tool, once the call is on disk (the log is written in batches, a moment behind):
+    // the reply that makes it is logged whole, tool_use block included.
     const logged = async () => {
       const files = await sessionFiles(dir.path).catch(() => []);
-      return files.length === 1 && (await readFile(files[0]!, 'utf8')).includes('"tool_call"');
+      return files.length === 1 && (await readFile(files[0]!, 'utf8')).includes('"tool_use"');
     };
     expect(await eventually(logged, 15_000)).toBe(true);
     harness.kill('SIGKILL');

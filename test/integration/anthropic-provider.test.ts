@@ -83,7 +83,11 @@ describe('createAnthropicProvider against a local Messages API', () => {
 
     expect(events.filter((event) => event.type === 'text_delta').length).toBeGreaterThan(3);
     expect(textOf(events)).toBe('Hello, streaming world! ✓');
-    expect(events).toContainEqual({ type: 'block_stop', index: 0 });
+    expect(events).toContainEqual({
+      type: 'block_done',
+      index: 0,
+      block: { type: 'text', text: 'Hello, streaming world! ✓' },
+    });
     const { message, stopReason } = done(events);
     expect(message).toEqual({
       role: 'assistant',
@@ -134,6 +138,10 @@ describe('createAnthropicProvider against a local Messages API', () => {
       { type: 'tool_use', id: 'toolu_1', name: 'read_file', input: first },
       { type: 'tool_use', id: 'toolu_2', name: 'shell', input: second },
     ]);
+    // Each call arrived finished (input parsed) in its block_done: the same object the message holds.
+    const handed = events.flatMap((event) => (event.type === 'block_done' ? [event.block] : []));
+    expect(handed).toHaveLength(3);
+    for (const [index, block] of handed.entries()) expect(block).toBe(message.content[index]);
   });
 
   it('keeps thinking signatures and sends thinking blocks back unchanged', async () => {
@@ -165,7 +173,7 @@ describe('createAnthropicProvider against a local Messages API', () => {
 
     const toolResult: Message = {
       role: 'user',
-      content: [{ type: 'tool_result', toolUseId: 'toolu_9', content: 'no such file', isError: true }],
+      content: [{ type: 'tool_result', callId: 'toolu_9', output: 'no such file', isError: true }],
     };
     const second = { ...first, messages: [...first.messages, message, toolResult] };
     done(await collect(provider.stream(second, new AbortController().signal)));
@@ -228,7 +236,7 @@ describe('createAnthropicProvider against a local Messages API', () => {
         {
           role: 'user',
           content: [
-            { type: 'tool_result', toolUseId: 'toolu_1', content: 'a.ts', isError: false },
+            { type: 'tool_result', callId: 'toolu_1', output: 'a.ts', isError: false },
             { type: 'text', text: 'Now explain.' },
           ],
         },

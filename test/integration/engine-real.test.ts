@@ -171,7 +171,7 @@ describe('Engine with a real executor and the real SDK', () => {
       code: 'cancelled',
     });
     expect(outcome.messages.at(-1)?.content).toEqual([
-      expect.objectContaining({ type: 'tool_result', toolUseId: 'toolu_long', isError: true }),
+      expect.objectContaining({ type: 'tool_result', callId: 'toolu_long', isError: true }),
     ]);
     expect(events.events.at(-1)).toMatchObject({ type: 'turn_end', reason: 'cancelled' });
     expect(await eventually(async () => (await executor.health()).runningCalls === 0)).toBe(true);

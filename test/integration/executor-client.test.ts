@@ -2,9 +2,10 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ExecutorClient } from '../../harness/executor-client/executor-client.js';
-import { ExecutorChannelError } from '../../harness/executor-client/executor-errors.js';
+import { ExecutorChannelError, ExecutorRpcError } from '../../harness/executor-client/executor-errors.js';
 import type { OutputLine } from '../../shared/tool.js';
 import { testPolicy } from '../support/policies.js';
+import { processDescendants } from '../support/process-descendants.js';
 import { eventually, isAlive } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -75,15 +76,15 @@ describe('ExecutorClient with a real executor process', () => {
     const tools = await executor.listTools();
     expect(tools.find((tool) => tool.name === 'shell')?.streamsOutput).toBe(true);
     expect(tools.find((tool) => tool.name === 'read_file')?.streamsOutput).toBe(false);
-    // Requests sent, as the client numbers them: a subscription would be one more per call.
-    const rpc = (executor as unknown as { connection: { rpc: { nextId: number } } }).connection.rpc;
+    // Requests sent: a subscription would be one more per call.
+    const rpc = (executor as unknown as { connection: { rpc: { requestCount: number } } }).connection.rpc;
     const onOutput = () => undefined;
-    let before = rpc.nextId;
+    let before = rpc.requestCount;
     await executor.callTool('noop', {}, { onOutput });
-    expect(rpc.nextId - before).toBe(1);
-    before = rpc.nextId;
+    expect(rpc.requestCount - before).toBe(1);
+    before = rpc.requestCount;
     await executor.callTool('emit_lines', { count: 1 }, { onOutput });
-    expect(rpc.nextId - before).toBe(2);
+    expect(rpc.requestCount - before).toBe(2);
   });
 
   it('cancels a running call and the executor confirms it', async () => {
@@ -203,5 +204,70 @@ describe('ExecutorClient with a real executor process', () => {
     const exit = await executor.shutdown();
     expect(exit.code).toBe(0);
     expect(await eventually(async () => !(await isAlive(pid)))).toBe(true);
+  });
+});
+
+describe('the typed tRPC client path to a real executor process', () => {
+  it("reports the executor's refusal of a request as a typed error naming the field", async () => {
+    await using dir = await tempDir();
+    await using executor = await spawnExecutor(dir.path);
+    // callTool's input is validated once, by the executor's procedure: a name past 256 characters fails there.
+    const error = await executor.callTool('x'.repeat(300), {}).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ExecutorRpcError);
+    expect(error).toMatchObject({ code: 'invalid_request', message: expect.stringContaining('name') });
+    // The channel is fine afterwards.
+    expect(await executor.callTool('noop', {})).toMatchObject({ output: 'ok' });
+  });
+
+  it('gives up on a cancelled call the executor cannot confirm, after the grace, and forgets it', async () => {
+    await using dir = await tempDir();
+    const executor = await ExecutorClient.spawn({
+      policy: testPolicy(dir.path),
+      diagnosticTools: true,
+      cancelGraceMs: 300,
+    });
+    const frozen: number[] = [];
+    try {
+      const controller = new AbortController();
+      const pending = executor.callTool(
+        'emit_lines',
+        { count: 1000, intervalMs: 20 },
+        { signal: controller.signal },
+      );
+      await executor.health();
+      // A stopped executor cannot answer the cancel: the call must still end, as a cancelled result.
+      frozen.push(executor.pid!, ...(await processDescendants(executor.pid!)));
+      for (const pid of frozen) process.kill(pid, 'SIGSTOP');
+      const started = Date.now();
+      controller.abort();
+      const result = await pending;
+      expect(result).toMatchObject({ isError: true, code: 'cancelled' });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+      const rpc = (executor as unknown as { connection: { rpc: { pendingCount: number } } }).connection.rpc;
+      expect(rpc.pendingCount).toBe(0);
+      for (const pid of frozen.splice(0)) process.kill(pid, 'SIGCONT');
+      // Its late answer is dropped, and the executor keeps serving.
+      expect(await executor.callTool('noop', {})).toMatchObject({ output: 'ok' });
+      expect(await eventually(async () => (await executor.health()).runningCalls === 0)).toBe(true);
+    } finally {
+      for (const pid of frozen) process.kill(pid, 'SIGCONT');
+      await executor.shutdown();
+    }
+  });
+
+  it('cancels through the signal alone: the executor confirms and reports what it stopped', async () => {
+    await using dir = await tempDir();
+    await using executor = await spawnExecutor(dir.path);
+    const controller = new AbortController();
+    controller.abort();
+    // Aborted before it was sent: the executor still gets the call and its cancel, and answers both.
+    const result = await executor.callTool(
+      'emit_lines',
+      { count: 100, intervalMs: 20 },
+      { signal: controller.signal },
+    );
+    expect(result).toMatchObject({ isError: true, code: 'cancelled' });
+    expect(result.output).not.toContain('did not confirm');
+    expect((await executor.health()).runningCalls).toBe(0);
   });
 });

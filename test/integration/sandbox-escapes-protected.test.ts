@@ -38,8 +38,11 @@ async function snapshot(dir: string): Promise<Record<string, string>> {
   return result;
 }
 
-/** Protected names the execute policy lists for the workspace, none of which exist before the test. */
-const PROTECTED_NEW = ['.envrc', '.vscode', '.idea', '.claude', '.skate', '.bashrc', 'sandbox-policies'];
+function gitStatus(dir: string): string {
+  return execFileSync('git', ['-C', dir, 'status', '--porcelain', '--untracked-files=all'], {
+    encoding: 'utf8',
+  });
+}
 
 describe.skipIf(noSandbox)('sandbox escapes: protected paths (execute policy)', () => {
   it('keeps .git read-only against writes, new hooks, renames and deletion, in the shell and the tools', async () => {
@@ -97,38 +100,78 @@ describe.skipIf(noSandbox)('sandbox escapes: protected paths (execute policy)', 
     expect(existsSync(`${ws}-moved`)).toBe(false);
   });
 
-  it('keeps protected names that do not exist yet from being created, and leaves no placeholder behind', async () => {
+  it('leaves no trace in the workspace, on the host or inside, while protecting the names that exist', async () => {
     await using root = await hostDir();
     const ws = path.join(root.path, 'ws');
-    await mkdir(ws);
+    await mkdir(path.join(ws, '.vscode'), { recursive: true });
+    await writeFile(path.join(ws, '.vscode', 'settings.json'), '{}\n');
+    await writeFile(path.join(ws, '.envrc'), 'export A=1\n');
+    await writeFile(path.join(ws, 'main.ts'), 'export {};\n');
+    execFileSync('git', ['init', '-q', ws]);
+    execFileSync('git', ['-C', ws, 'add', '-A']);
+    execFileSync('git', ['-C', ws, '-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-q', '-m', 'x']);
+    const listing = (await readdir(ws)).sort();
+    const gitBefore = await snapshot(path.join(ws, '.git'));
     {
       await using executor = await sandboxedExecutor(await executePolicy(ws));
+      // While the executor runs: nothing new on the host, nothing untracked inside or out.
+      expect((await readdir(ws)).sort()).toEqual(listing);
+      expect(gitStatus(ws)).toBe('');
+      expect(await executor.sh('git status --porcelain --untracked-files=all')).toMatchObject({
+        output: '',
+        exitCode: 0,
+      });
+      expect((await executor.sh('ls -A')).output.split('\n').filter(Boolean).sort()).toEqual(listing);
+      const listed = await executor.tool('list_dir', { path: '.' });
+      for (const name of ['sandbox-policies', '.claude', '.idea', '.bashrc', '.skate']) {
+        expect(listed.output, name).not.toContain(name);
+      }
+      // The protected names that exist stay read-only.
       const attempts = [
-        'echo "export PATH=/evil" > .envrc',
-        'rm -f .envrc; echo evil > .envrc',
-        'mkdir -p .vscode && echo {} > .vscode/settings.json',
-        'rmdir .vscode && mkdir .vscode && echo {} > .vscode/tasks.json',
+        'echo \'{"tasks":[]}\' > .vscode/tasks.json',
+        'echo {} > .vscode/settings.json',
         'mv .vscode vscode-old',
-        'echo {} > .claude/settings.json',
-        'echo x > .skate/plan.md',
-        'echo evil >> .bashrc',
-        'echo {} > sandbox-policies/execute.json',
+        'echo evil >> .envrc',
+        'rm -f .envrc',
+        'echo "#!/bin/sh" > .git/hooks/x',
+        'echo "[core]" >> .git/config',
       ];
       for (const command of attempts) {
         expect((await executor.sh(command)).exitCode, command).not.toBe(0);
       }
+      expect((await readdir(ws)).sort()).toEqual(listing);
+    }
+    expect((await readdir(ws)).sort()).toEqual(listing);
+    expect(await readdir(path.join(ws, '.vscode'))).toEqual(['settings.json']);
+    expect(await readFile(path.join(ws, '.envrc'), 'utf8')).toBe('export A=1\n');
+    expect(await snapshot(path.join(ws, '.git'))).toEqual(gitBefore);
+    expect(gitStatus(ws)).toBe('');
+  });
+
+  it('leaves protected names that do not exist unmounted (no placeholder), refused by the tools and reported when created', async () => {
+    await using root = await hostDir();
+    const ws = path.join(root.path, 'ws');
+    await mkdir(ws);
+    let warnings: readonly string[] = [];
+    {
+      await using executor = await sandboxedExecutor(await executePolicy(ws));
+      warnings = executor.warnings;
+      expect(await readdir(ws)).toEqual([]);
+      expect((await executor.sh('ls -A')).output).toBe('');
       for (const file of ['.envrc', '.vscode/settings.json', '.claude/settings.local.json', '.bashrc']) {
         expect(await executor.tool('write_file', { path: file, content: 'x' }), file).toMatchObject({
           code: 'denied',
         });
       }
-      // While the executor runs, the names exist on the host only as empty placeholders.
-      expect(await readFile(path.join(ws, '.envrc'), 'utf8')).toBe('');
-      expect(await readdir(path.join(ws, '.vscode'))).toEqual([]);
+      expect(await readdir(ws)).toEqual([]);
+      // The documented limit: a mount needs an existing entry, so the kernel does not stop a
+      // command creating one of these names; the harness says so when the sandbox is released.
+      expect((await executor.sh('mkdir .vscode && echo {} > .vscode/tasks.json')).exitCode).toBe(0);
     }
-    for (const name of PROTECTED_NEW) expect(existsSync(path.join(ws, name)), name).toBe(false);
-    expect(existsSync(path.join(ws, 'vscode-old'))).toBe(false);
-    expect(await readdir(ws)).toEqual([]);
+    expect(await readdir(ws)).toEqual(['.vscode']);
+    expect(warnings).toEqual([
+      expect.stringContaining(`${path.join(ws, '.vscode')} appeared while the sandbox ran`),
+    ]);
   });
 
   it('refuses to start when a protected path is a symlink it could not pin (fail closed)', async () => {

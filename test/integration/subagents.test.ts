@@ -5,11 +5,11 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createAskUserTool } from '../../harness/agents/ask-user-tool.js';
 import { childPolicyFor } from '../../harness/agents/child-policy.js';
-import { ensurePlanFile } from '../../harness/agents/plan-file.js';
 import { createCollectingEmitter } from '../../harness/emitters/collecting-emitter.js';
 import { createCommandInbox } from '../../harness/engine/command-inbox.js';
 import type { MetaToolCall } from '../../harness/engine/engine-types.js';
 import { ExecutorClient } from '../../harness/executor-client/executor-client.js';
+import { ensurePlanFile } from '../../harness/planning/plan-file.js';
 import { loadPolicy } from '../../harness/policy/load-policy.js';
 import { launcherFor } from '../../harness/sandbox/choose-launcher.js';
 import { isNarrowerOrEqual } from '../../shared/narrow-policy.js';
@@ -222,6 +222,8 @@ describe('spawn_agent: sub-agents on their own narrowed executors', () => {
       const run = await runWithSubagents({
         parentPolicy: planPolicy,
         tools: executor,
+        // What the runtime gives a planning agent's spawn_agent (its activity says it is planning).
+        spawn: { readOnlyChildren: true },
         parent: [
           {
             steps: [

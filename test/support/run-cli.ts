@@ -10,10 +10,17 @@ export interface CliResult {
 /** Runs the built `skate` CLI as a user would, with its own environment and optional stdin. */
 export function runCli(
   args: string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv; stdin?: string; timeoutMs?: number } = {},
+  options: {
+    cwd?: string;
+    env?: NodeJS.ProcessEnv;
+    stdin?: string;
+    timeoutMs?: number;
+    /** The skate.js to run, for another install than this checkout's. */
+    cli?: string;
+  } = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [distPath('cli', 'skate.js'), ...args], {
+    const child = spawn(process.execPath, [options.cli ?? distPath('cli', 'skate.js'), ...args], {
       cwd: options.cwd,
       env: options.env ?? process.env,
       stdio: ['pipe', 'pipe', 'pipe'],

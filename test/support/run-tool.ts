@@ -1,20 +1,24 @@
 import type { AnyTool } from '../../executor/define-tool.js';
-import { OutputHub } from '../../executor/output-hub.js';
-import { PathGuard } from '../../executor/path-guard.js';
-import { ToolRegistry } from '../../executor/tool-registry.js';
-import { ToolRunner } from '../../executor/tool-runner.js';
+import { createExecutor } from '../../executor/executor.js';
+import { DEFAULT_MAX_FRAME_BYTES } from '../../harness/executor-client/executor-client.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import type { OutputLine, ToolResult } from '../../shared/tool.js';
+import { trpc } from '../../shared/trpc.js';
 
 export interface RunToolOptions {
   signal?: AbortSignal;
   /** Collects the call's streamed output lines. */
   lines?: OutputLine[];
+  /** The ripgrep binary grep and glob use; without it they search in JavaScript. */
+  ripgrep?: string | undefined;
 }
 
 /**
- * Runs one tool in-process through the real runner (schema checks, denials,
- * output caps), as an executor would, without a process or channel.
+ * Runs one tool in-process through an executor built exactly as the executor
+ * process builds its own (`createExecutor`: registry, runner, path guard,
+ * output caps, router), called through tRPC's server-side caller: schema
+ * checks, denials and output streaming as over the wire, without a process or
+ * channel.
  */
 export async function runTool(
   tool: AnyTool,
@@ -22,21 +26,32 @@ export async function runTool(
   input: unknown,
   options: RunToolOptions = {},
 ): Promise<ToolResult> {
-  const outputs = new OutputHub();
-  const runner = new ToolRunner({
-    registry: new ToolRegistry([tool]),
-    policy,
-    paths: new PathGuard(policy),
-    outputs,
-    maxInputBytes: 8 * 1024 * 1024,
-  });
+  const executor = createExecutor(
+    {
+      type: 'boot',
+      protocol: 1,
+      policy,
+      enforcement: 'none',
+      resourceLimits: 'none',
+      commandWrapper: [],
+      diagnosticTools: false,
+      maxFrameBytes: DEFAULT_MAX_FRAME_BYTES,
+    },
+    () => {},
+    [tool],
+    options.ripgrep,
+  );
+  const caller = trpc.createCallerFactory(executor.router)(
+    {},
+    { ...(options.signal && { signal: options.signal }) },
+  );
   const callId = `test-${Math.random().toString(36).slice(2)}`;
   const collecting = options.lines
     ? (async () => {
-        for await (const line of outputs.subscribe(callId, undefined)) options.lines!.push(line);
+        for await (const line of await caller.toolOutput({ callId })) options.lines!.push(line);
       })()
     : undefined;
-  const result = await runner.call({ callId, name: tool.name, input }, options.signal);
+  const result = await caller.callTool({ callId, name: tool.name, input });
   await collecting;
   return result;
 }

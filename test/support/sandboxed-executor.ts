@@ -17,6 +17,8 @@ export interface SandboxedExecutor extends AsyncDisposable {
   readonly client: ExecutorClient;
   /** Notes the sandbox made while being built, e.g. a write root it refused. */
   readonly notes: readonly string[];
+  /** Warnings the sandbox gave, some only when it is released (after disposal). */
+  readonly warnings: readonly string[];
   /** Runs a bash command line through the shell tool, exactly as a model would. */
   sh(command: string, input?: { timeout_seconds?: number; cwd?: string }): Promise<ShellRun>;
   tool(name: string, input: unknown): Promise<ToolResult>;
@@ -25,14 +27,19 @@ export interface SandboxedExecutor extends AsyncDisposable {
 /** Starts an executor under `policy` with the kernel launcher (never a fallback). */
 export async function sandboxedExecutor(policy: ResolvedPolicy): Promise<SandboxedExecutor> {
   const notes: string[] = [];
+  const warnings: string[] = [];
   const client = await ExecutorClient.spawn({
     policy,
-    launcher: kernelLauncher({ onNote: (note) => notes.push(note) }),
+    launcher: kernelLauncher({
+      onNote: (note) => notes.push(note),
+      onWarning: (warning) => warnings.push(warning),
+    }),
     diagnosticTools: true,
   });
   return {
     client,
     notes,
+    warnings,
     async sh(command, input = {}) {
       const result = await client.callTool('shell', { command, ...input });
       return parseShell(result);

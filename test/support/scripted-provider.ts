@@ -57,30 +57,36 @@ export function createScriptedProvider(
     let retries = 0;
     for (const step of turn.steps) {
       if (signal.aborted) {
-        yield aborted();
+        yield aborted(blocks);
         return;
       }
       switch (step.type) {
-        case 'text':
+        case 'text': {
+          const block: ContentBlock = { type: 'text', text: step.text };
           yield { type: 'text_delta', index: blocks.length, text: step.text };
-          yield { type: 'block_stop', index: blocks.length };
-          blocks.push({ type: 'text', text: step.text });
+          yield { type: 'block_done', index: blocks.length, block };
+          blocks.push(block);
           break;
-        case 'thinking':
-          yield { type: 'thinking_delta', index: blocks.length, text: step.text };
-          yield { type: 'block_stop', index: blocks.length };
-          blocks.push({
+        }
+        case 'thinking': {
+          const block: ContentBlock = {
             type: 'thinking',
             thinking: step.text,
             signature: step.signature ?? 'scripted-signature',
-          });
+          };
+          yield { type: 'thinking_delta', index: blocks.length, text: step.text };
+          yield { type: 'block_done', index: blocks.length, block };
+          blocks.push(block);
           break;
-        case 'tool_call':
+        }
+        case 'tool_call': {
+          const block: ContentBlock = { type: 'tool_use', id: step.id, name: step.name, input: step.input };
           yield { type: 'tool_use_start', index: blocks.length, id: step.id, name: step.name };
           yield { type: 'tool_input_delta', index: blocks.length, json: JSON.stringify(step.input) };
-          yield { type: 'block_stop', index: blocks.length };
-          blocks.push({ type: 'tool_use', id: step.id, name: step.name, input: step.input });
+          yield { type: 'block_done', index: blocks.length, block };
+          blocks.push(block);
           break;
+        }
         case 'retry': {
           const discard = step.discard ?? blocks.length > 0;
           retries++;
@@ -96,7 +102,7 @@ export function createScriptedProvider(
         }
         case 'pause':
           await abortedPromise(signal);
-          yield aborted();
+          yield aborted(blocks);
           return;
         case 'error': {
           const message = step.message ?? `scripted ${step.kind} error`;
@@ -107,7 +113,7 @@ export function createScriptedProvider(
       }
     }
     if (signal.aborted) {
-      yield aborted();
+      yield aborted(blocks);
       return;
     }
     const calledTool = blocks.some((block) => block.type === 'tool_use');
@@ -130,8 +136,8 @@ export function createScriptedProvider(
   };
 }
 
-function aborted(): ProviderEvent {
-  return { type: 'error', error: { kind: 'aborted', message: 'The request was cancelled.' } };
+function aborted(partial: ContentBlock[]): ProviderEvent {
+  return { type: 'error', error: { kind: 'aborted', message: 'The request was cancelled.' }, partial };
 }
 
 function abortedPromise(signal: AbortSignal): Promise<void> {

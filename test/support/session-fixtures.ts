@@ -24,8 +24,8 @@ export function toolUse(id: string, name: string, input: unknown): ContentBlock 
   return { type: 'tool_use', id, name, input };
 }
 
-export function toolResult(toolUseId: string, content: string, isError = false): ContentBlock {
-  return { type: 'tool_result', toolUseId, content, isError };
+export function toolResult(callId: string, content: string, isError = false): ContentBlock {
+  return { type: 'tool_result', callId, output: content, isError };
 }
 
 export function results(...content: ContentBlock[]): Message & { role: 'user' } {

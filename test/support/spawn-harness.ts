@@ -1,4 +1,3 @@
-import type { ChildExecutorInfo } from '../../harness/agents/run-sub-agent.js';
 import { createSpawnAgentTool, type SpawnAgentToolOptions } from '../../harness/agents/spawn-agent-tool.js';
 import {
   type CollectingEmitter,
@@ -8,6 +7,8 @@ import { createCommandInbox } from '../../harness/engine/command-inbox.js';
 import { Engine } from '../../harness/engine/engine.js';
 import type { MetaTool, RunOutcome, ToolHost } from '../../harness/engine/engine-types.js';
 import type { ModelProvider } from '../../harness/provider/model-provider.js';
+import { createAgentSession } from '../../harness/runtime/agent-session.js';
+import type { ChildExecutorInfo } from '../../harness/runtime/agent-settings.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import type { ToolResult } from '../../shared/tool.js';
 import { createScriptedProvider, type ScriptedProvider, type ScriptedTurn } from './scripted-provider.js';
@@ -31,7 +32,7 @@ export interface SpawnRunOptions {
   wrapChild?(provider: ScriptedProvider, task: string): ModelProvider;
   tools?: ToolHost;
   signal?: AbortSignal;
-  spawn?: Partial<SpawnAgentToolOptions>;
+  spawn?: Partial<Omit<SpawnAgentToolOptions, 'startChild'>>;
   extraMetaTools?: MetaTool[];
 }
 
@@ -83,6 +84,7 @@ export async function runWithSubagents(options: SpawnRunOptions): Promise<SpawnR
       exited.push(info);
       lifecycle.push(`exited ${info.agent.join('/')}`);
     },
+    startChild: createAgentSession,
     ...options.spawn,
   });
   const outcome = await new Engine().run(

@@ -1,55 +1,92 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-/** A real pseudo-terminal (a tmux pane) running one command, for tests of what a person sees and types. */
+/** True when tmux is installed (setup installs it; without it the terminal tests are skipped). */
+export async function hasTmux(): Promise<boolean> {
+  return run('tmux', ['-V']).then(
+    () => true,
+    () => false,
+  );
+}
+
 export interface TmuxTerminal extends AsyncDisposable {
-  /** The pane's text as shown now. */
+  /** Types text literally (no key names), one write. */
+  type(text: string): Promise<void>;
+  /** Sends tmux key names (`Enter`, `Escape`, `C-c`, `Space`), with a pause after each so they arrive as separate keys. */
+  keys(...names: string[]): Promise<void>;
+  /** The screen as text, one string per row. */
   screen(): Promise<string>;
-  /** Keys as tmux names them: literal text, or `Enter`, `C-c`… */
-  sendKeys(...keys: string[]): Promise<void>;
-  /** Waits until the screen matches, and returns it; throws with the screen after `timeoutMs`. */
-  waitFor(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /** Waits until the screen matches; throws with the last screen when it does not in time. */
+  waitFor(pattern: RegExp | string, timeoutMs?: number): Promise<string>;
+  /** Whether the pane shows the alternate screen now. */
+  alternateScreen(): Promise<boolean>;
+  /** The pid of the shell running the command. */
+  panePid(): Promise<number>;
 }
 
 /**
- * Starts `command` (a shell command line) in a new tmux server of its own, with `env` as its
- * environment. The line `[exit N]` is printed when the command ends, and the pane stays open.
+ * A real terminal for end-to-end tests: a detached tmux session on its own
+ * server socket (so tests never touch a person's tmux), running `command`
+ * through sh with `env` set, at `columns` × `rows`.
  */
-export async function tmuxTerminal(command: string, env: NodeJS.ProcessEnv): Promise<TmuxTerminal> {
-  const socket = `skate-test-${randomUUID()}`;
-  const tmux = (...args: string[]) => run('tmux', ['-L', socket, ...args], { env });
+export async function tmuxTerminal(options: {
+  command: string;
+  env: Record<string, string>;
+  columns: number;
+  rows: number;
+}): Promise<TmuxTerminal> {
+  const socket = `skate-e2e-${randomUUID().slice(0, 8)}`;
+  const tmux = (...args: string[]) => run('tmux', ['-L', socket, ...args]);
+  const envArgs = Object.entries(options.env).flatMap(([name, value]) => ['-e', `${name}=${value}`]);
   await tmux(
     'new-session',
     '-d',
+    '-x',
+    String(options.columns),
+    '-y',
+    String(options.rows),
     '-s',
     'main',
-    '-x',
-    '200',
-    '-y',
-    '50',
-    `${command}; echo "[exit $?]"; sleep 600`,
+    ...envArgs,
+    options.command,
   );
-  const screen = async (): Promise<string> => (await tmux('capture-pane', '-p', '-t', 'main')).stdout;
-  return {
-    screen,
-    async sendKeys(...keys) {
-      await tmux('send-keys', '-t', 'main', ...keys);
+  const pause = () => new Promise((resolve) => setTimeout(resolve, 200));
+  const terminal: TmuxTerminal = {
+    async type(text) {
+      await tmux('send-keys', '-t', 'main', '-l', text);
+      await pause();
+    },
+    async keys(...names) {
+      for (const name of names) {
+        await tmux('send-keys', '-t', 'main', name);
+        await pause();
+      }
+    },
+    async screen() {
+      return (await tmux('capture-pane', '-p', '-t', 'main')).stdout;
     },
     async waitFor(pattern, timeoutMs = 15_000) {
       const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const text = await screen();
-        if (pattern.test(text)) return text;
-        if (Date.now() > deadline) throw new Error(`the terminal never showed ${pattern}:\n${text}`);
-        await sleep(100);
+      let last = '';
+      while (Date.now() < deadline) {
+        last = await terminal.screen();
+        if (typeof pattern === 'string' ? last.includes(pattern) : pattern.test(last)) return last;
+        await new Promise((resolve) => setTimeout(resolve, 100));
       }
+      throw new Error(`the screen never showed ${String(pattern)}; it shows:\n${last}`);
+    },
+    async alternateScreen() {
+      return (await tmux('display-message', '-p', '-t', 'main', '#{alternate_on}')).stdout.trim() === '1';
+    },
+    async panePid() {
+      return Number((await tmux('display-message', '-p', '-t', 'main', '#{pane_pid}')).stdout.trim());
     },
     async [Symbol.asyncDispose]() {
-      await tmux('kill-server').catch(() => {});
+      await tmux('kill-server').catch(() => undefined);
     },
   };
+  return terminal;
 }

@@ -1,13 +1,49 @@
-import { type AgentRunFlags, type OutputFormat, runAgent } from '../run-agent.js';
-
-export type { OutputFormat };
-
-export type AgentCommandOptions = AgentRunFlags;
+import { anthropicModel, runSettingsFrom } from '../agent-settings-from-flags.js';
+import { agentFlags, type CommandMain, parseAgentArgs } from '../cli-flags.js';
+import { readStdin } from '../read-stdin.js';
+import { runHeadless } from '../run-headless.js';
+import { help } from '../usage.js';
+import { UsageError } from '../usage-error.js';
 
 /**
- * `skate -p "task"`: one agent run, headless, with spawn_agent unless
- * `--no-subagents`. Without ANTHROPIC_API_KEY it runs the first-run demo.
+ * `skate -p "task"`, `skate -c -p "task"`, `echo task | skate -p` (Claude Code's shape: -p/--print
+ * is a switch, the task the positional argument or stdin, flags in any order): one agent run,
+ * headless, with spawn_agent unless `--no-subagents`. Without ANTHROPIC_API_KEY it runs the
+ * first-run demo. Without -p and a task on a terminal (`skate`, `skate --continue`): the interactive UI.
  */
-export function agentCommand(options: AgentCommandOptions): Promise<number> {
-  return runAgent({ ...options, demo: true });
-}
+export const run: CommandMain = async (args) => {
+  const { values, positionals } = parseAgentArgs(args);
+  if (values.help) return help();
+  const prompt = positionals.length > 0 ? positionals.join(' ') : undefined;
+  const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
+  if (!values.print && prompt !== undefined) {
+    const example = `skate ${values.continue ? '-c ' : ''}-p "${prompt}"`;
+    throw new UsageError(
+      terminal
+        ? `the interactive UI takes its task inside it: run skate and type it there, or run headless with ${example}`
+        : `no terminal for the interactive UI; run headless with ${example}`,
+    );
+  }
+  const flags = await agentFlags(values);
+  const apiKey = process.env.ANTHROPIC_API_KEY;
+  // No -p, and a person at a terminal: the full-screen UI. Piped stdin or -p stays headless.
+  if (!values.print && terminal) {
+    if (!apiKey)
+      throw new UsageError('the interactive UI needs ANTHROPIC_API_KEY (skate -p runs the demo without it)');
+    const { runInteractive } = await import('../run-interactive.js');
+    return runInteractive(runSettingsFrom(flags, anthropicModel(flags, apiKey)));
+  }
+  if (!apiKey) {
+    const { runDemo } = await import('../../demo/run-demo.js');
+    return runDemo(flags);
+  }
+  const task = prompt ?? (process.stdin.isTTY ? undefined : (await readStdin()).trim() || undefined);
+  if (!task) throw new UsageError('give the task: skate -p "task", or on stdin: echo task | skate -p');
+  return runHeadless({
+    settings: runSettingsFrom(flags, anthropicModel(flags, apiKey)),
+    prompt: task,
+    outputFormat: flags.outputFormat,
+    answers: flags.answers,
+    verbose: flags.verbose,
+  });
+};

@@ -1,58 +1,49 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { planFilePath } from '../../agents/plan-file.js';
-import { resolveWorkspace } from '../open-executor.js';
-import { type AgentRunFlags, runAgent } from '../run-agent.js';
+import { parseArgs } from 'node:util';
+import { planFilePath } from '../../planning/plan-file.js';
+import { executeTask } from '../../planning/planning-prompts.js';
+import { readPlan } from '../../planning/read-plan.js';
+import { resolveWorkspace } from '../../runtime/start-executor.js';
+import { anthropicModel, runSettingsFrom } from '../agent-settings-from-flags.js';
+import { AGENT_OPTIONS, agentFlags, type CommandMain, parsed } from '../cli-flags.js';
+import { readStdin } from '../read-stdin.js';
+import { runHeadless } from '../run-headless.js';
+import { help } from '../usage.js';
 import { UsageError } from '../usage-error.js';
 
-export interface ExecuteCommandOptions extends AgentRunFlags {
-  /** The plan to carry out; default `<workspace>/.skate/plan.md`. */
-  planFile?: string | undefined;
-}
-
-const DEFAULT_TASK = 'Carry out the plan in your instructions.';
-
-/** The system prompt section that hands a plan over to a fresh agent. */
-export function planHandoff(plan: string, file: string): string {
-  return [
-    '# The plan',
-    `You are carrying out a plan written in an earlier planning session (${file}). You start with a fresh context: the plan is all you know of that session. Follow it step by step; where the code proves it wrong, adapt and say so in your final answer.`,
-    '',
-    '<plan>',
-    plan.trim(),
-    '</plan>',
-  ].join('\n');
-}
+const OPTIONS = { ...AGENT_OPTIONS, plan: { type: 'string' } } as const;
 
 /**
- * `skate execute [--plan FILE] ["extra instructions"]`: a fresh agent (under
- * `execute` unless --policy says otherwise) whose system prompt carries the
- * plan, not the planning conversation.
+ * `skate execute [--plan FILE] ["extra instructions"]`: a fresh agent (the
+ * runtime's `execute` activity, under `execute` unless --policy says
+ * otherwise) whose system prompt carries the plan, not the planning conversation.
  */
-export async function executeCommand(options: ExecuteCommandOptions): Promise<number> {
-  if (!options.planFile && options.executor) {
-    throw new UsageError('with --executor, name the plan with --plan FILE');
+export const run: CommandMain = async (args) => {
+  const { values, positionals } = parsed(() => parseArgs({ args, options: OPTIONS, allowPositionals: true }));
+  if (values.help) return help();
+  if (positionals.length > 1) {
+    throw new UsageError(`unexpected argument: ${positionals[1]} (quote the instructions)`);
   }
-  const file = options.planFile
-    ? path.resolve(options.planFile)
-    : planFilePath(await resolveWorkspace(options.workspace));
-  let plan: string;
-  try {
-    plan = await readFile(file, 'utf8');
-  } catch (error) {
-    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
-    throw new UsageError(
-      missing
-        ? `no plan at ${file}: write one with \`skate plan "task"\`, or name one with --plan FILE`
-        : `cannot read the plan ${file}: ${(error as Error).message}`,
-    );
-  }
-  if (plan.trim() === '')
-    throw new UsageError(`the plan at ${file} is empty: write one with \`skate plan "task"\``);
-  return runAgent({
-    ...options,
-    prompt: options.prompt ? `${DEFAULT_TASK}\n\nAlso: ${options.prompt}` : undefined,
-    defaultPrompt: DEFAULT_TASK,
-    systemPromptAddition: planHandoff(plan, file),
+  const flags = await agentFlags(values);
+  if (!values.plan && flags.executor) throw new UsageError('with --executor, name the plan with --plan FILE');
+  const planFile = values.plan
+    ? path.resolve(values.plan)
+    : planFilePath(await resolveWorkspace(flags.workspace));
+  const read = await readPlan(planFile);
+  if (!read.ok) throw new UsageError(read.message);
+  const apiKey = process.env.ANTHROPIC_API_KEY;
+  if (!apiKey) throw new UsageError('set ANTHROPIC_API_KEY to run an agent');
+  const extra = positionals[0];
+  // As before the runtime: instructions on stdin are the whole prompt, not an addition to the default task.
+  const piped =
+    extra === undefined && !process.stdin.isTTY ? (await readStdin()).trim() || undefined : undefined;
+  return runHeadless({
+    settings: {
+      ...runSettingsFrom(flags, anthropicModel(flags, apiKey)),
+      activity: { kind: 'execute', plan: read.plan, planFile },
+    },
+    prompt: piped ?? executeTask(extra),
+    outputFormat: flags.outputFormat,
+    answers: flags.answers,
   });
-}
+};

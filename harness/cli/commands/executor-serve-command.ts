@@ -1,10 +1,32 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
 import { DEFAULT_MAX_FRAME_BYTES } from '../../executor-client/executor-client.js';
 import { serveExecutors } from '../../executor-relay/executor-relay-server.js';
+import { resolvePolicy, resolveWorkspace } from '../../runtime/start-executor.js';
 import { launcherFor, type SandboxMode } from '../../sandbox/choose-launcher.js';
-import { resolveCliPolicy, resolveWorkspace } from '../open-executor.js';
+import { COMMON, type CommandMain, parsed, sandboxMode } from '../cli-flags.js';
+import { help } from '../usage.js';
 import { UsageError } from '../usage-error.js';
+
+const OPTIONS = { ...COMMON, listen: { type: 'string' }, 'token-file': { type: 'string' } } as const;
+
+/** `skate executor serve --listen HOST:PORT [--token-file FILE]`. */
+export const run: CommandMain = async (args) => {
+  const [sub, ...rest] = args;
+  if (sub !== 'serve')
+    throw new UsageError('the executor command is `skate executor serve --listen HOST:PORT`');
+  const { values } = parsed(() => parseArgs({ args: rest, options: OPTIONS }));
+  if (values.help) return help();
+  if (!values.listen) throw new UsageError('skate executor serve needs --listen HOST:PORT');
+  return executorServeCommand({
+    listen: values.listen,
+    policy: values.policy,
+    workspace: values.workspace,
+    tokenFile: values['token-file'],
+    sandbox: sandboxMode(values.sandbox),
+  });
+};
 
 export interface ExecutorServeOptions {
   listen: string;
@@ -40,7 +62,7 @@ async function readToken(tokenFile: string | undefined): Promise<{ token: string
 export async function executorServeCommand(options: ExecutorServeOptions): Promise<number> {
   const { host, port } = parseListen(options.listen);
   const workspace = await resolveWorkspace(options.workspace);
-  const policy = await resolveCliPolicy(options.policy, workspace);
+  const policy = await resolvePolicy(options.policy, workspace);
   const { token, generated } = await readToken(options.tokenFile);
   const server = await serveExecutors({
     host,

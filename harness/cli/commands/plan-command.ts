@@ -1,61 +1,59 @@
 import { spawnSync } from 'node:child_process';
 import { stat } from 'node:fs/promises';
-import { ensurePlanFile, planFilePath } from '../../agents/plan-file.js';
-import { resolveWorkspace } from '../open-executor.js';
-import { type AgentRunFlags, runAgent } from '../run-agent.js';
+import { parseArgs } from 'node:util';
+import { ensurePlanFile, planFilePath } from '../../planning/plan-file.js';
+import { resolveWorkspace } from '../../runtime/start-executor.js';
+import { anthropicModel, runSettingsFrom } from '../agent-settings-from-flags.js';
+import { AGENT_OPTIONS, agentFlags, type CommandMain, parsed } from '../cli-flags.js';
+import { readStdin } from '../read-stdin.js';
+import { runHeadless } from '../run-headless.js';
+import { help } from '../usage.js';
 import { UsageError } from '../usage-error.js';
 
-export interface PlanCommandOptions extends AgentRunFlags {
-  /** Open the plan in $EDITOR instead of running an agent. */
-  edit: boolean;
-}
-
-const PLANNING_PROMPT = `# Planning mode
-You are planning, not implementing. Investigate the code with the read tools (and the shell, for commands that only read), then write a plan for the task to .skate/plan.md with write_file. The sandbox keeps everything else read-only: other writes, edits, builds that write and git commands that change the repository all fail, so do not try them.
-- When a decision is the user's (a requirement, a trade-off), ask with ask_user; if nobody can answer, choose and record the assumption in the plan.
-- For a large codebase, explore separate areas in parallel with spawn_agent (its sub-agents only read).
-- The plan is for another agent that starts with a fresh context: make it self-contained. Cover the goal, the relevant files and facts you found, the changes step by step, how to test them, and the risks and open questions.
-- Write the whole plan in one write_file call (rewrite it whole to revise it), then reply with a short summary.`;
-
-const CHILD_CONTEXT =
-  'You are helping a planning session: investigate and report what you find. You cannot change any file.';
+const OPTIONS = { ...AGENT_OPTIONS, edit: { type: 'boolean', default: false } } as const;
 
 /**
- * `skate plan "task"`: an agent under the shipped `plan` policy, which the
- * kernel enforces (everything read-only but `.skate/plan.md`, no network).
- * `skate plan --edit` opens the plan in $EDITOR.
+ * `skate plan "task"`: a planning agent (the runtime's `plan` activity: the
+ * shipped `plan` policy, which the kernel enforces — everything read-only but
+ * `.skate/plan.md`, no network). `skate plan --edit` opens the plan in $EDITOR.
  */
-export async function planCommand(options: PlanCommandOptions): Promise<number> {
-  if (options.edit) return editPlan(options.workspace);
-  if (options.executor) {
+export const run: CommandMain = async (args) => {
+  const { values, positionals } = parsed(() => parseArgs({ args, options: OPTIONS, allowPositionals: true }));
+  if (values.help) return help();
+  if (args.some((arg) => arg === '--policy' || arg.startsWith('--policy='))) {
+    throw new UsageError('skate plan always runs under the plan policy; drop --policy');
+  }
+  if (positionals.length > 1) throw new UsageError(`unexpected argument: ${positionals[1]} (quote the task)`);
+  const flags = await agentFlags(values);
+  if (values.edit) return editPlan(flags.workspace);
+  if (flags.executor) {
     throw new UsageError(
       'skate plan starts its own executor under the plan policy; it cannot use --executor',
     );
   }
-  return runAgent({
-    ...options,
-    policyOverride: 'plan',
-    promptHint: 'give the task: skate plan "task" (or on stdin)',
-    systemPromptAddition: PLANNING_PROMPT,
-    alwaysOfferAskUser: true,
-    subagentSettings: { readOnly: true, context: CHILD_CONTEXT },
-    // The sandbox binds the plan file itself, so it must exist before the executor starts.
-    prepareWorkspace: async (workspace) => {
-      await ensurePlanFile(workspace).catch((error: Error) => {
-        throw new UsageError(`cannot prepare the plan file: ${error.message}`);
-      });
-    },
-    afterRun: async ({ workspace }) => {
-      const file = planFilePath(workspace);
+  const apiKey = process.env.ANTHROPIC_API_KEY;
+  if (!apiKey) throw new UsageError('set ANTHROPIC_API_KEY to run an agent');
+  let prompt = positionals[0];
+  if (prompt === undefined && !process.stdin.isTTY) prompt = (await readStdin()).trim() || undefined;
+  if (!prompt) throw new UsageError('give the task: skate plan "task" (or on stdin)');
+  return runHeadless({
+    settings: { ...runSettingsFrom(flags, anthropicModel(flags, apiKey)), activity: { kind: 'plan' } },
+    prompt,
+    outputFormat: flags.outputFormat,
+    answers: flags.answers,
+    verbose: flags.verbose,
+    afterRun: async (session) => {
+      const file = planFilePath(session.workspace);
       const size = (await stat(file).catch(() => undefined))?.size ?? 0;
       process.stderr.write(
         size > 0
           ? `skate: plan: ${file}\nskate: review it with \`skate plan --edit\`, then run it with \`skate execute\`\n`
           : `skate: no plan was written (${file} is empty)\n`,
       );
+      return undefined;
     },
   });
-}
+};
 
 /** Opens the plan in $EDITOR (or vi) with the terminal handed over; creates it empty if missing. */
 async function editPlan(workspaceDir: string): Promise<number> {
@@ -65,7 +63,7 @@ async function editPlan(workspaceDir: string): Promise<number> {
   });
   const editor = process.env.EDITOR?.trim() || 'vi';
   // Through sh, as git does: EDITOR may carry arguments ("code --wait").
-  const run = spawnSync('/bin/sh', ['-c', `${editor} "$1"`, 'sh', file], { stdio: 'inherit' });
-  if (run.error) throw new UsageError(`cannot start the editor ${editor}: ${run.error.message}`);
-  return run.status ?? 1;
+  const editing = spawnSync('/bin/sh', ['-c', `${editor} "$1"`, 'sh', file], { stdio: 'inherit' });
+  if (editing.error) throw new UsageError(`cannot start the editor ${editor}: ${editing.error.message}`);
+  return editing.status ?? 1;
 }

@@ -1,16 +1,52 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { constants } from 'node:os';
+import { parseArgs } from 'node:util';
 import type { ResolvedPolicy } from '../../../shared/policy.js';
 import { distPath } from '../../project-paths.js';
+import { resolvePolicy, resolveWorkspace } from '../../runtime/start-executor.js';
 import { isUnrestricted, type SandboxMode } from '../../sandbox/choose-launcher.js';
 import { executorEnvironment } from '../../sandbox/executor-env.js';
 import { confineWrapper } from '../../sandbox/executor-launch.js';
 import { prepareSandbox } from '../../sandbox/prepare-sandbox.js';
 import { probeSandbox } from '../../sandbox/probe-sandbox.js';
 import { SandboxUnavailableError } from '../../sandbox/sandbox-errors.js';
+import { COMMON, type CommandMain, parsed, sandboxMode } from '../cli-flags.js';
 import { note } from '../note.js';
-import { resolveCliPolicy, resolveWorkspace } from '../open-executor.js';
 import { createSandboxNotes } from '../sandbox-notes.js';
+import { help } from '../usage.js';
+import { UsageError } from '../usage-error.js';
+
+const OPTIONS = {
+  policy: COMMON.policy,
+  workspace: COMMON.workspace,
+  sandbox: COMMON.sandbox,
+  verbose: COMMON.verbose,
+  help: COMMON.help,
+} as const;
+
+/** `skate sandbox [--policy P] [--workspace DIR] [--sandbox best-effort] -- CMD [ARGS...]`. */
+export const run: CommandMain = async (args) => {
+  // Everything after `--` is the command, untouched: its own flags are not ours.
+  const split = args.indexOf('--');
+  const ours = split === -1 ? args : args.slice(0, split);
+  const { values, positionals } = parsed(() =>
+    parseArgs({ args: ours, options: OPTIONS, allowPositionals: true }),
+  );
+  if (values.help) return help();
+  if (positionals.length > 0) {
+    throw new UsageError(`unexpected argument: ${positionals[0]} (put the command after --)`);
+  }
+  const [program, ...rest] = split === -1 ? [] : args.slice(split + 1);
+  if (program === undefined)
+    throw new UsageError('skate sandbox needs a command: skate sandbox -- CMD [ARGS...]');
+  return sandboxCommand({
+    policy: values.policy,
+    workspace: values.workspace,
+    sandbox: sandboxMode(values.sandbox),
+    verbose: values.verbose,
+    command: [program, ...rest],
+  });
+};
 
 export interface SandboxCommandOptions {
   policy: string;
@@ -38,7 +74,7 @@ const FORWARDED_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
  */
 export async function sandboxCommand(options: SandboxCommandOptions): Promise<number> {
   const workspace = await resolveWorkspace(options.workspace);
-  const policy = await resolveCliPolicy(options.policy, workspace);
+  const policy = await resolvePolicy(options.policy, workspace);
   // A terminal's ^C reaches the sandbox through our process group; a signal sent to us alone is
   // passed on. Installed before the sandbox is prepared, so a stop then still cleans up.
   let child: ChildProcess | undefined;

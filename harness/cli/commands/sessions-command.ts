@@ -1,9 +1,34 @@
+import { parseArgs } from 'node:util';
+import { resolveWorkspace } from '../../runtime/start-executor.js';
 import { formatSessionList } from '../../session/format-session-list.js';
 import { formatTranscript } from '../../session/format-transcript.js';
 import { SessionError } from '../../session/session-error.js';
 import { loadSession } from '../../session/session-reader.js';
 import { listSessions, resolveSession, sessionTotals } from '../../session/session-store.js';
+import { type CommandMain, parsed, WORKSPACE_JSON } from '../cli-flags.js';
+import { help } from '../usage.js';
 import { UsageError } from '../usage-error.js';
+
+/** `skate sessions list [--json]` and `skate sessions show ID [--json]`. */
+export const run: CommandMain = async (args) => {
+  const [sub, ...rest] = args;
+  const { values, positionals } = parsed(() =>
+    parseArgs({ args: rest, options: WORKSPACE_JSON, allowPositionals: true }),
+  );
+  if (values.help) return help();
+  const workspace = await resolveWorkspace(values.workspace);
+  if (sub === 'list') {
+    if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
+    return sessionsListCommand({ workspace, json: values.json });
+  }
+  if (sub === 'show') {
+    const [id, ...extra] = positionals;
+    if (!id) throw new UsageError('skate sessions show needs a session id (see `skate sessions list`)');
+    if (extra.length > 0) throw new UsageError(`unexpected argument: ${extra[0]}`);
+    return sessionsShowCommand({ workspace, id, json: values.json });
+  }
+  throw new UsageError('the sessions commands are `skate sessions list` and `skate sessions show ID`');
+};
 
 /** Where a command prints; process.stdout and process.stderr unless a test passes its own. */
 export interface CommandOutput {

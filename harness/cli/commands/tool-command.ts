@@ -1,8 +1,31 @@
-import { type ExecutorOptions, openExecutor } from '../open-executor.js';
+import { parseArgs } from 'node:util';
+import { resolveWorkspace, startExecutor } from '../../runtime/start-executor.js';
+import { executorSettingsFrom } from '../agent-settings-from-flags.js';
+import { COMMON, type CommandMain, common, type ExecutorFlags, parsed } from '../cli-flags.js';
+import { note } from '../note.js';
 import { readStdin } from '../read-stdin.js';
+import { help } from '../usage.js';
 import { UsageError } from '../usage-error.js';
 
-export interface ToolCommandOptions extends ExecutorOptions {
+const OPTIONS = {
+  ...COMMON,
+  input: { type: 'string' },
+  stream: { type: 'boolean', default: false },
+} as const;
+
+/** `skate tool NAME --input JSON|- [--stream]`. */
+export const run: CommandMain = async (args) => {
+  const { values, positionals } = parsed(() => parseArgs({ args, options: OPTIONS, allowPositionals: true }));
+  if (values.help) return help();
+  const [name, ...extra] = positionals;
+  if (!name) throw new UsageError('skate tool needs a tool name (see `skate tools`)');
+  if (extra.length > 0) throw new UsageError(`unexpected argument: ${extra[0]}`);
+  if (values.input === undefined)
+    throw new UsageError('skate tool needs --input JSON (or --input - for stdin)');
+  return toolCommand({ ...common(values), name, input: values.input, stream: values.stream });
+};
+
+export interface ToolCommandOptions extends ExecutorFlags {
   name: string;
   /** JSON text, or `-` to read it from stdin. */
   input: string;
@@ -23,7 +46,11 @@ export async function toolCommand(options: ToolCommandOptions): Promise<number> 
   } catch (error) {
     throw new UsageError(`--input is not valid JSON: ${(error as Error).message}`);
   }
-  const executor = await openExecutor(options);
+  const { executor } = await startExecutor(
+    executorSettingsFrom(options),
+    await resolveWorkspace(options.workspace),
+    note,
+  );
   const controller = new AbortController();
   const onSigint = () => controller.abort();
   process.once('SIGINT', onSigint);

@@ -54,7 +54,7 @@ describe('Engine: approvals', () => {
       },
     ]);
     const results = provider.requests[1]?.messages.at(-1)?.content ?? [];
-    expect(results.map((block) => (block.type === 'tool_result' ? block.toolUseId : ''))).toEqual([
+    expect(results.map((block) => (block.type === 'tool_result' ? block.callId : ''))).toEqual([
       'r',
       'w',
       's',
@@ -62,9 +62,9 @@ describe('Engine: approvals', () => {
     expect(results[2]).toMatchObject({
       type: 'tool_result',
       isError: true,
-      content: expect.stringContaining('do not delete build/, use make clean'),
+      output: expect.stringContaining('do not delete build/, use make clean'),
     });
-    expect(results[2]).toMatchObject({ content: expect.stringContaining('rejected') });
+    expect(results[2]).toMatchObject({ output: expect.stringContaining('rejected') });
   });
 
   it('refuses writes and commands without asking in deny-writes mode', async () => {

@@ -50,8 +50,8 @@ describe('Engine: interrupts', () => {
     expect(host.running).toBe(0);
     expect(provider.requests).toHaveLength(1);
     expect(outcome.messages.at(-1)?.content).toEqual([
-      { type: 'tool_result', toolUseId: 'a', content: 'shell was cancelled', isError: true },
-      { type: 'tool_result', toolUseId: 'b', content: 'shell was cancelled', isError: true },
+      { type: 'tool_result', callId: 'a', output: 'shell was cancelled', isError: true },
+      { type: 'tool_result', callId: 'b', output: 'shell was cancelled', isError: true },
     ]);
     expectPairsIntact(outcome.messages);
     expect(events.events.at(-1)).toMatchObject({ type: 'turn_end', reason: 'cancelled' });

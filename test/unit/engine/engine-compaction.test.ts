@@ -66,7 +66,7 @@ describe('Engine: compaction', () => {
     // The last two exchanges stay verbatim, each tool_use with its tool_result.
     expect(next.slice(1).map((message) => message.role)).toEqual(['assistant', 'user', 'assistant', 'user']);
     expect(next[1]?.content[1]).toMatchObject({ type: 'tool_use', id: 't4' });
-    expect(next[2]?.content[0]).toMatchObject({ type: 'tool_result', toolUseId: 't4' });
+    expect(next[2]?.content[0]).toMatchObject({ type: 'tool_result', callId: 't4' });
     expectPairsIntact(next);
     expectPairsIntact(outcome.messages);
     expect(outcome.messages).toHaveLength(6);
@@ -123,9 +123,9 @@ describe('Engine: compaction', () => {
     const messages: Message[] = [
       text('user', 'task'),
       { role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'read_file', input: {} }] },
-      { role: 'user', content: [{ type: 'tool_result', toolUseId: 'a', content: 'small', isError: false }] },
+      { role: 'user', content: [{ type: 'tool_result', callId: 'a', output: 'small', isError: false }] },
       { role: 'assistant', content: [{ type: 'tool_use', id: 'b', name: 'read_file', input: {} }] },
-      { role: 'user', content: [{ type: 'tool_result', toolUseId: 'b', content: big, isError: false }] },
+      { role: 'user', content: [{ type: 'tool_result', callId: 'b', output: big, isError: false }] },
     ];
     expect(compactionCut(messages, 2, 100_000)).toBe(1);
     // 3,000 characters do not fit half of a 1,000-token window: keep one exchange only.

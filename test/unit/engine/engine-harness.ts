@@ -161,15 +161,13 @@ export function expectPairsIntact(messages: readonly Message[]): void {
     const uses = message.content.flatMap((block) => (block.type === 'tool_use' ? [block.id] : []));
     const next = messages[index + 1];
     const answered =
-      next?.content.flatMap((block) => (block.type === 'tool_result' ? [block.toolUseId] : [])) ?? [];
+      next?.content.flatMap((block) => (block.type === 'tool_result' ? [block.callId] : [])) ?? [];
     if (message.role === 'assistant' && uses.length > 0 && index < messages.length - 1) {
       if (JSON.stringify(uses) !== JSON.stringify(answered)) {
         throw new Error(`message ${index}: tool_use ${uses.join(',')} answered by ${answered.join(',')}`);
       }
     }
-    const results = message.content.flatMap((block) =>
-      block.type === 'tool_result' ? [block.toolUseId] : [],
-    );
+    const results = message.content.flatMap((block) => (block.type === 'tool_result' ? [block.callId] : []));
     if (results.length > 0) {
       const previous = messages[index - 1];
       const asked = previous?.content.flatMap((block) => (block.type === 'tool_use' ? [block.id] : [])) ?? [];

@@ -26,7 +26,7 @@ describe('Engine: loop cap', () => {
     expect(events.ofType('turn_start')).toHaveLength(4);
     // The run stops between turns: the last turn ended normally, with its results in.
     expect(events.events.at(-1)).toMatchObject({ type: 'loop_cap_reached' });
-    expect(outcome.messages.at(-1)?.content[0]).toMatchObject({ type: 'tool_result', toolUseId: 't4' });
+    expect(outcome.messages.at(-1)?.content[0]).toMatchObject({ type: 'tool_result', callId: 't4' });
   });
 
   it('stops at once on "stop", even when the answer came before the engine waited', async () => {

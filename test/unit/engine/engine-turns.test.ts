@@ -53,6 +53,20 @@ describe('Engine: turns and events', () => {
     expect(log.entries[1]?.args.slice(1)).toEqual([usage, 'claude-sonnet-5-5']);
   });
 
+  it("reports why the model's last reply stopped: a refusal, a reply cut off", async () => {
+    const refused = await runEngine({
+      turns: [{ steps: [{ type: 'text', text: 'No.' }], stopReason: 'refusal' }],
+    });
+    expect(refused.outcome).toMatchObject({ status: 'complete', stopReason: 'refusal' });
+    expect(refused.events.first('warn')?.message).toMatch(/declined/);
+    const cut = await runEngine({
+      turns: [{ steps: [{ type: 'text', text: 'Half' }], stopReason: 'max_tokens' }],
+    });
+    expect(cut.outcome).toMatchObject({ status: 'complete', stopReason: 'max_tokens' });
+    const plain = await runEngine({ turns: [{ steps: [{ type: 'text', text: 'Yes.' }] }] });
+    expect(plain.outcome.stopReason).toBe('end_turn');
+  });
+
   it('replaces or extends the system prompt as asked, and passes history and images', async () => {
     const history = [
       { role: 'user' as const, content: [{ type: 'text' as const, text: 'earlier' }] },
@@ -88,20 +102,16 @@ describe('Engine: turns and events', () => {
       name: 'streaming',
       contextWindow: () => 1000,
       async *stream(): AsyncGenerator<ProviderEvent> {
+        const thought = { type: 'thinking' as const, thinking: 'Let me think.', signature: 'sig' };
+        const text = { type: 'text' as const, text: 'Hello, world' };
         yield { type: 'thinking_delta', index: 0, text: 'Let me ' };
         yield { type: 'thinking_delta', index: 0, text: 'think.' };
-        yield { type: 'block_stop', index: 0 };
-        for (const text of ['Hel', 'lo, ', 'world']) yield { type: 'text_delta', index: 1, text };
-        yield { type: 'block_stop', index: 1 };
+        yield { type: 'block_done', index: 0, block: thought };
+        for (const piece of ['Hel', 'lo, ', 'world']) yield { type: 'text_delta', index: 1, text: piece };
+        yield { type: 'block_done', index: 1, block: text };
         yield {
           type: 'message_done',
-          message: {
-            role: 'assistant',
-            content: [
-              { type: 'thinking', thinking: 'Let me think.', signature: 'sig' },
-              { type: 'text', text: 'Hello, world' },
-            ],
-          },
+          message: { role: 'assistant', content: [thought, text] },
           stopReason: 'end_turn',
           usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 },
         };
@@ -145,6 +155,51 @@ describe('Engine: turns and events', () => {
       thinking: 'Let me think.',
       signature: 'sig',
     });
+  });
+
+  it("announces a tool call with the provider's finished block, parsing nothing itself", async () => {
+    const input = { path: 'src/a.ts' };
+    const call = { type: 'tool_use' as const, id: 'toolu_1', name: 'read_file', input };
+    let turn = 0;
+    const provider: ModelProvider = {
+      name: 'finished-blocks',
+      contextWindow: () => 1000,
+      async *stream(): AsyncGenerator<ProviderEvent> {
+        const usage = { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 };
+        if (turn++ > 0) {
+          const text = { type: 'text' as const, text: 'Done.' };
+          yield { type: 'block_done', index: 0, block: text };
+          yield {
+            type: 'message_done',
+            message: { role: 'assistant', content: [text] },
+            stopReason: 'end_turn',
+            usage,
+          };
+          return;
+        }
+        yield { type: 'tool_use_start', index: 0, id: 'toolu_1', name: 'read_file' };
+        // Deltas are progress only: these do not even form JSON, and nothing may read them as the input.
+        yield { type: 'tool_input_delta', index: 0, json: '{"pa' };
+        yield { type: 'tool_input_delta', index: 0, json: 'th": not json' };
+        yield { type: 'block_done', index: 0, block: call };
+        yield {
+          type: 'message_done',
+          message: { role: 'assistant', content: [call] },
+          stopReason: 'tool_use',
+          usage,
+        };
+      },
+    };
+    const events = createCollectingEmitter();
+    const tools = createFakeToolHost([fakeTool('read_file', 'read')]);
+    await new Engine().run(
+      { provider, tools, inbox: createCommandInbox().inbox, signal: new AbortController().signal, agent: [] },
+      baseRequest(),
+      events,
+    );
+    expect(events.ofType('tool_call_start')).toHaveLength(1);
+    expect(events.first('tool_call_start')?.args).toBe(input);
+    expect(tools.calls[0]?.input).toBe(input);
   });
 
   it('runs two tool calls of one turn concurrently and returns results in the original order', async () => {
@@ -208,8 +263,8 @@ describe('Engine: turns and events', () => {
     expect(provider.requests[1]?.messages.at(-1)).toEqual({
       role: 'user',
       content: [
-        { type: 'tool_result', toolUseId: 'call-slow', content: 'slow result', isError: false },
-        { type: 'tool_result', toolUseId: 'call-fast', content: 'fast result', isError: false },
+        { type: 'tool_result', callId: 'call-slow', output: 'slow result', isError: false },
+        { type: 'tool_result', callId: 'call-fast', output: 'fast result', isError: false },
       ],
     });
     expect(events.types().filter((type) => type === 'turn_start' || type === 'turn_end')).toEqual([

@@ -2,13 +2,44 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PathGuard } from '../../../executor/path-guard.js';
-import {
-  combineRequests,
-  isNarrowerOrEqual,
-  narrowPolicy,
-  PolicyRequest,
-} from '../../../shared/narrow-policy.js';
-import type { ResolvedPolicy } from '../../../shared/policy.js';
+import { isNarrowerOrEqual, narrowPolicy, PolicyRequest } from '../../../shared/narrow-policy.js';
+import { isWithin } from '../../../shared/path-within.js';
+import type { PolicyLimits, ResolvedPolicy } from '../../../shared/policy.js';
+
+const normalize = (p: string): string => path.posix.normalize(p).replace(/(.)\/$/, '$1');
+
+/**
+ * One request that asks for what two successive requests ask for (what the
+ * property below checks narrowPolicy against): write paths are where both
+ * overlap, the network off if either turns it off, the lower of each limit.
+ */
+function combineRequests(first: PolicyRequest, second: PolicyRequest): PolicyRequest {
+  const overlap = (a: string[], b: string[]): string[] => [
+    ...a.filter((x) => b.some((y) => isWithin(y, x))),
+    ...b.filter((y) => a.some((x) => isWithin(x, y))),
+  ];
+  const writePaths =
+    first.writePaths === undefined
+      ? second.writePaths
+      : second.writePaths === undefined
+        ? first.writePaths
+        : overlap(first.writePaths.map(normalize), second.writePaths.map(normalize));
+  const network =
+    first.network === 'off' || second.network === 'off' ? 'off' : (first.network ?? second.network);
+  const limits: Partial<PolicyLimits> = { ...first.limits };
+  for (const [key, value] of Object.entries(second.limits ?? {}) as [keyof PolicyLimits, number][]) {
+    const before = limits[key];
+    limits[key] = before === undefined ? value : Math.min(before, value);
+  }
+  return {
+    name: `${first.name ?? 'child'}>${second.name ?? 'child'}`,
+    ...(writePaths !== undefined && { writePaths }),
+    ...((first.readOnly || second.readOnly) && { readOnly: true }),
+    ...(network !== undefined && { network }),
+    denyPaths: [...(first.denyPaths ?? []), ...(second.denyPaths ?? [])],
+    limits,
+  };
+}
 
 // A small tree, so that generated policies and requests keep landing on each other's paths.
 // None of these exist on the test machine, so PathGuard's realpath leaves them as they are.

@@ -1,5 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createMessageAccumulator } from '../../../harness/provider/message-accumulator.js';
 
 const usage = (fields: Partial<Anthropic.Usage>): Anthropic.Usage => ({
@@ -136,5 +136,68 @@ describe('createMessageAccumulator', () => {
     acc.push(messageStart({}));
     acc.push(messageDelta('end_turn', {}));
     expect(acc.finish()).toBeUndefined();
+  });
+
+  it('hands each block over finished, once: the tool input parsed when its block stops', () => {
+    const acc = createMessageAccumulator();
+    acc.push(messageStart({}));
+    acc.push({
+      type: 'content_block_start',
+      index: 0,
+      content_block: { type: 'text', text: '', citations: null },
+    });
+    acc.push({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Reading ' } });
+    acc.push({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'it.' } });
+    const textDone = acc.push({ type: 'content_block_stop', index: 0 });
+    expect(textDone).toEqual([
+      { type: 'block_done', index: 0, block: { type: 'text', text: 'Reading it.' } },
+    ]);
+    acc.push(toolStart(1, 'toolu_read'));
+    for (const piece of ['{"pa', 'th": "src/', 'a.ts", "lines": [1, ', '20]}']) acc.push(jsonDelta(1, piece));
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      const toolDone = acc.push({ type: 'content_block_stop', index: 1 });
+      acc.push(messageDelta('tool_use', { output_tokens: 12 }));
+      acc.push({ type: 'message_stop' });
+      const done = acc.finish();
+      expect(parse).toHaveBeenCalledTimes(1);
+      expect(toolDone).toEqual([
+        {
+          type: 'block_done',
+          index: 1,
+          block: {
+            type: 'tool_use',
+            id: 'toolu_read',
+            name: 'shell',
+            input: { path: 'src/a.ts', lines: [1, 20] },
+          },
+        },
+      ]);
+      // The final message holds the very blocks handed over, not copies built again.
+      const [first, second] = done!.message.content;
+      expect(first).toBe((textDone[0] as { block: unknown }).block);
+      expect(second).toBe((toolDone[0] as { block: unknown }).block);
+    } finally {
+      parse.mockRestore();
+    }
+  });
+
+  it('reports what streamed so far: finished blocks, and the text of a block still open', () => {
+    const acc = createMessageAccumulator();
+    acc.push(messageStart({}));
+    acc.push(toolStart(0, 'toolu_ls'));
+    acc.push(jsonDelta(0, '{}'));
+    acc.push({ type: 'content_block_stop', index: 0 });
+    acc.push({
+      type: 'content_block_start',
+      index: 1,
+      content_block: { type: 'text', text: '', citations: null },
+    });
+    acc.push({ type: 'content_block_delta', index: 1, delta: { type: 'text_delta', text: 'Half a sen' } });
+    acc.push(toolStart(2, 'toolu_open'));
+    expect(acc.partial()).toEqual([
+      { type: 'tool_use', id: 'toolu_ls', name: 'shell', input: {} },
+      { type: 'text', text: 'Half a sen' },
+    ]);
   });
 });

@@ -36,10 +36,10 @@ describe('createScriptedProvider', () => {
     const first = await collect(provider.stream(request, new AbortController().signal));
     expect(first.map((event) => event.type)).toEqual([
       'text_delta',
-      'block_stop',
+      'block_done',
       'tool_use_start',
       'tool_input_delta',
-      'block_stop',
+      'block_done',
       'message_done',
     ]);
     expect(first.at(-1)).toMatchObject({ stopReason: 'tool_use' });
@@ -66,11 +66,12 @@ describe('createScriptedProvider', () => {
     const events: ProviderEvent[] = [];
     for await (const event of provider.stream(request, controller.signal)) {
       events.push(event);
-      if (event.type === 'block_stop') setTimeout(() => controller.abort(), 10);
+      if (event.type === 'block_done') setTimeout(() => controller.abort(), 10);
     }
     expect(events.at(-1)).toEqual({
       type: 'error',
       error: { kind: 'aborted', message: 'The request was cancelled.' },
+      partial: [{ type: 'text', text: 'Thinking...' }],
     });
   });
 });

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { symlink, writeFile } from 'node:fs/promises';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { planSandbox } from '../../../harness/sandbox/plan-sandbox.js';
@@ -30,6 +30,52 @@ describe('planSandbox', () => {
       steps.some((step) => step.op === 'ro-bind' && step.dest === stub);
     expect(bound((await plan('on')).steps)).toBe(true);
     expect(bound((await plan('off')).steps)).toBe(false);
+  });
+
+  it('plans no placeholder in the workspace, only inside .git, and lists the protected names left unmounted', async () => {
+    await using workspace = await hostDir('ws-');
+    await using empty = await hostDir('empty-');
+    const ws = workspace.path;
+    await mkdir(path.join(ws, '.git'));
+    await mkdir(path.join(ws, '.vscode'));
+    const protectedPaths = ['.git/hooks', '.git/config', '.vscode', '.envrc', '.claude', 'sub/.idea'].map(
+      (p) => path.join(ws, p),
+    );
+    const plan = await planSandbox({
+      policy: testPolicy(ws, { protected: protectedPaths }),
+      runtimePaths: [],
+      emptyDir: empty.path,
+      home: empty.path,
+    });
+    expect(plan.placeholders).toEqual([
+      { path: path.join(ws, '.git/hooks'), kind: 'dir' },
+      { path: path.join(ws, '.git/config'), kind: 'file', content: '' },
+    ]);
+    expect(plan.unmountedAbsent.sort()).toEqual(
+      ['.envrc', '.claude', 'sub/.idea'].map((p) => path.join(ws, p)).sort(),
+    );
+    const readOnly = plan.steps.filter((step) => step.op === 'ro-bind').map((step) => step.dest);
+    expect(readOnly).toEqual(expect.arrayContaining([path.join(ws, '.vscode'), path.join(ws, '.git/hooks')]));
+    expect(readOnly).not.toContain(path.join(ws, '.envrc'));
+  });
+
+  it('protects a gitfile (a linked worktree’s .git) when paths under it are protected', async () => {
+    await using workspace = await hostDir('ws-');
+    await using empty = await hostDir('empty-');
+    const ws = workspace.path;
+    await writeFile(path.join(ws, '.git'), 'gitdir: /elsewhere/.git/worktrees/ws\n');
+    const plan = await planSandbox({
+      policy: testPolicy(ws, { protected: [path.join(ws, '.git/hooks'), path.join(ws, '.git/config')] }),
+      runtimePaths: [],
+      emptyDir: empty.path,
+      home: empty.path,
+    });
+    expect(plan.placeholders).toEqual([]);
+    expect(plan.unmountedAbsent).toEqual([]);
+    const gitfile = path.join(ws, '.git');
+    expect(plan.steps.filter((step) => 'dest' in step && step.dest.startsWith(gitfile))).toEqual([
+      { op: 'ro-bind', src: gitfile, dest: gitfile },
+    ]);
   });
 });
 

@@ -24,12 +24,20 @@ const VALID: unknown[] = [
         { type: 'thinking', thinking: 't', signature: 's' },
         { type: 'redacted_thinking', data: 'd' },
         { type: 'tool_use', id: 'c', name: 'n', input: { a: [1] } },
-        { type: 'tool_result', toolUseId: 'c', content: 'x', isError: false },
+        { type: 'tool_result', callId: 'c', output: 'x', isError: false },
       ],
     },
   },
-  { type: 'tool_call', callId: 'c', name: 'n', input: null },
-  { type: 'tool_result', callId: 'c', name: 'n', output: 'o', isError: true, code: 'timeout' },
+  {
+    type: 'user_message',
+    message: {
+      role: 'user',
+      content: [
+        { type: 'tool_result', callId: 'c', output: 'o', isError: true },
+        { type: 'text', text: 'and this' },
+      ],
+    },
+  },
   { type: 'compaction', summary: 's', replacedMessages: 0 },
   { type: 'model_change', from: 'a', to: 'b' },
   { type: 'subagent_link', childSessionId: ID, callId: 'c', task: 't' },

@@ -55,16 +55,13 @@ describe('a session logged by the engine', () => {
 
     const session = await loadSession(writer.file);
     const { events } = session;
+    // One event per message, logged whole.
     expect(events.map((event) => event.payload.type)).toEqual([
       'user_message',
       'assistant_message',
-      'tool_call',
-      'tool_call',
-      'tool_result',
-      'tool_result',
+      'user_message',
       'assistant_message',
-      'tool_call',
-      'tool_result',
+      'user_message',
       'assistant_message',
       'user_message',
       'assistant_message',
@@ -74,24 +71,15 @@ describe('a session logged by the engine', () => {
       ...events.slice(0, -1).map((event) => event.id),
     ]);
     expect(session.children.get(null)).toEqual([events[0]]);
-    expect(session.children.get(events[3]!.id)).toEqual([events[4]]);
-    expect(events[5]!.payload).toEqual({
-      type: 'tool_result',
-      callId: 'c2',
-      name: 'grep',
-      output: 'no matches',
-      isError: true,
-    });
+    expect(session.children.get(events[1]!.id)).toEqual([events[2]]);
+    expect(events.map((event) => ('message' in event.payload ? event.payload.message : undefined))).toEqual(
+      messages,
+    );
 
     expect(session.conversationAt()).toEqual(messages);
-    // At an earlier event: the conversation up to it, tool results grouped as the engine sent them.
-    expect(session.conversationAt(events[5]!.id)).toEqual(messages.slice(0, 3));
-    expect(session.conversationAt(events[4]!.id)).toEqual([
-      ...messages.slice(0, 2),
-      results(toolResult('c1', 'export const a = 1;')),
-    ]);
-    // tool_call events add nothing: the assistant message holds its calls.
-    expect(session.conversationAt(events[3]!.id)).toEqual(messages.slice(0, 2));
+    // At an earlier event: the conversation up to and including it.
+    expect(session.conversationAt(events[2]!.id)).toEqual(messages.slice(0, 3));
+    expect(session.conversationAt(events[1]!.id)).toEqual(messages.slice(0, 2));
     expect(session.conversationAt(events[0]!.id.slice(0, 36))).toEqual(messages.slice(0, 1));
   });
 
@@ -130,7 +118,7 @@ describe('a session logged by the engine', () => {
     });
   });
 
-  it('puts non-result blocks of a tool results message back into it', async () => {
+  it('keeps a tool results message whole, user text included', async () => {
     await using dir = await tempDir();
     const writer = await createSessionWriter({ workspace: dir.path, model: 'm', policy: 'execute' });
     const messages = [

@@ -93,9 +93,9 @@ describe('loadSession', () => {
       line: 1,
     });
     expect(await loadError(await write('b.jsonl', 'plain text\n'))).toMatchObject({ code: 'not_a_session' });
-    const newer = await loadError(await write('c.jsonl', '{"type":"session","version":2}\n'));
+    const newer = await loadError(await write('c.jsonl', '{"type":"session","version":3}\n'));
     expect(newer.code).toBe('unsupported_version');
-    expect(newer.message).toMatch(/c\.jsonl:1: session format version 2 is not supported/);
+    expect(newer.message).toMatch(/c\.jsonl:1: session format version 3 is not supported/);
     expect(await loadError(await write('d.jsonl', ''))).toMatchObject({ code: 'empty' });
     expect(await loadError(await write('e.jsonl', '{"type":"session","vers'))).toMatchObject({
       code: 'empty',

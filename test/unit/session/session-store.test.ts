@@ -11,6 +11,7 @@ import {
   resolveSession,
   resumeSession,
 } from '../../../harness/session/session-store.js';
+import { sessionToolCalls } from '../../../harness/session/session-tool-calls.js';
 import { createSessionWriter, type SessionWriter } from '../../../harness/session/session-writer.js';
 import { assistant, results, toolResult, toolUse, usage, userText } from '../../support/session-fixtures.js';
 import { tempDir } from '../../support/temp-dir.js';
@@ -47,8 +48,11 @@ describe('session store', () => {
     const source = await oneTurnSession(dir.path, 'first');
     const original = await readFile(source.file, 'utf8');
     const sourceSession = await loadSession(source.file);
-    const forkPoint = sourceSession.events[3]!; // the tool result
-    expect(forkPoint.payload.type).toBe('tool_result');
+    const forkPoint = sourceSession.events[2]!; // the tool results message
+    expect(forkPoint.payload).toMatchObject({
+      type: 'user_message',
+      message: { content: [{ type: 'tool_result' }] },
+    });
 
     const fork = await forkSession(dir.path, source.header.id.slice(0, 20), forkPoint.id.slice(0, 30));
     fork.writer.userMessage(userText('try another way'));
@@ -61,8 +65,8 @@ describe('session store', () => {
     expect(await readFile(source.file, 'utf8')).toBe(original);
 
     const forked = await loadSession(fork.writer.file);
-    expect(forked.events.slice(0, 4)).toEqual(sourceSession.events.slice(0, 4));
-    expect(forked.events[4]!.parentId).toBe(forkPoint.id);
+    expect(forked.events.slice(0, 3)).toEqual(sourceSession.events.slice(0, 3));
+    expect(forked.events[3]!.parentId).toBe(forkPoint.id);
     expect(forked.conversationAt()).toEqual([...fork.messages, userText('try another way')]);
   });
 
@@ -122,20 +126,22 @@ describe('session store', () => {
     await expect(readFile(`${source.file}.lock`)).rejects.toThrow(/ENOENT/);
   });
 
-  it('names a call left open even when the log lost its tool_call event (cut right after the reply)', async () => {
+  it('closes a call left open by a log that ends right after the reply', async () => {
     await using dir = await tempDir();
     const writer = await createSessionWriter({ workspace: dir.path, model: MODEL, policy: 'execute' });
     writer.userMessage(userText('go'));
     writer.assistantMessage(assistant(toolUse('c9', 'grep', { pattern: 'x' })), usage(10, 1), MODEL);
     await writer.close();
-    // Drop the last line (the tool_call event), as a power cut between the two writes would.
-    const lines = (await readFile(writer.file, 'utf8')).trimEnd().split('\n');
-    expect(JSON.parse(lines.at(-1)!).payload.type).toBe('tool_call');
-    await writeFile(writer.file, `${lines.slice(0, -1).join('\n')}\n`);
     const resumed = await resumeSession(dir.path, writer.header.id);
     await resumed.writer.close();
-    const events = (await loadSession(writer.file)).events.map((event) => event.payload);
-    expect(events.at(-1)).toMatchObject({ type: 'tool_result', callId: 'c9', name: 'grep', isError: true });
+    const session = await loadSession(writer.file);
+    expect(session.events.at(-1)?.payload).toMatchObject({
+      type: 'user_message',
+      message: { content: [{ type: 'tool_result', callId: 'c9', isError: true }] },
+    });
+    expect(sessionToolCalls(session.events)).toMatchObject([
+      { callId: 'c9', name: 'grep', result: { isError: true } },
+    ]);
   });
 
   it('counts what compactions spent on their summaries in the totals', async () => {

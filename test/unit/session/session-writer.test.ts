@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SessionError } from '../../../harness/session/session-error.js';
 import { loadSession } from '../../../harness/session/session-reader.js';
+import { sessionToolCalls } from '../../../harness/session/session-tool-calls.js';
 import { createSessionWriter, reopenSessionWriter } from '../../../harness/session/session-writer.js';
 import type { SessionPayload } from '../../../shared/session-format.js';
 import { assistant, results, toolResult, toolUse, usage, userText } from '../../support/session-fixtures.js';
@@ -33,10 +34,13 @@ const EVERY_PAYLOAD: SessionPayload[] = [
     usage: usage(1200, 300, 10_000, 50),
     model: 'claude-sonnet-4-5',
   },
-  { type: 'tool_call', callId: 'call-1', name: 'read_file', input: { path: 'a.ts' } },
-  { type: 'tool_result', callId: 'call-1', name: 'read_file', output: 'line 1\nline 2', isError: false },
-  { type: 'tool_result', callId: 'call-2', name: 'shell', output: 'denied', isError: true, code: 'denied' },
-  { type: 'user_message', message: userText('note'), appendToToolResults: true },
+  {
+    type: 'user_message',
+    message: results(toolResult('call-1', 'line 1\nline 2'), toolResult('call-2', 'denied', true), {
+      type: 'text',
+      text: 'note',
+    }),
+  },
   { type: 'compaction', summary: 'we read a.ts', replacedMessages: 3 },
   { type: 'model_change', from: 'claude-sonnet-4-5', to: 'claude-opus-4-6' },
   { type: 'subagent_link', childSessionId: CHILD, callId: 'call-3', task: 'explore the tests' },
@@ -64,7 +68,7 @@ describe('session writer', () => {
     expect(session.warnings).toEqual([]);
     expect(session.header).toEqual({
       type: 'session',
-      version: 1,
+      version: 2,
       id: writer.header.id,
       created: writer.header.created,
       cwd: dir.path,
@@ -138,7 +142,7 @@ describe('session writer', () => {
     ]);
   });
 
-  it('names tool results after their calls and records a model switch', async () => {
+  it('logs each message whole, records a model switch, and lists calls with their results on reading', async () => {
     await using dir = await tempDir();
     const writer = await createSessionWriter({
       workspace: dir.path,
@@ -151,21 +155,34 @@ describe('session writer', () => {
       usage(1, 1),
       'claude-opus-4-6',
     );
-    writer.toolResults(results(toolResult('c1', 'no matches'), toolResult('c9', '?', true)));
+    const answer = results(
+      toolResult('c1', 'no matches'),
+      toolResult('c9', '?', true),
+      userText('and?').content[0]!,
+    );
+    writer.toolResults(answer);
     await writer.close();
-    const types = (await loadSession(writer.file)).events.map((event) => event.payload);
+    const session = await loadSession(writer.file);
+    const types = session.events.map((event) => event.payload);
     expect(types.map((payload) => payload.type)).toEqual([
       'user_message',
       'model_change',
       'assistant_message',
-      'tool_call',
-      'tool_result',
-      'tool_result',
+      'user_message',
     ]);
     expect(types[1]).toEqual({ type: 'model_change', from: 'claude-sonnet-4-5', to: 'claude-opus-4-6' });
-    expect(types.slice(4).map((payload) => (payload.type === 'tool_result' ? payload.name : ''))).toEqual([
-      'grep',
-      'unknown',
+    // The results message comes back exactly as the engine gave it, user text included.
+    expect(types[3]).toEqual({ type: 'user_message', message: answer });
+    expect(session.conversationAt().at(-1)).toEqual(answer);
+    // The audit view pairs each call with its result; a result for no logged call is not listed.
+    expect(sessionToolCalls(session.events)).toEqual([
+      {
+        callId: 'c1',
+        name: 'grep',
+        input: { pattern: 'x' },
+        eventId: session.events[2]!.id,
+        result: { eventId: session.events[3]!.id, output: 'no matches', isError: false },
+      },
     ]);
   });
 });

@@ -142,8 +142,10 @@ describe('skate sessions show', () => {
         '  → read_file path="src/foo.ts" limit=20\n' +
         '  → shell command="npm test\\nexit"\n',
     );
-    expect(text).toContain(' tool result · read_file\n  ← export const foo = 1; (+2 more lines)\n');
-    expect(text).toContain(' tool result · shell\n  ✗ error denied by policy\n');
+    // Results are named after the calls they answer (an audit view derived on reading).
+    expect(text).toContain(
+      ' tool results\n  ← read_file: export const foo = 1; (+2 more lines)\n  ✗ shell: denied by policy\n',
+    );
     expect(text).toContain(` sub-agent session ${childId} (call c3)\n  find the test\n`);
     expect(text).toContain(
       ' compaction: 3 messages replaced by a summary\n  We read src/foo.ts.\n  The shell was denied.\n',
@@ -168,7 +170,7 @@ describe('skate sessions show', () => {
     await sessionsShowCommand({ workspace: dir.path, id: parentId, json: true, ...io });
     const shown = JSON.parse(io.text.out) as { header: { id: string }; events: unknown[]; totals: unknown };
     expect(shown.header.id).toBe(parentId);
-    expect(shown.events).toHaveLength(10);
+    expect(shown.events).toHaveLength(7);
     expect(shown).toHaveProperty('totals.usage.inputTokens', 13_445);
   });
 

@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
-import { lstat, mkdir, open } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import path from 'node:path';
+import { ensureSkateDir } from '../skate-dir.js';
 
 /** Where planning mode writes its plan, and `skate execute` reads it: `<workspace>/.skate/plan.md`. */
 export function planFilePath(workspace: string): string {
@@ -15,11 +16,7 @@ export function planFilePath(workspace: string): string {
  */
 export async function ensurePlanFile(workspace: string): Promise<string> {
   const file = planFilePath(workspace);
-  const dir = path.dirname(file);
-  const dirInfo = await lstat(dir).catch(() => undefined);
-  if (!dirInfo) await mkdir(dir);
-  else if (!dirInfo.isDirectory())
-    throw new Error(`${dir} is not a directory (a symbolic link?); remove it and retry`);
+  await ensureSkateDir(workspace);
   // O_NOFOLLOW: a plan.md that is a link is refused, never followed; no O_TRUNC: an existing plan is kept.
   const handle = await open(file, constants.O_CREAT | constants.O_WRONLY | constants.O_NOFOLLOW, 0o644).catch(
     (error: NodeJS.ErrnoException) => {

@@ -1,0 +1,162 @@
+import { spawn } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * The `rg` binary on PATH, or undefined: grep and glob then search in JavaScript.
+ * Looked up inside the executor, so it is what the sandbox lets commands run.
+ */
+export function findRipgrep(searchPath: string | undefined = process.env.PATH): string | undefined {
+  for (const dir of (searchPath ?? '').split(':')) {
+    if (!path.isAbsolute(dir)) continue;
+    const candidate = path.join(dir, 'rg');
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {}
+  }
+  return undefined;
+}
+
+/**
+ * Flags that make ripgrep walk as the JavaScript walk does: dotfiles included, `.git` skipped,
+ * `.gitignore` files honoured with or without a repository, and no other ignore or config file
+ * (`.ignore`, `.rgignore`, the global excludes, `RIPGREP_CONFIG_PATH`) changing what is searched.
+ */
+export function walkFlags(gitignore: boolean): string[] {
+  return [
+    '--no-config',
+    '--hidden',
+    '--glob=!.git',
+    '--no-ignore-dot',
+    '--no-ignore-global',
+    '--no-ignore-exclude',
+    '--no-require-git',
+    ...(gitignore ? [] : ['--no-ignore-vcs']),
+  ];
+}
+
+/**
+ * Restricts ripgrep to files named like the glob's last segment, when that is a plain name glob
+ * (`*.ts`, `*.{ts,tsx}`): a superset of the glob's matches, which the caller still checks. A file
+ * type, not --glob: ripgrep's --glob would also bring back gitignored files that match it.
+ */
+export function nameFilter(glob: string): string[] {
+  const last = glob.slice(glob.lastIndexOf('/') + 1);
+  const plain = /^[\w.*?-]+$|^[\w.*?-]*\{[\w.,-]+\}[\w.*?-]*$/.test(last) && last !== '**';
+  return plain ? [`--type-add=skate:${last}`, '--type=skate'] : [];
+}
+
+export interface RipgrepOptions {
+  readonly binary: string;
+  /** skate-confine's argv prefix: rg runs confined like any command. */
+  readonly wrapper: readonly string[];
+  readonly cwd: string;
+  readonly args: readonly string[];
+  readonly signal: AbortSignal;
+  /** Byte that ends each record on stdout: NUL for `--null` file lists, newline otherwise. */
+  readonly separator: 0 | 10;
+  /** Called with each record; returning `false` stops ripgrep (a cap was reached). */
+  onRecord(record: string): boolean | undefined;
+}
+
+export interface RipgrepExit {
+  /** 0: matches, 1: none, 2: an error (possibly alongside results). Null when stopped. */
+  readonly code: number | null;
+  /** Whether `onRecord` asked to stop before ripgrep was done. */
+  readonly stopped: boolean;
+  readonly stderr: string;
+}
+
+const MAX_STDERR_BYTES = 16 * 1024;
+
+/**
+ * Runs ripgrep and hands its output over record by record. Stopping (a cap reached, the call
+ * cancelled) kills its process group at once: nothing is searched past what will be shown.
+ */
+export function runRipgrep(options: RipgrepOptions): Promise<RipgrepExit> {
+  const { signal, separator, onRecord } = options;
+  signal.throwIfAborted();
+  const [program, ...args] = [...options.wrapper, options.binary, ...options.args] as [string, ...string[]];
+  const child = spawn(program, args, {
+    cwd: options.cwd,
+    env: process.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group, so a stop kills skate-confine and rg together.
+    detached: true,
+  });
+  let stopped = false;
+  const stop = () => {
+    if (stopped || child.pid === undefined) return;
+    stopped = true;
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {}
+  };
+  signal.addEventListener('abort', stop, { once: true });
+  let pending: Buffer[] = [];
+  child.stdout.on('data', (chunk: Buffer) => {
+    if (stopped) return;
+    let from = 0;
+    for (let at = chunk.indexOf(separator); at !== -1; at = chunk.indexOf(separator, from)) {
+      const piece = chunk.subarray(from, at);
+      const record = pending.length > 0 ? Buffer.concat([...pending, piece]) : piece;
+      pending = [];
+      from = at + 1;
+      if (onRecord(record.toString('utf8')) === false) {
+        stop();
+        return;
+      }
+    }
+    if (from < chunk.length) pending.push(chunk.subarray(from));
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    if (stderr.length < MAX_STDERR_BYTES) stderr += chunk.toString('utf8');
+  });
+  return new Promise((resolve, reject) => {
+    child.once('error', (error) => {
+      signal.removeEventListener('abort', stop);
+      reject(error);
+    });
+    child.once('close', (code) => {
+      signal.removeEventListener('abort', stop);
+      if (!stopped && pending.length > 0) onRecord(Buffer.concat(pending).toString('utf8'));
+      resolve({ code: stopped ? null : code, stopped, stderr });
+    });
+  });
+}
+
+/** Whether ripgrep refused the pattern (look-around, backreferences): the JavaScript search takes it. */
+export function rejectedPattern(exit: RipgrepExit): boolean {
+  return exit.code === 2 && /regex parse error|error parsing|not allowed in a regex/i.test(exit.stderr);
+}
+
+/** Sorts `/`-separated paths as a depth-first walk with names sorted per directory yields them. */
+export function sortWalkOrder<T>(items: readonly T[], pathOf: (item: T) => string): T[] {
+  // "/" sorts after "." and "-"; a NUL in its place sorts a directory's files right after its name.
+  const keyed = items.map((item) => ({ item, key: pathOf(item).replaceAll('/', '\0') }));
+  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return keyed.map(({ item }) => item);
+}
+
+/** Files a gitignore hides under `cwd`: the difference between two listings, run together. */
+export async function countIgnored(
+  options: Omit<RipgrepOptions, 'args' | 'separator' | 'onRecord'> & { extra: readonly string[] },
+): Promise<number> {
+  const count = async (gitignore: boolean): Promise<number> => {
+    let n = 0;
+    await runRipgrep({
+      ...options,
+      args: ['--files', '--null', ...walkFlags(gitignore), ...options.extra],
+      separator: 0,
+      onRecord: () => {
+        n++;
+        return undefined;
+      },
+    });
+    return n;
+  };
+  const [all, kept] = await Promise.all([count(false), count(true)]);
+  return Math.max(0, all - kept);
+}

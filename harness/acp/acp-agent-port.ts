@@ -1,0 +1,49 @@
+import type { Message } from '../../shared/conversation.js';
+import type { EngineCommand, EngineEvent, ImageInput } from '../../shared/engine-events.js';
+import type { PromptOutcome } from './stop-reason.js';
+
+/** ACP session modes: the agent investigates and writes only the plan, or carries out work. */
+export type AcpMode = 'plan' | 'execute';
+
+/**
+ * One Skate agent as `skate acp` drives it: the agent runtime's session seen
+ * through the calls ACP makes, so the protocol layer can be tested on its own.
+ */
+export interface AcpAgentHandle {
+  /** The Skate session id the agent records into (the ACP session id is the first one). */
+  readonly sessionId: string;
+  readonly workspace: string;
+  readonly mode: AcpMode;
+  /** The conversation so far, for `session/load`. */
+  history(): readonly Message[];
+  /** Every engine event of the agent and its sub-agents, in order; returns the unsubscribe. */
+  subscribe(listener: (event: EngineEvent) => void): () => void;
+  /** One prompt, until the run ends. */
+  prompt(prompt: { text: string; images: ImageInput[] }): Promise<PromptOutcome>;
+  /** Interrupts the running prompt: the model stream and every tool call. */
+  interrupt(): void;
+  /** An answer to the engine's request (approval, ask_user, turn limit). */
+  answer(command: Extract<EngineCommand, { requestId: string }>): void;
+  /** Whether a call of this tool waits for an approval before it runs. */
+  asksApproval(toolName: string): boolean;
+  /**
+   * Switches between planning (under the plan policy, on its own executor) and
+   * executing (carrying the plan, when one was written); the conversation is
+   * the new agent's. Resolves to a note for the user, when the switch did not
+   * go as asked (no plan to carry out, say).
+   */
+  setMode(mode: AcpMode): Promise<string | undefined>;
+  /** The plan file, when the agent is planning. */
+  planFile(): string | undefined;
+  /** Stops the agent and its executors. */
+  close(): Promise<void>;
+}
+
+/** Starts agents for ACP sessions. */
+export interface AcpAgentFactory {
+  open(request: {
+    workspace: string;
+    /** A new session, or an earlier Skate session of the workspace continued. */
+    session: { kind: 'new' } | { kind: 'resume'; id: string };
+  }): Promise<AcpAgentHandle>;
+}

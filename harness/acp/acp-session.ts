@@ -1,0 +1,325 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import {
+  type AgentContext,
+  type ClientCapabilities,
+  type ContentBlock,
+  RequestError,
+  type SessionModeState,
+  type SessionUpdate,
+  type StopReason,
+} from '@agentclientprotocol/sdk';
+import type { EngineCommand, EngineEvent } from '../../shared/engine-events.js';
+import type { AcpAgentHandle, AcpMode } from './acp-agent-port.js';
+import { historyUpdates } from './history-updates.js';
+import { approvalChoice, approvalOptions, questionAnswer, questionOptions } from './permission-options.js';
+import { planEntries } from './plan-entries.js';
+import { promptInput } from './prompt-input.js';
+import { FREE_TEXT_UNSUPPORTED, formAnswers, questionForm } from './question-form.js';
+import { stopReasonFor } from './stop-reason.js';
+import { createUpdateMapper, type UpdateMapper } from './update-mapper.js';
+
+export const MODES: SessionModeState['availableModes'] = [
+  {
+    id: 'execute',
+    name: 'Execute',
+    description: 'Work in the workspace: edit files and run commands (network off), in the kernel sandbox.',
+  },
+  {
+    id: 'plan',
+    name: 'Plan',
+    description:
+      'Investigate read-only and write the plan to .skate/plan.md; a fresh agent on its own executor.',
+  },
+];
+
+export interface AcpSessionOptions {
+  /** The ACP session id: the first Skate session's id, kept across mode switches. */
+  id: string;
+  agent: AcpAgentHandle;
+  client: AgentContext;
+  capabilities: ClientCapabilities;
+  /** Diagnostics for stderr (stdout is the protocol). */
+  log(line: string): void;
+}
+
+type Ask = Extract<EngineEvent, { type: 'ask_user_request' }>;
+type Approval = Extract<EngineEvent, { type: 'approval_request' }>;
+
+/**
+ * One ACP session: forwards its agent's events as `session/update`s in order,
+ * turns approvals and questions into requests to the client and their answers
+ * into engine commands, and runs one prompt at a time.
+ */
+export class AcpSession {
+  readonly id: string;
+  private agent: AcpAgentHandle;
+  private mapper: UpdateMapper;
+  private unsubscribe: () => void;
+  /**
+   * Updates waiting to go out, in order (a plan is read from disk first); a
+   * prompt answers only after the last one. Text chunks that pile up while a
+   * write is in flight go out as one.
+   */
+  private readonly queue: (SessionUpdate | Promise<SessionUpdate | undefined>)[] = [];
+  private pumping: Promise<void> | undefined;
+  /** "Always allow" / "always reject", by tool name, for the rest of the session. */
+  private readonly remembered = new Map<string, 'approve' | 'reject'>();
+  private running: AbortController | undefined;
+  /** Said once, at the start of the next prompt (a session/new response cannot carry updates). */
+  private pendingNotes: string[] = [];
+
+  constructor(private readonly options: AcpSessionOptions) {
+    this.id = options.id;
+    this.agent = options.agent;
+    this.mapper = this.newMapper();
+    this.unsubscribe = this.agent.subscribe((event) => this.onEvent(event));
+  }
+
+  get modes(): SessionModeState {
+    return { currentModeId: this.agent.mode, availableModes: MODES };
+  }
+
+  /** Something the user must know that has no update of its own yet (unsupported MCP servers). */
+  noteForNextPrompt(message: string): void {
+    this.pendingNotes.push(message);
+  }
+
+  /** `session/load`: the stored conversation as updates. */
+  async replay(): Promise<void> {
+    for (const update of historyUpdates(this.agent.history(), this.agent.workspace)) this.send(update);
+    await this.flushed();
+  }
+
+  async prompt(blocks: readonly ContentBlock[], signal: AbortSignal): Promise<StopReason> {
+    if (this.running) {
+      throw RequestError.invalidRequest(undefined, 'a prompt is already running in this session');
+    }
+    const controller = new AbortController();
+    this.running = controller;
+    const onAbort = (): void => this.cancel();
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      for (const note of this.pendingNotes.splice(0)) this.send(this.userNotice(note));
+      const outcome = await this.agent.prompt(promptInput(blocks));
+      for (const update of this.mapper.closeOpen()) this.send(update);
+      await this.flushed();
+      const reason = stopReasonFor(outcome);
+      if (reason === undefined)
+        throw RequestError.internalError(undefined, outcome.error ?? 'the run failed');
+      return reason;
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      controller.abort();
+      this.running = undefined;
+    }
+  }
+
+  /** `session/cancel`: interrupts the model and every tool; pending requests to the client are withdrawn. */
+  cancel(): void {
+    if (!this.running) return;
+    this.running.abort();
+    this.agent.interrupt();
+  }
+
+  async setMode(modeId: string): Promise<void> {
+    if (modeId !== 'plan' && modeId !== 'execute') {
+      throw RequestError.invalidParams(undefined, `unknown mode ${modeId}: the modes are plan and execute`);
+    }
+    if (this.running) throw RequestError.invalidRequest(undefined, 'cannot switch modes while a prompt runs');
+    if (modeId === this.agent.mode) return;
+    const note = await this.agent.setMode(modeId as AcpMode);
+    // Tool calls of the new agent are numbered afresh.
+    this.mapper = this.newMapper();
+    this.send({ sessionUpdate: 'current_mode_update', currentModeId: this.agent.mode });
+    if (note) this.send(this.userNotice(note));
+    await this.flushed();
+  }
+
+  async close(): Promise<void> {
+    this.cancel();
+    this.unsubscribe();
+    await this.agent.close();
+  }
+
+  private newMapper(): UpdateMapper {
+    return createUpdateMapper({
+      workspace: this.agent.workspace,
+      asksApproval: (name) => !this.remembered.has(name) && this.agent.asksApproval(name),
+      notices: this.options.capabilities.session?.notices != null,
+    });
+  }
+
+  private onEvent(event: EngineEvent): void {
+    for (const update of this.mapper.map(event)) this.send(update);
+    switch (event.type) {
+      case 'approval_request':
+        this.answerApproval(event).catch((error: unknown) =>
+          this.failedRequest(error, {
+            type: 'approval_response',
+            requestId: event.requestId,
+            decision: 'reject',
+            feedback: `No answer came from the editor (${describe(error)}).`,
+          }),
+        );
+        return;
+      case 'ask_user_request':
+        // An empty answer tells ask_user that nobody answered.
+        this.answerQuestions(event).catch((error: unknown) =>
+          this.failedRequest(error, { type: 'ask_user_response', requestId: event.requestId, answers: [] }),
+        );
+        return;
+      case 'loop_cap_reached':
+        // ACP ends the turn at the limit (max_turn_requests); the user goes on with another prompt.
+        this.agent.answer({ type: 'loop_decision', requestId: event.requestId, decision: 'stop' });
+        return;
+      case 'tool_call_result':
+        if (!event.isError && event.display?.type === 'diff') this.showPlanIfWritten(event.display.path);
+        return;
+      default:
+        return;
+    }
+  }
+
+  private async answerApproval(event: Approval): Promise<void> {
+    let decision = this.remembered.get(event.name);
+    let feedback: string | undefined;
+    if (decision === undefined) {
+      await this.flushed();
+      const response = await this.options.client.request(
+        'session/request_permission',
+        {
+          sessionId: this.id,
+          toolCall: this.mapper.toolCall(event.callId, event.agent),
+          options: approvalOptions(event.name),
+        },
+        this.requestOptions(),
+      );
+      const choice = approvalChoice(response.outcome);
+      decision = choice.decision;
+      feedback = choice.feedback;
+      if (choice.remember) this.remembered.set(event.name, decision);
+    }
+    this.agent.answer({
+      type: 'approval_response',
+      requestId: event.requestId,
+      decision,
+      ...(feedback && { feedback }),
+    });
+    if (decision === 'approve')
+      for (const update of this.mapper.running(event.callId, event.agent)) this.send(update);
+  }
+
+  private async answerQuestions(event: Ask): Promise<void> {
+    await this.flushed();
+    const toolCallId = this.mapper.openAskUser(event.agent) ?? `ask-${event.requestId}`;
+    let answers: string[];
+    if (this.options.capabilities.elicitation?.form) {
+      const response = await this.options.client.request(
+        'elicitation/create',
+        {
+          mode: 'form',
+          sessionId: this.id,
+          toolCallId,
+          message: event.questions.length === 1 ? 'The agent asks:' : 'The agent asks some questions:',
+          requestedSchema: questionForm(event.questions),
+        },
+        this.requestOptions(),
+      );
+      answers = formAnswers(event.questions, response);
+    } else {
+      answers = [];
+      for (const question of event.questions) {
+        const options = question.options ?? [];
+        if (options.length === 0) {
+          answers.push(FREE_TEXT_UNSUPPORTED);
+          continue;
+        }
+        const response = await this.options.client.request(
+          'session/request_permission',
+          {
+            sessionId: this.id,
+            toolCall: { toolCallId, title: question.question },
+            options: questionOptions(options),
+          },
+          this.requestOptions(),
+        );
+        answers.push(questionAnswer(options, response.outcome));
+      }
+    }
+    this.agent.answer({ type: 'ask_user_response', requestId: event.requestId, answers });
+  }
+
+  /** A request to the client failed (the connection, or the client errored): the engine must not wait for it. */
+  private failedRequest(error: unknown, answer: Extract<EngineCommand, { requestId: string }>): void {
+    this.options.log(`a request to the client failed: ${describe(error)}`);
+    this.agent.answer(answer);
+  }
+
+  /** While planning, a change to the plan file is shown as ACP plan entries. */
+  private showPlanIfWritten(shownPath: string): void {
+    const planFile = this.agent.planFile();
+    if (!planFile || path.resolve(this.agent.workspace, shownPath) !== planFile) return;
+    // Read on the host: the plan file is the one path the planning sandbox writes, and the harness reads it anyway.
+    this.enqueue(
+      readFile(planFile, 'utf8').then(
+        (text): SessionUpdate => ({ sessionUpdate: 'plan', entries: planEntries(text) }),
+        (error: unknown) => {
+          this.options.log(`could not show the plan: ${describe(error)}`);
+          return undefined;
+        },
+      ),
+    );
+  }
+
+  private userNotice(message: string): SessionUpdate {
+    return this.options.capabilities.session?.notices != null
+      ? { sessionUpdate: 'notice', severity: 'warning', title: message }
+      : { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `${message}\n\n` } };
+  }
+
+  private send(update: SessionUpdate): void {
+    const last = this.queue.at(-1);
+    if (last && !(last instanceof Promise) && appendText(last, update)) return;
+    this.enqueue(update);
+  }
+
+  private enqueue(item: SessionUpdate | Promise<SessionUpdate | undefined>): void {
+    this.queue.push(item);
+    this.pumping ??= this.pump();
+  }
+
+  private async pump(): Promise<void> {
+    for (let item = this.queue.shift(); item !== undefined; item = this.queue.shift()) {
+      const update = await item;
+      if (!update) continue;
+      await this.options.client
+        .notify('session/update', { sessionId: this.id, update })
+        .catch((error: unknown) => this.options.log(`could not send an update: ${describe(error)}`));
+    }
+    this.pumping = undefined;
+  }
+
+  /** Resolves once every update queued so far has been written. */
+  private async flushed(): Promise<void> {
+    while (this.pumping) await this.pumping;
+  }
+
+  private requestOptions(): { cancellationSignal?: AbortSignal } {
+    return this.running ? { cancellationSignal: this.running.signal } : {};
+  }
+}
+
+/** Adds `next`'s text to `last` when both are text chunks of the same stream; true if it did. */
+function appendText(last: SessionUpdate, next: SessionUpdate): boolean {
+  if (last.sessionUpdate !== 'agent_message_chunk' && last.sessionUpdate !== 'agent_thought_chunk')
+    return false;
+  if (next.sessionUpdate !== last.sessionUpdate) return false;
+  if (next.content.type !== 'text' || last.content.type !== 'text') return false;
+  last.content.text += next.content.text;
+  return true;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,36 @@
+import { Readable, Writable } from 'node:stream';
+import { ndJsonStream } from '@agentclientprotocol/sdk';
+import { createAcpAgent } from './acp-agent.js';
+import type { AcpAgentFactory } from './acp-agent-port.js';
+
+export interface ServeAcpOptions {
+  agents: AcpAgentFactory;
+  version: string;
+  /** Diagnostics, on stderr: stdout carries the protocol and nothing else. */
+  log(line: string): void;
+}
+
+/**
+ * Serves one ACP client (the editor that started us) over stdin and stdout,
+ * newline-delimited JSON-RPC, until the client closes stdin or a signal
+ * comes; then every session's agent is closed, executors included.
+ */
+export async function serveAcpOverStdio(options: ServeAcpOptions): Promise<number> {
+  const acp = createAcpAgent(options);
+  const stream = ndJsonStream(
+    Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
+    Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
+  );
+  const connection = acp.app.connect(stream);
+  const stop = (): void => connection.close();
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  try {
+    await connection.closed;
+  } finally {
+    process.off('SIGTERM', stop);
+    process.off('SIGINT', stop);
+    await acp.close();
+  }
+  return 0;
+}

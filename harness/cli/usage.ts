@@ -1,0 +1,47 @@
+/** The whole CLI's usage text, printed by `--help` (a usage error is one line). */
+export const USAGE = `usage:
+  skate [--continue | --resume ID] [agent options]   on a terminal: the interactive UI (:help inside)
+  skate -p "task" [--output-format text|json|stream-json] [--model M] [--max-turns N] [--max-tokens N]
+        [--thinking-budget N] [--approval auto|ask|deny-writes] [--system-prompt S] [--append-system-prompt S]
+        [--policy P] [--network on|off] [--add-dir DIR]... [--workspace DIR] [--executor ws://HOST:PORT]
+        [--sandbox required|best-effort] [--verbose]
+        [--answers FILE] [--no-subagents] [--continue | --resume ID [--fork-at EVENT_ID]] [--no-session]
+        (the task may also come on stdin)
+  skate plan "task" [agent options]      plan under the plan policy: read-only but .skate/plan.md
+  skate plan --edit [--workspace DIR]    open the plan in $EDITOR
+  skate execute [--plan FILE] ["extra instructions"] [agent options]   carry out the plan in a fresh agent
+  skate tools [--policy P] [--workspace DIR] [--executor ws://HOST:PORT] [--json]
+  skate tool NAME --input JSON|- [--policy P] [--workspace DIR] [--executor ws://HOST:PORT] [--stream]
+  skate executor serve --listen HOST:PORT [--policy P] [--workspace DIR] [--token-file FILE]
+  skate sessions list [--workspace DIR] [--json]
+  skate sessions show ID [--workspace DIR] [--json]
+  skate policy show [P] [--workspace DIR] [--json]
+  skate sandbox [--policy P] [--workspace DIR] [--sandbox best-effort] -- CMD [ARGS...]
+  skate acp [--policy P] [--approval ask|auto|deny-writes] [--model M] [agent options]
+                                         an ACP agent on stdin/stdout, for editors (Zed, JetBrains…)
+  skate --version
+
+options:
+  -p, --print       run headless: the task is the argument (skate -p "task", skate -c -p "task") or stdin
+  --policy P        a built-in policy (execute, readonly, plan, full), one in ~/.skate/policies, or a file; default execute
+  --network on|off  turn the policy's network on or off for this run only
+  --add-dir DIR     another writable root for this run, protected like the workspace (repeatable)
+  --max-tokens N    output tokens per model reply (default 16000); --thinking-budget N turns on extended thinking
+  --workspace DIR   the directory the agent works in; default the current directory
+  --executor URL    use a remote executor (token in SKATE_EXECUTOR_TOKEN) instead of starting one
+  --sandbox MODE    required (default): refuse to run a restricted policy without the kernel sandbox;
+                    best-effort: run anyway, with only the tools' own checks
+  --verbose         show the executor's own log, sandbox notes, settings files and AGENTS.md files on stderr
+  --answers FILE    ask_user answers for a headless run: a JSON array of answer arrays, used in order
+  --no-subagents    do not offer spawn_agent (sub-agents on their own narrowed executors)
+  --continue, -c    continue the workspace's latest session; --resume ID continues that one;
+                    --fork-at EVENT_ID branches from an earlier event into a new session
+  --no-session      record nothing in .skate/sessions
+  settings: ~/.skate/settings.json, then <workspace>/.skate/settings.json; flags win (README, "Settings")
+`;
+
+/** Prints the usage text; exit status 0. */
+export function help(): number {
+  process.stdout.write(USAGE);
+  return 0;
+}

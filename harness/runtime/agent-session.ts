@@ -1,0 +1,446 @@
+import type { Message } from '../../shared/conversation.js';
+import type { EngineCommand, EngineEvent, ImageInput } from '../../shared/engine-events.js';
+import type { ExecutorHealth } from '../../shared/executor-boot.js';
+import type { NetworkPolicy, ResolvedPolicy } from '../../shared/policy.js';
+import type { RuntimeCommand } from '../../shared/runtime-command.js';
+import { filterToolHost } from '../agents/filtered-tool-host.js';
+import { createSubAgentInbox } from '../agents/sub-agent-inbox.js';
+import { type CommandInboxHandle, createCommandInbox } from '../engine/command-inbox.js';
+import { type Compacted, Engine } from '../engine/engine.js';
+import type { Emitter, EngineContext, MetaTool, RunOutcome } from '../engine/engine-types.js';
+import type { ExecutorClient } from '../executor-client/executor-client.js';
+import { planFilePath } from '../planning/plan-file.js';
+import { readPlan } from '../planning/read-plan.js';
+import type { ModelProvider } from '../provider/model-provider.js';
+import { AgentRuntimeError } from './agent-runtime-error.js';
+import type { AgentSettings, SessionSettings } from './agent-settings.js';
+import { appendedSystemPrompt, harnessTools } from './harness-tools.js';
+import { openSessionLog, type SessionLog } from './open-session-log.js';
+import { type ExecutorView, type StartedAgent, startAgent } from './start-agent.js';
+import { spawnExecutor } from './start-executor.js';
+
+/** What one `prompt` ends with: the engine's outcome and what the frontend reports with it. */
+export interface AgentRunResult extends RunOutcome {
+  model: string;
+  sessionId: string | undefined;
+  durationMs: number;
+}
+
+export interface PromptOptions {
+  images?: ImageInput[];
+  /** This prompt's turn cap, instead of the settings' (a sub-agent's reminder). */
+  maxTurns?: number;
+}
+
+/**
+ * Starts an agent: resolves the workspace once, then starts its executor
+ * under its policy, its model provider and its session log at the same time.
+ * What fails on the way leaves nothing running.
+ */
+export async function createAgentSession(settings: AgentSettings): Promise<AgentSession> {
+  return new AgentSession(settings, await startAgent(settings));
+}
+
+/**
+ * One agent, for every frontend: its executor (spawned under its policy,
+ * replaced when the network is switched), its session log, its engine runs
+ * and its sub-agents. Events go out as `EngineEvent`s (the settings' emitter
+ * and `subscribe`); commands come in as `prompt`, `answer` and `apply`.
+ */
+export class AgentSession {
+  private readonly engine = new Engine();
+  private readonly inbox: CommandInboxHandle | undefined;
+  private readonly listeners = new Set<(event: EngineEvent) => void>();
+  private readonly emitter: Emitter;
+  private messages: Message[];
+  private modelName: string;
+  private running: { controller: AbortController; done: Promise<unknown> } | undefined;
+  /** Said to the model with the next prompt (a network switch). */
+  private pendingNotes: string[] = [];
+  private closed = false;
+
+  /** The workspace, resolved once. */
+  readonly workspace: string;
+  private readonly settings: AgentSettings;
+  private executor: ExecutorClient;
+  private currentPolicy: ResolvedPolicy | undefined;
+  private readonly view: ExecutorView;
+  private readonly provider: ModelProvider;
+  private sessionLog: SessionLog;
+  private readonly instructions: StartedAgent['instructions'];
+
+  /** Use `createAgentSession`. */
+  constructor(settings: AgentSettings, started: StartedAgent) {
+    this.settings = { ...settings, activity: started.activity };
+    this.workspace = started.workspace;
+    this.executor = started.executor;
+    this.currentPolicy = started.policy;
+    this.view = started.view;
+    this.provider = started.provider;
+    this.sessionLog = started.log;
+    this.instructions = started.instructions;
+    this.messages = [...this.sessionLog.history];
+    this.modelName = settings.model.name;
+    this.inbox = settings.answerer === 'nobody' ? undefined : createCommandInbox();
+    this.emitter = {
+      emit: (event) => {
+        settings.events?.emit(event);
+        for (const listener of this.listeners) listener(event);
+      },
+    };
+    settings.onExecutorStarted?.(this.executor, this.currentPolicy);
+  }
+
+  /** The policy the executor enforces; undefined for a remote executor, whose server chose it. */
+  get policy(): ResolvedPolicy | undefined {
+    return this.currentPolicy;
+  }
+
+  get model(): string {
+    return this.modelName;
+  }
+
+  /** The project instructions files (AGENTS.md) in the system prompt, in order. */
+  get instructionFiles(): StartedAgent['instructions']['files'] {
+    return this.instructions.files;
+  }
+
+  get sessionId(): string | undefined {
+    return this.sessionLog.sessionId;
+  }
+
+  /** The conversation so far. */
+  get conversation(): readonly Message[] {
+    return this.messages;
+  }
+
+  get activity(): NonNullable<AgentSettings['activity']> {
+    return this.settings.activity ?? { kind: 'agent' };
+  }
+
+  /** The executor's host pid (its outermost process); undefined for a remote one. */
+  get executorPid(): number | undefined {
+    return this.executor.pid;
+  }
+
+  /** The agent's current executor (replaced by `setNetwork`). */
+  get executorClient(): ExecutorClient {
+    return this.executor;
+  }
+
+  /** Receives every event of this agent and its sub-agents; returns the unsubscribe. */
+  subscribe(listener: (event: EngineEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Runs the model on `text`, with the conversation so far, until it is done; one run at a time. */
+  async prompt(text: string, options: PromptOptions = {}): Promise<AgentRunResult> {
+    this.assertIdle();
+    const controller = new AbortController();
+    const done = this.run(text, options, controller.signal);
+    this.running = { controller, done };
+    try {
+      return await done;
+    } finally {
+      this.running = undefined;
+    }
+  }
+
+  /** Resolves when the run in progress (if any) has ended. */
+  async whenIdle(): Promise<void> {
+    await this.running?.done.catch(() => undefined);
+  }
+
+  /** Interrupts the run in progress: the model stream, every tool call and every question. */
+  interrupt(): void {
+    this.running?.controller.abort();
+  }
+
+  /**
+   * A frontend's answer to a request of the running engine (approval,
+   * ask_user, the turn cap) or an interrupt. Returns false when nothing takes
+   * it (no such request, or a sub-agent, which nobody answers). A
+   * `user_prompt` is `prompt`'s, which returns the run's result.
+   */
+  answer(command: EngineCommand): boolean {
+    if (command.type === 'interrupt') {
+      const running = this.running !== undefined;
+      this.interrupt();
+      return running;
+    }
+    if (command.type === 'user_prompt') return false;
+    return this.inbox?.send(command) ?? false;
+  }
+
+  /** Carries out a state-changing command; resolves to the agent to drive next (a new one after fork or activity). */
+  async apply(command: RuntimeCommand): Promise<AgentSession> {
+    switch (command.type) {
+      case 'set_model':
+        this.setModel(command.model);
+        return this;
+      case 'compact':
+        await this.compact();
+        return this;
+      case 'clear':
+        await this.clear();
+        return this;
+      case 'resume':
+        await this.resume(command.sessionId);
+        return this;
+      case 'fork':
+        return this.fork(command.atEventId);
+      case 'set_network':
+        await this.setNetwork(command.network);
+        return this;
+      case 'set_activity':
+        return command.activity === 'plan' ? this.startPlanning(command.task) : this.execute(command.plan);
+    }
+  }
+
+  /** The model of the next turns. */
+  setModel(name: string): void {
+    this.assertIdle();
+    if (name === this.modelName) return;
+    this.sessionLog.writer?.append({ type: 'model_change', from: this.modelName, to: name });
+    this.modelName = name;
+  }
+
+  /** Summarises the older conversation now. */
+  async compact(): Promise<Compacted> {
+    this.assertIdle();
+    const controller = new AbortController();
+    const run = this.engine.compactNow(
+      this.context(controller.signal),
+      { model: this.modelName, maxTokens: this.settings.model.maxTokens },
+      this.messages,
+      this.emitter,
+    );
+    this.running = { controller, done: run };
+    try {
+      const result = await run;
+      this.messages = result.messages;
+      return result.status;
+    } finally {
+      this.running = undefined;
+    }
+  }
+
+  /** A new, empty conversation in a new session log, on the same executor. */
+  async clear(): Promise<void> {
+    await this.switchSession(this.settings.session.kind === 'none' ? { kind: 'none' } : { kind: 'new' });
+  }
+
+  /** Continues session `id` (or a unique prefix) of the workspace, on the same executor. */
+  async resume(id: string): Promise<void> {
+    await this.switchSession({ kind: 'resume', id });
+  }
+
+  /** A new agent (its own executor) on a new session holding this one's conversation up to `atEventId`. */
+  async fork(atEventId: string): Promise<AgentSession> {
+    this.assertIdle();
+    const id = this.sessionId;
+    if (!id || !this.sessionLog.writer)
+      throw new AgentRuntimeError('settings', 'there is no session log to fork');
+    await this.sessionLog.writer.flush();
+    return createAgentSession({ ...this.settings, session: { kind: 'resume', id, forkAt: atEventId } });
+  }
+
+  /**
+   * Replaces the executor with one under the same policy with the network on
+   * or off; the conversation stays, and the next prompt tells the model.
+   * Resolves to the network the new executor reports.
+   */
+  async setNetwork(mode: NetworkPolicy['mode']): Promise<NetworkPolicy['mode']> {
+    this.assertIdle();
+    const local = this.settings.executor;
+    const policy = this.currentPolicy;
+    if (local.kind !== 'local' || !policy) {
+      throw new AgentRuntimeError('settings', "a remote executor's network is its server's to set");
+    }
+    const next: ResolvedPolicy = { ...policy, network: { mode } };
+    const replacement = await spawnExecutor(local, next, this.settings.onNote);
+    const old = this.executor;
+    this.executor = replacement;
+    this.currentPolicy = next;
+    await this.stopExecutor(old, policy);
+    this.settings.onExecutorStarted?.(replacement, next);
+    const actual = await this.network();
+    this.pendingNotes.push(
+      `[Skate: the network is now ${actual} for your tools (their executor was restarted under the ${next.name} policy with network ${actual}). Results from before may no longer hold.]`,
+    );
+    return actual;
+  }
+
+  /** The network the running executor reports. */
+  async network(): Promise<NetworkPolicy['mode']> {
+    return (await this.executor.health()).network.mode;
+  }
+
+  /** What the running executor reports about itself. */
+  health(): Promise<ExecutorHealth> {
+    return this.executor.health();
+  }
+
+  /** The names of the tools the executor offers and of the harness's own tools, unfiltered. */
+  async toolNames(): Promise<{ executor: string[]; harness: string[] }> {
+    return {
+      executor: (await this.executor.listTools()).map((tool) => tool.name),
+      harness: [...(this.settings.metaTools ?? []), ...this.ownMetaTools()].map(
+        (tool) => tool.definition.name,
+      ),
+    };
+  }
+
+  /**
+   * A planning agent on its own executor under the `plan` policy, its session
+   * linked to this one. With a task, it starts planning at once (`whenIdle`
+   * on it waits for that run).
+   */
+  async startPlanning(task?: string): Promise<AgentSession> {
+    const planner = await this.startLinked({ kind: 'plan' }, task ?? 'planning');
+    if (task) void planner.prompt(task).catch(() => undefined);
+    return planner;
+  }
+
+  /** An agent carrying out `plan` (default: the workspace's plan file) on its own executor, linked to this one. */
+  async execute(plan?: string): Promise<AgentSession> {
+    const planFile = planFilePath(this.workspace);
+    let text = plan;
+    if (text === undefined) {
+      const read = await readPlan(planFile);
+      if (!read.ok) throw new AgentRuntimeError('plan', read.message);
+      text = read.plan;
+    }
+    return this.startLinked({ kind: 'execute', plan: text, planFile }, 'execute the plan');
+  }
+
+  /** Interrupts any run, shuts the executor down and closes the session log; no process is left. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.interrupt();
+    await this.whenIdle();
+    await this.stopExecutor(this.executor, this.currentPolicy);
+    await this.sessionLog.close();
+  }
+
+  private async run(text: string, options: PromptOptions, signal: AbortSignal): Promise<AgentRunResult> {
+    const started = performance.now();
+    const { settings } = this;
+    const notes = this.pendingNotes.splice(0);
+    const outcome = await this.engine.run(
+      this.context(settings.signal ? AbortSignal.any([signal, settings.signal]) : signal),
+      {
+        prompt: {
+          text: notes.length > 0 ? `${notes.join('\n')}\n\n${text}` : text,
+          ...(options.images && { images: options.images }),
+        },
+        model: this.modelName,
+        maxTokens: settings.model.maxTokens,
+        ...(settings.model.thinkingBudgetTokens && {
+          thinkingBudgetTokens: settings.model.thinkingBudgetTokens,
+        }),
+        ...(settings.systemPrompt && { systemPrompt: settings.systemPrompt }),
+        ...(this.instructions.text && { projectInstructions: this.instructions.text }),
+        ...(appendedSystemPrompt(this.settings) && {
+          appendSystemPrompt: appendedSystemPrompt(this.settings),
+        }),
+        maxTurns: options.maxTurns ?? settings.maxTurns,
+        approval: settings.approval,
+        ...(settings.approval === 'ask' && settings.approvalUnattended && { approvalUnattended: true }),
+        workspace: this.view.workspace,
+        policyName: this.view.policyName,
+        ...(this.messages.length > 0 && { history: this.messages }),
+      },
+      this.emitter,
+    );
+    this.messages = outcome.messages;
+    return {
+      ...outcome,
+      model: this.modelName,
+      sessionId: this.sessionId,
+      durationMs: Math.round(performance.now() - started),
+    };
+  }
+
+  private context(signal: AbortSignal): EngineContext {
+    const { settings } = this;
+    return {
+      provider: this.provider,
+      tools: settings.tools ? filterToolHost(this.executor, settings.tools) : this.executor,
+      metaTools: this.metaTools(),
+      inbox: this.inbox?.inbox ?? createSubAgentInbox(),
+      signal,
+      ...(settings.agent && { agent: settings.agent }),
+      ...(this.sessionLog.log && { log: this.sessionLog.log }),
+    };
+  }
+
+  /**
+   * The harness's tools: the settings' own (always offered: a sub-agent's
+   * complete_task), then spawn_agent (under the current policy) and ask_user,
+   * unless the settings' tool filter leaves them out.
+   */
+  private metaTools(): MetaTool[] {
+    const { settings } = this;
+    const offered = (tool: MetaTool): boolean => !settings.tools || settings.tools.has(tool.definition.name);
+    return [...(settings.metaTools ?? []), ...this.ownMetaTools().filter(offered)];
+  }
+
+  private ownMetaTools(): MetaTool[] {
+    return harnessTools({
+      settings: this.settings,
+      policy: this.currentPolicy,
+      provider: this.provider,
+      model: this.modelName,
+      sessionLog: this.sessionLog,
+      projectInstructions: this.instructions.text,
+      startChild: createAgentSession,
+    });
+  }
+
+  private async startLinked(
+    activity: NonNullable<AgentSettings['activity']>,
+    task: string,
+  ): Promise<AgentSession> {
+    this.assertIdle();
+    const session: SessionSettings =
+      this.settings.session.kind === 'none' ? { kind: 'none' } : { kind: 'new' };
+    const next = await createAgentSession({ ...this.settings, activity, session });
+    // The link lands in this session's log, as a sub-agent's does: its totals count the new agent's.
+    if (next.sessionId) {
+      this.sessionLog.writer?.append({
+        type: 'subagent_link',
+        childSessionId: next.sessionId,
+        callId: activity.kind,
+        task,
+      });
+    }
+    return next;
+  }
+
+  private async switchSession(session: SessionSettings): Promise<void> {
+    this.assertIdle();
+    const next = await openSessionLog(session, {
+      workspace: this.workspace,
+      model: this.modelName,
+      policy: this.view.policyName,
+      note: this.settings.onNote ?? (() => {}),
+    });
+    await this.sessionLog.close();
+    this.sessionLog = next;
+    this.messages = [...next.history];
+  }
+
+  private async stopExecutor(executor: ExecutorClient, policy: ResolvedPolicy | undefined): Promise<void> {
+    await executor.shutdown().catch(() => executor.kill());
+    this.settings.onExecutorStopped?.(executor, policy);
+  }
+
+  private assertIdle(): void {
+    if (this.closed) throw new AgentRuntimeError('closed', 'this agent was closed');
+    if (this.running)
+      throw new AgentRuntimeError('busy', 'a run is in progress; wait for it or interrupt it');
+  }
+}

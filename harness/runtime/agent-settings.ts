@@ -1,0 +1,148 @@
+import type { AgentPath } from '../../shared/engine-events.js';
+import type { ResolvedPolicy } from '../../shared/policy.js';
+import type { ChildProviderInfo, ChildSession, ChildSessionInfo } from '../agents/spawn-agent-tool.js';
+import type { ApprovalMode, ConversationLog, Emitter, MetaTool } from '../engine/engine-types.js';
+import type { ExecutorClient } from '../executor-client/executor-client.js';
+import type { ModelProvider } from '../provider/model-provider.js';
+import type { SandboxMode } from '../sandbox/choose-launcher.js';
+
+/** Where an agent's tools run. */
+export type ExecutorSettings =
+  | {
+      kind: 'local';
+      /** A policy name or file (resolved for the workspace), or a policy already resolved (a sub-agent's). */
+      policy: string | ResolvedPolicy;
+      sandbox: SandboxMode;
+      /** Offer the `noop` and `emit_lines` diagnostic tools (tests and benchmarks). */
+      diagnosticTools?: boolean;
+      /** Start a new executor when this one dies unexpectedly, up to this many times. Default 0. */
+      restartsOnExit?: number;
+      /** Each line the executor writes to stderr. */
+      onLog?(line: string): void;
+      /** What the sandbox has to say (a fallback to best effort, scan limits hit). */
+      onSandboxNote?(line: string): void;
+      /** What the person must hear whatever the verbosity (a protected name that appeared during the run). */
+      onSandboxWarning?(line: string): void;
+      /** Turns the policy's network on or off for this run (`--network`, settings); the file is untouched. */
+      network?: 'on' | 'off' | undefined;
+      /** More writable roots for this run (`--add-dir`), with the workspace's protected and denied names. */
+      addDirs?: readonly string[] | undefined;
+    }
+  /** An executor served by `skate executor serve`; its server chose the policy, so no sub-agents. */
+  | { kind: 'remote'; url: string; token: string };
+
+/**
+ * What the agent is for. Planning runs under the shipped `plan` policy
+ * (read-only but `.skate/plan.md`), offers ask_user even when nobody can
+ * answer, and its sub-agents are read-only; executing carries a plan in the
+ * system prompt.
+ */
+export type Activity =
+  | { kind: 'agent' }
+  | { kind: 'plan' }
+  | { kind: 'execute'; plan: string; planFile: string };
+
+export interface ModelSettings {
+  /** The provider, or its promise: created while the executor starts. */
+  provider: ModelProvider | Promise<ModelProvider>;
+  name: string;
+  maxTokens: number;
+  thinkingBudgetTokens?: number | undefined;
+}
+
+/** Which session log the agent records into. */
+export type SessionSettings =
+  /** Nothing is recorded. */
+  | { kind: 'none' }
+  /** A new session in the workspace. */
+  | { kind: 'new' }
+  /** The workspace's latest top-level session. */
+  | { kind: 'continue' }
+  /** Session `id` (or a unique prefix); with `forkAt`, a new session from its conversation up to that event. */
+  | { kind: 'resume'; id: string; forkAt?: string | undefined }
+  /** A log opened for it by the agent that spawned it (a sub-agent's). */
+  | { kind: 'child'; log: ConversationLog; sessionId: string };
+
+/** How this agent starts sub-agents (`spawn_agent`); each gets its own executor under a narrowed policy. */
+export interface SubagentSettings {
+  /** Levels of sub-agents below the main agent. Default 2. */
+  maxDepth?: number;
+  /** This agent's level: 0 for the main agent. */
+  depth?: number;
+  /** Children write nothing, whatever they ask. Planning and `deny-writes` imply it. */
+  readOnly?: boolean;
+  /** What children are told of this run's instructions. Default: the appended system prompt. */
+  context?: string | undefined;
+  /** The main agent's system prompt when it replaced the default (children are told). */
+  parentSystemPrompt?: string | undefined;
+  /** The project's instructions (AGENTS.md) children are given; default this agent's own. */
+  projectInstructions?: string | undefined;
+  /** Turn cap of each child. Default 30. */
+  maxTurns?: number;
+  /** Wall-clock budget of each child, in ms. Default 10 minutes. */
+  budgetMs?: number;
+  /** A child's provider; default this agent's. */
+  providerFor?(info: ChildProviderInfo): ModelProvider;
+  /** A child's session log; default one linked to this agent's, when it has one. */
+  sessionForChild?(info: ChildSessionInfo): Promise<ChildSession | undefined>;
+  onChildSpawned?(info: ChildExecutorInfo): void;
+  onChildExited?(info: ChildExecutorInfo): void;
+}
+
+/** A child executor as the spawn hooks see it. */
+export interface ChildExecutorInfo {
+  agentId: string;
+  agent: AgentPath;
+  /** The executor's host pid (its outermost process). */
+  pid: number | undefined;
+  policy: ResolvedPolicy;
+  executor: ExecutorClient;
+}
+
+/**
+ * Who answers the engine's requests: `user` (a person, or recorded answers:
+ * ask_user is offered), `rules` (a frontend answers approvals and the turn
+ * cap by rule, and nobody answers questions), `nobody` (a sub-agent: its turn
+ * cap stops it and it is never offered ask_user).
+ */
+export type Answerer = 'user' | 'rules' | 'nobody';
+
+/** Everything one agent is, passed whole to `createAgentSession`. */
+export interface AgentSettings {
+  /** The directory the agent works in; resolved once, when the agent starts. */
+  workspace: string;
+  executor: ExecutorSettings;
+  /** Default `{ kind: 'agent' }`. */
+  activity?: Activity;
+  model: ModelSettings;
+  approval: ApprovalMode;
+  /** Model turns per prompt before `loop_cap_reached` asks whether to go on. */
+  maxTurns: number;
+  /** Replaces the default system prompt. */
+  systemPrompt?: string | undefined;
+  /** Appended to the system prompt (before what the activity adds). */
+  appendSystemPrompt?: string | undefined;
+  session: SessionSettings;
+  /** Offer spawn_agent; undefined for none. */
+  subagents?: SubagentSettings | undefined;
+  answerer: Answerer;
+  /** With approval `ask`: nobody is attached to answer (a headless run), so such calls are refused at once. */
+  approvalUnattended?: boolean | undefined;
+  /** What the model hears when ask_user gets no answer, said as what happened; default: nobody is attached. */
+  unansweredReason?: string | undefined;
+  /** Every engine event of this agent and its sub-agents. `subscribe` adds more listeners. */
+  events?: Emitter;
+  /** This agent's path: `[]` for the main agent. */
+  agent?: AgentPath;
+  /** Offer only these executor tools (and meta tools); all when undefined. */
+  tools?: ReadonlySet<string> | undefined;
+  /** Harness tools besides spawn_agent and ask_user (a sub-agent's complete_task). */
+  metaTools?: readonly MetaTool[];
+  /** Aborting it interrupts the agent for good (a sub-agent's parent was cancelled). */
+  signal?: AbortSignal;
+  /** Notes for the person running it (sandbox fallbacks, an executor restarted). */
+  onNote?(line: string): void;
+  /** Told when the agent's executor starts and after it stopped (sub-agent hooks, tests). */
+  onExecutorStarted?(executor: ExecutorClient, policy: ResolvedPolicy | undefined): void;
+  onExecutorStopped?(executor: ExecutorClient, policy: ResolvedPolicy | undefined): void;
+}

@@ -1,0 +1,84 @@
+import type { ResolvedPolicy } from '../../shared/policy.js';
+import { createAskUserTool } from '../agents/ask-user-tool.js';
+import { createSpawnAgentTool, type SpawnAgentToolOptions } from '../agents/spawn-agent-tool.js';
+import type { MetaTool } from '../engine/engine-types.js';
+import { PLANNING_CHILD_CONTEXT, PLANNING_PROMPT, planHandoff } from '../planning/planning-prompts.js';
+import type { ModelProvider } from '../provider/model-provider.js';
+import type { AgentSettings } from './agent-settings.js';
+import type { SessionLog } from './open-session-log.js';
+
+/** The user's appended instructions, then what the activity adds (the planning rules, the plan). */
+export function appendedSystemPrompt(settings: AgentSettings): string | undefined {
+  const activity = settings.activity ?? { kind: 'agent' };
+  const addition =
+    activity.kind === 'plan'
+      ? PLANNING_PROMPT
+      : activity.kind === 'execute'
+        ? planHandoff(activity.plan, activity.planFile)
+        : undefined;
+  const parts = [settings.appendSystemPrompt, addition].filter((part): part is string => Boolean(part));
+  return parts.length > 0 ? parts.join('\n\n') : undefined;
+}
+
+export interface HarnessToolsInput {
+  settings: AgentSettings;
+  /** The executor's current policy; undefined for a remote executor (no sub-agents then). */
+  policy: ResolvedPolicy | undefined;
+  provider: ModelProvider;
+  model: string;
+  sessionLog: SessionLog;
+  /** This agent's project instructions (AGENTS.md), passed on to its children. */
+  projectInstructions?: string | undefined;
+  startChild: SpawnAgentToolOptions['startChild'];
+}
+
+/**
+ * The tools the runtime adds for an agent: spawn_agent (children narrowed
+ * from the current policy, read-only under planning or deny-writes) while it
+ * is above the depth limit, and ask_user when someone may answer, or when
+ * planning (it then records its assumptions).
+ */
+export function harnessTools(input: HarnessToolsInput): MetaTool[] {
+  const { settings, policy } = input;
+  const tools: MetaTool[] = [];
+  const planning = settings.activity?.kind === 'plan';
+  const sub = settings.subagents;
+  const depth = sub?.depth ?? 0;
+  const maxDepth = sub?.maxDepth ?? 2;
+  if (sub && depth < maxDepth && policy && settings.executor.kind === 'local') {
+    tools.push(
+      createSpawnAgentTool({
+        parentPolicy: policy,
+        sandbox: settings.executor.sandbox,
+        providerFor: sub.providerFor ?? (() => input.provider),
+        model: input.model,
+        maxTokens: settings.model.maxTokens,
+        thinkingBudgetTokens: settings.model.thinkingBudgetTokens,
+        parentSystemPrompt: sub.parentSystemPrompt ?? settings.systemPrompt,
+        projectInstructions: sub.projectInstructions ?? input.projectInstructions,
+        context: sub.context ?? (planning ? PLANNING_CHILD_CONTEXT : appendedSystemPrompt(settings)),
+        depth,
+        maxDepth,
+        ...(sub.maxTurns !== undefined && { maxTurns: sub.maxTurns }),
+        ...(sub.budgetMs !== undefined && { budgetMs: sub.budgetMs }),
+        // A planning or deny-writes agent must not write through a child (an asking one asks before each spawn).
+        readOnlyChildren: Boolean(sub.readOnly) || planning || settings.approval === 'deny-writes',
+        diagnosticTools: settings.executor.diagnosticTools,
+        sessionForChild: sub.sessionForChild ?? input.sessionLog.forChild,
+        parentSessionId: input.sessionLog.sessionId,
+        ...(sub.onChildSpawned && { onChildSpawned: sub.onChildSpawned }),
+        ...(sub.onChildExited && { onChildExited: sub.onChildExited }),
+        startChild: input.startChild,
+      }),
+    );
+  }
+  if (settings.answerer === 'user' || (settings.answerer === 'rules' && planning)) {
+    tools.push(
+      createAskUserTool({
+        canAsk: settings.answerer === 'user',
+        ...(settings.unansweredReason && { unanswered: settings.unansweredReason }),
+      }),
+    );
+  }
+  return tools;
+}

@@ -1,0 +1,107 @@
+import { realpath, stat } from 'node:fs/promises';
+import type { ResolvedPolicy } from '../../shared/policy.js';
+import { applyRunOverrides } from '../../shared/run-overrides.js';
+import { ExecutorClient } from '../executor-client/executor-client.js';
+import { formatPolicyProblem, loadPolicy } from '../policy/load-policy.js';
+import { launcherFor } from '../sandbox/choose-launcher.js';
+import { AgentRuntimeError } from './agent-runtime-error.js';
+import type { ExecutorSettings } from './agent-settings.js';
+
+/** An executor, with the policy it enforces when that is known here (not for a remote one). */
+export interface StartedExecutor {
+  executor: ExecutorClient;
+  policy: ResolvedPolicy | undefined;
+}
+
+/** The workspace as a real, existing directory. */
+export async function resolveWorkspace(dir: string): Promise<string> {
+  let real: string;
+  try {
+    real = await realpath(dir);
+  } catch {
+    throw new AgentRuntimeError('workspace', `workspace ${dir} does not exist`);
+  }
+  if (!(await stat(real)).isDirectory())
+    throw new AgentRuntimeError('workspace', `workspace ${dir} is not a directory`);
+  return real;
+}
+
+/** Loads and resolves a policy for a workspace; an invalid one is an error naming the field. */
+export async function resolvePolicy(name: string, workspace: string): Promise<ResolvedPolicy> {
+  const loaded = await loadPolicy(name, { workspace });
+  if (!loaded.ok) throw new AgentRuntimeError('policy', formatPolicyProblem(loaded.problem));
+  return loaded.policy;
+}
+
+/**
+ * The one way an executor is started: spawned under its policy in the sandbox
+ * `launcherFor` chooses, or connected to a remote one. `workspace` is already
+ * resolved.
+ */
+export async function startExecutor(
+  settings: ExecutorSettings,
+  workspace: string,
+  onNote?: (line: string) => void,
+): Promise<StartedExecutor> {
+  if (settings.kind === 'remote') {
+    return {
+      executor: await ExecutorClient.connect(settings.url, { token: settings.token }),
+      policy: undefined,
+    };
+  }
+  const resolved =
+    typeof settings.policy === 'string' ? await resolvePolicy(settings.policy, workspace) : settings.policy;
+  const policy = await withRunOverrides(resolved, settings);
+  return { executor: await spawnExecutor(settings, policy, onNote), policy };
+}
+
+/** The policy with this run's `network` and `addDirs` (real, existing directories; never `/`). */
+async function withRunOverrides(
+  policy: ResolvedPolicy,
+  settings: Extract<ExecutorSettings, { kind: 'local' }>,
+): Promise<ResolvedPolicy> {
+  if (!settings.network && !settings.addDirs?.length) return policy;
+  const addDirs: string[] = [];
+  for (const dir of settings.addDirs ?? []) {
+    let real: string;
+    try {
+      real = await realpath(dir);
+    } catch {
+      throw new AgentRuntimeError('policy', `--add-dir ${dir}: no such directory`);
+    }
+    if (!(await stat(real)).isDirectory())
+      throw new AgentRuntimeError('policy', `--add-dir ${dir}: not a directory`);
+    if (real === '/')
+      throw new AgentRuntimeError(
+        'policy',
+        '--add-dir / would make everything writable; use --policy full for that',
+      );
+    addDirs.push(real);
+  }
+  return applyRunOverrides(policy, { network: settings.network, addDirs });
+}
+
+/** Spawns a local executor under `policy` (which may differ from the settings' own: a network switch). */
+export async function spawnExecutor(
+  settings: Extract<ExecutorSettings, { kind: 'local' }>,
+  policy: ResolvedPolicy,
+  onNote?: (line: string) => void,
+): Promise<ExecutorClient> {
+  const executor = await ExecutorClient.spawn({
+    policy,
+    launcher: await launcherFor(policy, settings.sandbox, {
+      ...(settings.onSandboxNote && { onNote: settings.onSandboxNote }),
+      ...(settings.onSandboxWarning && { onWarning: settings.onSandboxWarning }),
+    }),
+    diagnosticTools: settings.diagnosticTools ?? false,
+    ...(settings.onLog && { onLog: settings.onLog }),
+    ...(settings.restartsOnExit && { restartsOnExit: settings.restartsOnExit }),
+  });
+  if (settings.restartsOnExit) {
+    executor.onExit((exit, expected) => {
+      if (!expected)
+        onNote?.(`the executor stopped unexpectedly (${exit.reason.split('\n')[0]}); starting a new one`);
+    });
+  }
+  return executor;
+}

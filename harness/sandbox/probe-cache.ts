@@ -1,0 +1,83 @@
+import { accessSync, constants, readFileSync, statSync } from 'node:fs';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { homedir, hostname, release, version } from 'node:os';
+import path from 'node:path';
+
+/** Kernel settings that decide whether bubblewrap may create user namespaces. */
+const USERNS_SETTINGS = [
+  '/proc/sys/kernel/unprivileged_userns_clone',
+  '/proc/sys/user/max_user_namespaces',
+  '/proc/sys/kernel/apparmor_restrict_unprivileged_userns',
+];
+
+/** The bwrap binary on PATH, resolved without running it. */
+export function findOnPath(
+  name: string,
+  searchPath: string | undefined = process.env.PATH,
+): string | undefined {
+  for (const dir of (searchPath ?? '').split(':')) {
+    if (!path.isAbsolute(dir)) continue;
+    const candidate = path.join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {}
+  }
+  return undefined;
+}
+
+/**
+ * What a sandbox probe's verdict depends on: the machine, the kernel and its user-namespace
+ * settings, the user, and the bwrap binary (path, size, inode and time: a new package version
+ * changes them). Cheap to compute: a few stats and small reads, no process started.
+ */
+export function probeKey(bwrap: string): string {
+  const binary = statSync(bwrap);
+  const settings = USERNS_SETTINGS.map((file) => {
+    try {
+      return readFileSync(file, 'utf8').trim();
+    } catch {
+      return '-';
+    }
+  });
+  return JSON.stringify([
+    hostname(),
+    release(),
+    version(),
+    process.getuid?.() ?? -1,
+    bwrap,
+    binary.size,
+    binary.ino,
+    binary.mtimeMs,
+    settings,
+  ]);
+}
+
+/** Where a machine's probe verdict is kept: the user's cache directory. */
+export function probeCacheFile(env: NodeJS.ProcessEnv = process.env): string {
+  const base =
+    env.XDG_CACHE_HOME && path.isAbsolute(env.XDG_CACHE_HOME)
+      ? env.XDG_CACHE_HOME
+      : path.join(homedir(), '.cache');
+  return path.join(base, 'skate', 'sandbox-probe.json');
+}
+
+/** Whether a probe with this key already succeeded here. */
+export async function probeCached(file: string, key: string): Promise<boolean> {
+  try {
+    const saved = JSON.parse(await readFile(file, 'utf8')) as { key?: unknown };
+    return saved.key === key;
+  } catch {
+    return false;
+  }
+}
+
+/** Remembers a successful probe; a failure to write only costs the next start a probe. */
+export async function rememberProbe(file: string, key: string): Promise<void> {
+  try {
+    await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+    const temporary = `${file}.${process.pid}`;
+    await writeFile(temporary, JSON.stringify({ key }), { mode: 0o600 });
+    await rename(temporary, file);
+  } catch {}
+}

@@ -1,0 +1,28 @@
+import type { Message } from '../../shared/conversation.js';
+import type { EngineCommand, EngineEvent } from '../../shared/engine-events.js';
+import type { RuntimeCommand } from '../../shared/runtime-command.js';
+
+/**
+ * What the terminal UI drives: the runtime's `AgentSession`
+ * (prompt, interrupt, answer, apply, events), kept to what the UI uses so a
+ * fake can stand in for it in tests.
+ */
+export interface AgentBackend {
+  readonly model: string;
+  readonly sessionId: string | undefined;
+  readonly activity: { kind: 'agent' | 'plan' | 'execute' };
+  /** The conversation so far: shown when the UI opens on a continued session, and after resume or fork. */
+  readonly conversation: readonly Message[];
+  /** Every event of this agent and its sub-agents; returns the unsubscribe. */
+  subscribe(listener: (event: EngineEvent) => void): () => void;
+  /** Runs the model on `text` until it is done; one run at a time. */
+  prompt(text: string): Promise<unknown>;
+  interrupt(): void;
+  /** Answers a running engine's question (approval, ask_user, loop cap); false when nothing waits for it. */
+  answer(command: EngineCommand): boolean;
+  /** Carries out a state-changing command; resolves to the agent to drive next. */
+  apply(command: RuntimeCommand): Promise<AgentBackend>;
+  /** The network the running executor reports. */
+  network(): Promise<'on' | 'off'>;
+  close(): Promise<void>;
+}

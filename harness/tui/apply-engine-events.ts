@@ -1,0 +1,266 @@
+import type { EngineEvent } from '../../shared/engine-events.js';
+import { addUsage, zeroUsage } from '../engine/token-usage.js';
+import { estimateCostUsd } from '../provider/model-catalog.js';
+import {
+  type Block,
+  MAX_STREAMED_LINES,
+  type SubAgentRun,
+  type ToolBlock,
+  type UiState,
+} from './ui-state.js';
+
+/** An engine event, or a prompt the person sent (in a recorded conversation being shown again). */
+export type UiEvent = EngineEvent | { type: 'user_prompt'; agent: []; text: string };
+
+/**
+ * Folds engine events into the UI state. Takes a batch so that loading a long
+ * session copies the block list once, not once per event; blocks themselves
+ * are replaced, never changed, so a renderer may cache by identity.
+ */
+export function applyEngineEvents(state: UiState, events: readonly UiEvent[], now: number): UiState {
+  const blocks = state.blocks.slice();
+  let { nextId, usage, agents, pending } = state;
+  let running = state.running;
+  let agentsCopied = false;
+  const newId = (prefix: string): string => `${prefix}-${nextId++}`;
+  const agent = (path: string[]): SubAgentRun => {
+    const key = path.join('/');
+    if (!agentsCopied) {
+      agents = { ...agents };
+      agentsCopied = true;
+    }
+    const run = agents[key] ?? {
+      path: key,
+      status: 'running' as const,
+      startedAt: now,
+      toolCalls: 0,
+      tokens: zeroUsage(),
+    };
+    agents[key] = run;
+    return run;
+  };
+  const updateAgent = (path: string[], change: Partial<SubAgentRun>): void => {
+    const key = path.join('/');
+    agents[key] = { ...agent(path), ...change };
+  };
+  const last = (): Block | undefined => blocks[blocks.length - 1];
+  /** Tool blocks are found from the end: the call an event names is almost always a recent one. */
+  const toolIndex = (callId: string): number => {
+    for (let i = blocks.length - 1; i >= 0; i--) {
+      const block = blocks[i]!;
+      if (block.kind === 'tool' && block.callId === callId) return i;
+    }
+    return -1;
+  };
+  const updateTool = (callId: string, change: (block: ToolBlock) => ToolBlock): void => {
+    const index = toolIndex(callId);
+    if (index >= 0) blocks[index] = change(blocks[index] as ToolBlock);
+  };
+  const endStreaming = (): void => {
+    const block = last();
+    if (block && (block.kind === 'assistant' || block.kind === 'thinking') && block.streaming) {
+      blocks[blocks.length - 1] = { ...block, streaming: false };
+    }
+  };
+
+  for (const event of events) {
+    if (event.agent.length > 0) {
+      // Sub-agents live in the agent tree, not in the main conversation.
+      const run = agent(event.agent);
+      switch (event.type) {
+        case 'turn_start':
+          if (run.status !== 'running') updateAgent(event.agent, { status: 'running' });
+          break;
+        case 'turn_end':
+          updateAgent(event.agent, {
+            status:
+              event.reason === 'complete' ? 'done' : event.reason === 'cancelled' ? 'cancelled' : 'error',
+            endedAt: now,
+          });
+          break;
+        case 'tool_call_start':
+          updateAgent(event.agent, {
+            toolCalls: run.toolCalls + 1,
+            lastTool: event.name,
+            ...(event.parentCallId !== undefined && { parentCallId: event.parentCallId }),
+          });
+          break;
+        case 'usage':
+          updateAgent(event.agent, { tokens: addUsage(run.tokens, event.turn) });
+          usage = addTurnUsage(usage, event.turn, state.model, false);
+          break;
+        default:
+          break;
+      }
+      if (event.type !== 'approval_request' && event.type !== 'ask_user_request') continue;
+    }
+    switch (event.type) {
+      case 'user_prompt':
+        endStreaming();
+        blocks.push({ kind: 'user', id: newId('user'), text: event.text });
+        break;
+      case 'turn_start':
+        running = true;
+        break;
+      case 'text_delta': {
+        const block = last();
+        if (block?.kind === 'assistant' && block.streaming) {
+          blocks[blocks.length - 1] = { ...block, text: block.text + event.text };
+        } else {
+          endStreaming();
+          blocks.push({ kind: 'assistant', id: newId('text'), text: event.text, streaming: true });
+        }
+        break;
+      }
+      case 'text_done': {
+        const block = last();
+        if (block?.kind === 'assistant' && block.streaming) {
+          blocks[blocks.length - 1] = { ...block, text: event.text, streaming: false };
+        } else if (event.text !== '') {
+          // A reply whose text never streamed (a replayed session).
+          blocks.push({ kind: 'assistant', id: newId('text'), text: event.text, streaming: false });
+        }
+        break;
+      }
+      case 'thinking_start':
+        endStreaming();
+        blocks.push({ kind: 'thinking', id: newId('thinking'), text: '', streaming: true });
+        break;
+      case 'thinking_delta': {
+        const block = last();
+        if (block?.kind === 'thinking' && block.streaming) {
+          blocks[blocks.length - 1] = { ...block, text: block.text + event.text };
+        } else {
+          blocks.push({ kind: 'thinking', id: newId('thinking'), text: event.text, streaming: true });
+        }
+        break;
+      }
+      case 'thinking_done': {
+        const block = last();
+        if (block?.kind === 'thinking' && block.streaming) {
+          blocks[blocks.length - 1] = { ...block, text: event.text, streaming: false };
+        }
+        break;
+      }
+      case 'tool_call_start':
+        endStreaming();
+        blocks.push({
+          kind: 'tool',
+          id: newId('tool'),
+          callId: event.id,
+          name: event.name,
+          args: event.args,
+          startedAt: now,
+          status: 'running',
+          streamed: [],
+          streamedCount: 0,
+        });
+        break;
+      case 'tool_output_line':
+        updateTool(event.id, (block) => {
+          const streamed =
+            block.streamed.length >= MAX_STREAMED_LINES
+              ? [...block.streamed.slice(1 - MAX_STREAMED_LINES), event.text]
+              : [...block.streamed, event.text];
+          return { ...block, streamed, streamedCount: block.streamedCount + 1 };
+        });
+        break;
+      case 'tool_call_result':
+        updateTool(event.id, (block) => ({
+          ...block,
+          status: block.status === 'blocked' ? 'blocked' : event.isError ? 'error' : 'done',
+          result: {
+            output: event.output,
+            isError: event.isError,
+            durationMs: event.durationMs,
+            ...(event.display !== undefined && { display: event.display }),
+          },
+        }));
+        pending = pending.filter((item) => !(item.type === 'approval' && item.callId === event.id));
+        break;
+      case 'action_blocked':
+        updateTool(event.id, (block) => ({ ...block, status: 'blocked', blockedReason: event.reason }));
+        break;
+      case 'approval_request':
+        pending = [
+          ...pending,
+          {
+            type: 'approval',
+            requestId: event.requestId,
+            callId: event.callId,
+            name: event.name,
+            args: event.args,
+            effect: event.effect,
+            choice: 0,
+          },
+        ];
+        break;
+      case 'ask_user_request':
+        pending = [
+          ...pending,
+          {
+            type: 'ask_user',
+            requestId: event.requestId,
+            questions: event.questions,
+            index: 0,
+            answers: [],
+            choice: 0,
+            text: '',
+          },
+        ];
+        break;
+      case 'loop_cap_reached':
+        pending = [
+          ...pending,
+          { type: 'loop_cap', requestId: event.requestId, iterations: event.iterations, choice: 0 },
+        ];
+        break;
+      case 'usage':
+        usage = addTurnUsage(usage, event.turn, state.model, true);
+        break;
+      case 'context_usage':
+        usage = { ...usage, context: { usedTokens: event.usedTokens, windowTokens: event.windowTokens } };
+        break;
+      case 'compaction':
+        blocks.push({
+          kind: 'notice',
+          id: newId('notice'),
+          level: 'compaction',
+          text: `compacted ${event.summarizedMessages} earlier messages into a summary of ${event.summaryTokens} tokens`,
+        });
+        break;
+      case 'info':
+      case 'warn':
+      case 'error':
+        endStreaming();
+        blocks.push({ kind: 'notice', id: newId('notice'), level: event.type, text: event.message });
+        break;
+      case 'turn_end':
+        endStreaming();
+        // Calls still open when a turn ends were cancelled with it.
+        for (let i = blocks.length - 1; i >= 0; i--) {
+          const block = blocks[i]!;
+          if (block.kind === 'tool' && block.status === 'running' && event.reason !== 'complete') {
+            blocks[i] = { ...block, status: 'cancelled' };
+          }
+          if (block.kind === 'user') break;
+        }
+        break;
+    }
+  }
+  return { ...state, blocks, nextId, usage, agents, pending, running, now };
+}
+
+function addTurnUsage(
+  usage: UiState['usage'],
+  turn: UiState['usage']['total'],
+  model: string,
+  main: boolean,
+): UiState['usage'] {
+  return {
+    ...usage,
+    ...(main && { turn }),
+    total: addUsage(usage.total, turn),
+    costUsd: usage.costUsd + (estimateCostUsd(model, turn) ?? 0),
+  };
+}

@@ -1,0 +1,53 @@
+import type { Message } from '../../shared/conversation.js';
+import type { UiEvent } from './apply-engine-events.js';
+
+/**
+ * A recorded conversation (a continued or resumed session) as the events the
+ * UI would have seen live, so it is shown by the same code as a live run.
+ * Tool results carry no display (it is not recorded): summaries fall back to
+ * the output's first line.
+ */
+export function historyEvents(messages: readonly Message[]): UiEvent[] {
+  const events: UiEvent[] = [];
+  const names = new Map<string, string>();
+  for (const message of messages) {
+    for (const block of message.content) {
+      switch (block.type) {
+        case 'text':
+          if (message.role === 'user') events.push({ type: 'user_prompt', agent: [], text: block.text });
+          else events.push({ type: 'text_done', agent: [], text: block.text });
+          break;
+        case 'thinking':
+          events.push(
+            { type: 'thinking_start', agent: [] },
+            { type: 'thinking_done', agent: [], text: block.thinking },
+          );
+          break;
+        case 'tool_use':
+          names.set(block.id, block.name);
+          events.push({
+            type: 'tool_call_start',
+            agent: [],
+            id: block.id,
+            name: block.name,
+            args: block.input,
+          });
+          break;
+        case 'tool_result':
+          events.push({
+            type: 'tool_call_result',
+            agent: [],
+            id: block.callId,
+            name: names.get(block.callId) ?? 'tool',
+            output: block.output,
+            isError: block.isError,
+            durationMs: 0,
+          });
+          break;
+        default:
+          break;
+      }
+    }
+  }
+  return events;
+}

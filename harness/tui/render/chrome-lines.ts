@@ -1,0 +1,159 @@
+import chalk from 'chalk';
+import stringWidth from 'string-width';
+import { APPROVAL_CHOICES, LOOP_CHOICES } from '../answer-pending.js';
+import { LEADER_CHORDS } from '../leader-chords.js';
+import { COMMAND_HELP } from '../ui-command.js';
+import { whichKeyVisible } from '../ui-reducer.js';
+import type { UiState } from '../ui-state.js';
+import { approvalPreview } from './approval-preview.js';
+import { wrapLines } from './block-lines.js';
+import { callLabel, formatElapsed } from './tool-summary.js';
+
+/** At most this many rows of a long prompt are shown while it is typed. */
+const MAX_PROMPT_ROWS = 8;
+
+const rule = (width: number): string => chalk.dim('─'.repeat(Math.max(0, width)));
+
+/** The prompt under the conversation: the text being typed, the `:` line, or a hint in NORMAL. */
+export function promptLines(state: UiState, width: number): string[] {
+  if (state.mode === 'command') return [rule(width), `:${state.commandLine}${chalk.inverse(' ')}`];
+  if (state.mode === 'normal') {
+    return [
+      rule(width),
+      chalk.dim('i type · [ ] focus · Enter expand · j/k scroll · Space chords · : commands'),
+    ];
+  }
+  const { text, cursor } = state.input;
+  const withCursor = `${text.slice(0, cursor)}${chalk.inverse(text[cursor] === undefined || text[cursor] === '\n' ? ' ' : text[cursor]!)}${text[cursor] === '\n' ? '\n' : ''}${text.slice(cursor + 1)}`;
+  const lines = withCursor
+    .split('\n')
+    .flatMap((line) => wrapLines(line, width - 2))
+    .map((line, i) => `${i === 0 ? chalk.cyan('› ') : '  '}${line}`);
+  return [rule(width), ...lines.slice(-MAX_PROMPT_ROWS)];
+}
+
+/** The question the engine waits on, shown above the prompt so it cannot be missed. */
+export function pendingLines(state: UiState, width: number): string[] {
+  const current = state.pending[0];
+  if (!current) return [];
+  const more = state.pending.length > 1 ? chalk.dim(` (+${state.pending.length - 1} more waiting)`) : '';
+  const list = (choices: readonly string[], selected: number): string[] =>
+    choices.map((choice, i) =>
+      i === selected ? chalk.cyan(`❯ ${i + 1}. ${choice}`) : `  ${i + 1}. ${choice}`,
+    );
+  switch (current.type) {
+    case 'approval': {
+      const lines = [
+        rule(width),
+        chalk.yellow.bold(`? allow ${current.effect === 'write' ? 'this change' : 'this command'}: `) +
+          chalk.bold(callLabel(current)) +
+          more,
+        ...approvalPreview(current.args, width - 2).map((line) => `  ${line}`),
+      ];
+      if (current.feedback !== undefined) {
+        return [
+          ...lines,
+          `${chalk.cyan('reason for rejecting › ')}${current.feedback}${chalk.inverse(' ')}`,
+          chalk.dim('Enter sends · Esc rejects without a reason'),
+        ];
+      }
+      const choices = APPROVAL_CHOICES.map((choice, i) =>
+        i === 3 ? `approve all ${current.name} calls this session` : choice,
+      );
+      return [
+        ...lines,
+        ...list(choices, current.choice),
+        chalk.dim('y approve · n/Esc reject · ↑↓ Enter or 1-4'),
+      ];
+    }
+    case 'ask_user': {
+      const question = current.questions[current.index];
+      const counter =
+        current.questions.length > 1 ? chalk.dim(` (${current.index + 1}/${current.questions.length})`) : '';
+      const lines = [
+        rule(width),
+        ...wrapLines(chalk.yellow.bold(`? ${question?.question ?? ''}`), width).map((line, i) =>
+          i === 0 ? line + counter + more : line,
+        ),
+      ];
+      const options = question?.options ?? [];
+      if (options.length === 0) {
+        return [
+          ...lines,
+          `${chalk.cyan('› ')}${current.text}${chalk.inverse(' ')}`,
+          chalk.dim('Enter answers · Esc declines'),
+        ];
+      }
+      return [
+        ...lines,
+        ...list(options, current.choice),
+        chalk.dim('↑↓/j/k Enter or a number · Esc declines'),
+      ];
+    }
+    case 'loop_cap':
+      return [
+        rule(width),
+        chalk.yellow.bold(`? the agent has run ${current.iterations} turns: continue?`) + more,
+        ...list(LOOP_CHOICES, current.choice),
+        chalk.dim('Enter chooses · Esc stops'),
+      ];
+  }
+}
+
+/** The overlay's lines (which-key, help, agent tree, a message), drawn over the conversation's bottom rows. */
+export function overlayLines(state: UiState, width: number): string[] {
+  const box = (title: string, body: string[]): string[] => [
+    chalk.dim('┌ ') +
+      chalk.bold(title) +
+      chalk.dim(` ${'─'.repeat(Math.max(0, width - stringWidth(title) - 4))}┐`),
+    ...body
+      .flatMap((line) => wrapLines(line, width - 4))
+      .map(
+        (line) =>
+          `${chalk.dim('│')} ${line}${' '.repeat(Math.max(0, width - 4 - stringWidth(line)))} ${chalk.dim('│')}`,
+      ),
+    chalk.dim(`└${'─'.repeat(Math.max(0, width - 2))}┘`),
+  ];
+  if (whichKeyVisible(state)) {
+    return box(
+      'Space …',
+      LEADER_CHORDS.map((chord) => `${chalk.cyan.bold(chord.key)}  ${chord.label}`),
+    );
+  }
+  switch (state.overlay?.type) {
+    case undefined:
+    case 'which_key':
+      return [];
+    case 'help':
+      return box('commands (any key closes)', [
+        ...COMMAND_HELP.map(([command, what]) => `${chalk.cyan(command.padEnd(16))}${what}`),
+        chalk.dim('/clear /model /compact /resume /help work at the start of a prompt too'),
+      ]);
+    case 'message':
+      return box(state.overlay.title, state.overlay.lines);
+    case 'agent_tree': {
+      const runs = Object.values(state.agents);
+      const selected = state.overlay.selected;
+      const body =
+        runs.length === 0
+          ? [chalk.dim('no sub-agents in this session')]
+          : [
+              'main',
+              ...runs.map((run, i) => {
+                const branch = i === runs.length - 1 ? '└─' : '├─';
+                const status =
+                  run.status === 'running'
+                    ? chalk.yellow('[running]')
+                    : run.status === 'done'
+                      ? chalk.green('[done ✓]')
+                      : chalk.red(`[${run.status}]`);
+                const tokens = run.tokens.inputTokens + run.tokens.cacheReadTokens + run.tokens.outputTokens;
+                const time = formatElapsed((run.endedAt ?? state.now) - run.startedAt);
+                const line = `${branch} ${run.path} ${status} ${run.toolCalls} calls${run.lastTool ? ` (last ${run.lastTool})` : ''} · ${tokens} tokens · ${time}`;
+                return i === selected ? chalk.inverse(line) : line;
+              }),
+            ];
+      return box('agents (Esc closes)', body);
+    }
+  }
+}

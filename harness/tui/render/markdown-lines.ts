@@ -1,0 +1,33 @@
+import { Marked } from 'marked';
+import { markedTerminal } from 'marked-terminal';
+
+/** One Marked instance per width: marked-terminal reflows paragraphs to the width it was made with. */
+const byWidth = new Map<number, Marked>();
+
+function markedFor(width: number): Marked {
+  let marked = byWidth.get(width);
+  if (!marked) {
+    // marked-terminal's types lag behind marked's major version; its renderer object is what `use` takes.
+    const extension = markedTerminal({ width, reflowText: true, tab: 2, showSectionPrefix: false }) as never;
+    marked = new Marked(extension);
+    byWidth.set(width, marked);
+  }
+  return marked;
+}
+
+/**
+ * The model's Markdown as terminal lines (headings, lists, inline code, code
+ * blocks coloured by cli-highlight through marked-terminal), without the blank
+ * lines marked-terminal leaves at the end.
+ */
+export function markdownLines(text: string, width: number): string[] {
+  let rendered: string;
+  try {
+    rendered = markedFor(Math.max(20, width)).parse(text, { async: false }) as string;
+  } catch {
+    // Half-streamed Markdown that trips the renderer is shown as it came.
+    rendered = text;
+  }
+  const lines = rendered.replace(/\s+$/, '').split('\n');
+  return lines;
+}

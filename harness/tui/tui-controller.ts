@@ -1,0 +1,248 @@
+import type { EngineEvent } from '../../shared/engine-events.js';
+import type { RuntimeCommand } from '../../shared/runtime-command.js';
+import type { AgentBackend } from './agent-backend.js';
+import { historyEvents } from './history-events.js';
+import type { UiCommand } from './ui-command.js';
+import type { UiInput, UiReducer } from './ui-reducer.js';
+import type { Effect, UiState } from './ui-state.js';
+
+/** Engine events are applied at most this often: a stream of deltas costs one render per frame, not one per delta. */
+export const EVENT_BATCH_MS = 16;
+/** The spinner and elapsed times move this often while a turn runs. */
+const RUNNING_TICK_MS = 250;
+
+export interface TuiControllerOptions {
+  backend: AgentBackend;
+  reduce: UiReducer;
+  initial: UiState;
+  now: () => number;
+  /** The person asked to leave. */
+  onExit: () => void;
+  /** Told of every agent the UI switches to. */
+  onBackend?: (backend: AgentBackend) => void;
+  /** Opens the plan in $EDITOR with the UI suspended; undefined where that is not possible. */
+  editPlan?: () => Promise<void>;
+}
+
+/**
+ * The impure half of the UI: feeds the reducer (keys, batched engine events,
+ * timers) and carries out the effects it returns against the agent backend.
+ * Everything it decides is the reducer's; it only does the I/O.
+ */
+export class TuiController {
+  private state: UiState;
+  private backend: AgentBackend;
+  private unsubscribe: () => void = () => {};
+  private readonly timers = new Set<ReturnType<typeof setTimeout>>();
+  private ticker: ReturnType<typeof setInterval> | undefined;
+  private queue: EngineEvent[] = [];
+  private flushScheduled = false;
+  private stopped = false;
+  private readonly listeners = new Set<(state: UiState) => void>();
+
+  constructor(private readonly options: TuiControllerOptions) {
+    this.state = options.initial;
+    this.backend = options.backend;
+  }
+
+  get current(): UiState {
+    return this.state;
+  }
+
+  get agent(): AgentBackend {
+    return this.backend;
+  }
+
+  /** Calls `listener` with every new state; returns the unsubscribe. */
+  listen(listener: (state: UiState) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  start(): void {
+    this.showHistory();
+    this.subscribe();
+    void this.refreshNetwork();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.unsubscribe();
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    if (this.ticker) clearInterval(this.ticker);
+    this.ticker = undefined;
+  }
+
+  dispatch = (input: UiInput): void => {
+    if (this.stopped) return;
+    const step = this.options.reduce(this.state, input);
+    const wasRunning = this.state.running;
+    this.state = step.state;
+    for (const listener of this.listeners) listener(step.state);
+    if (step.state.running !== wasRunning) this.setTicker(step.state.running);
+    for (const effect of step.effects) this.perform(effect);
+    if (step.state.exiting) this.options.onExit();
+  };
+
+  private now(): number {
+    return this.options.now();
+  }
+
+  private later(ms: number, run: () => void): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      run();
+    }, ms);
+    this.timers.add(timer);
+  }
+
+  private setTicker(running: boolean): void {
+    if (running && !this.ticker) {
+      this.ticker = setInterval(() => this.dispatch({ type: 'tick', now: this.now() }), RUNNING_TICK_MS);
+    } else if (!running && this.ticker) {
+      clearInterval(this.ticker);
+      this.ticker = undefined;
+    }
+  }
+
+  private subscribe(): void {
+    this.unsubscribe();
+    this.unsubscribe = this.backend.subscribe((event) => {
+      this.queue.push(event);
+      if (this.flushScheduled) return;
+      this.flushScheduled = true;
+      this.later(EVENT_BATCH_MS, () => this.flushEvents());
+    });
+  }
+
+  /** Applies the events waiting for the next frame; done early when a run ends, so none lands after its end. */
+  private flushEvents(): void {
+    this.flushScheduled = false;
+    if (this.queue.length === 0) return;
+    const events = this.queue;
+    this.queue = [];
+    this.dispatch({ type: 'events', events, now: this.now() });
+  }
+
+  /** The agent's conversation so far (a continued, resumed or forked session), drawn as blocks. */
+  private showHistory(): void {
+    const { conversation } = this.backend;
+    if (conversation.length > 0) {
+      this.dispatch({ type: 'events', events: historyEvents(conversation), now: this.now() });
+    }
+  }
+
+  private flash(text: string): void {
+    this.dispatch({ type: 'flash', text, now: this.now() });
+  }
+
+  private async refreshNetwork(): Promise<void> {
+    const network = await this.backend.network().catch(() => 'unknown' as const);
+    this.dispatch({ type: 'backend', now: this.now(), network });
+  }
+
+  private perform(effect: Effect): void {
+    switch (effect.type) {
+      case 'prompt':
+        this.backend.prompt(effect.text).then(
+          () => {
+            this.flushEvents();
+            this.dispatch({ type: 'run_finished', now: this.now() });
+          },
+          (error: unknown) => {
+            this.flushEvents();
+            this.dispatch({ type: 'run_finished', now: this.now() });
+            this.flash(`the run failed: ${message(error)}`);
+          },
+        );
+        return;
+      case 'interrupt':
+        this.backend.interrupt();
+        return;
+      case 'answer':
+        if (!this.backend.answer(effect.command)) this.flash('nothing was waiting for that answer any more');
+        return;
+      case 'wake':
+        this.later(Math.max(0, effect.at - this.now()), () =>
+          this.dispatch({ type: 'tick', now: this.now() }),
+        );
+        return;
+      case 'command':
+        void this.run(effect.command);
+        return;
+    }
+  }
+
+  /** Applies a state-changing command; a new agent (plan, execute, fork) replaces the one driven. */
+  private async apply(command: RuntimeCommand): Promise<void> {
+    const before = this.backend;
+    const next = await before.apply(command);
+    if (next !== before) {
+      this.backend = next;
+      this.subscribe();
+      this.options.onBackend?.(next);
+      // The agent left behind (its session stays on disk) must not keep an executor running.
+      void before
+        .close()
+        .catch((error: unknown) => this.flash(`closing the previous agent: ${message(error)}`));
+    }
+    const network = await next.network().catch(() => 'unknown' as const);
+    this.dispatch({
+      type: 'backend',
+      now: this.now(),
+      model: next.model,
+      activity: next.activity.kind,
+      network,
+      ...(next.sessionId !== undefined && { sessionId: next.sessionId }),
+      reset: next !== before || command.type === 'clear' || command.type === 'resume',
+    });
+    if (next !== before || command.type === 'resume') this.showHistory();
+  }
+
+  private async run(command: UiCommand): Promise<void> {
+    try {
+      switch (command.type) {
+        case 'quit':
+          return;
+        case 'backend':
+          this.flash(`${describe(command.command)}…`);
+          await this.apply(command.command);
+          this.flash(`${describe(command.command)}: done`);
+          return;
+        case 'toggle_network': {
+          const wanted = (await this.backend.network()) === 'on' ? 'off' : 'on';
+          this.flash(`network ${wanted}: restarting the executor…`);
+          await this.apply({ type: 'set_network', network: wanted });
+          return;
+        }
+        case 'edit_plan':
+          if (!this.options.editPlan) return this.flash('no editor available here');
+          await this.options.editPlan();
+          return;
+        default:
+          this.flash(`:${command.type.replace('_', ' ')} is not in the terminal UI yet`);
+      }
+    } catch (error) {
+      const what = command.type === 'backend' ? describe(command.command) : command.type;
+      this.flash(`${what} failed: ${message(error)}`);
+    }
+  }
+}
+
+function describe(command: RuntimeCommand): string {
+  switch (command.type) {
+    case 'set_model':
+      return `model ${command.model}`;
+    case 'set_network':
+      return `network ${command.network}`;
+    case 'set_activity':
+      return command.activity === 'plan' ? 'switching to PLAN' : 'switching to EXECUTE';
+    default:
+      return command.type;
+  }
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

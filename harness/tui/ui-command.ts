@@ -1,0 +1,101 @@
+import type { RuntimeCommand } from '../../shared/runtime-command.js';
+
+/** Approval modes as `--approval` names them. */
+export type ApprovalMode = 'auto' | 'ask' | 'deny-writes';
+
+/**
+ * Everything a `:` command, a `/` alias or a leader chord can ask for: one
+ * union, so the keys, the command line and the help overlay never match
+ * strings of their own.
+ */
+export type UiCommand =
+  | { type: 'quit' }
+  | { type: 'backend'; command: RuntimeCommand }
+  /** The network flipped from what the executor reports now. */
+  | { type: 'toggle_network' }
+  | { type: 'edit_plan' }
+  | { type: 'agent_tree' }
+  | { type: 'which_key' }
+  | { type: 'help' }
+  | { type: 'sessions' }
+  | { type: 'fork_focused' }
+  | { type: 'approval'; mode: ApprovalMode }
+  | { type: 'policy' }
+  | { type: 'cost' };
+
+export type ParsedCommand = { ok: true; command: UiCommand } | { ok: false; error: string };
+
+/** The `:` commands with what they do, for `:help` and errors. */
+export const COMMAND_HELP: ReadonlyArray<readonly [string, string]> = [
+  [':q', 'quit (also :quit)'],
+  [':clear', 'new conversation (the old session stays on disk)'],
+  [':model NAME', 'the model of the next turns'],
+  [':compact', 'summarise the older conversation now'],
+  [':sessions', "pick one of this workspace's sessions"],
+  [':resume ID', 'continue session ID'],
+  [':fork', 'a new session branching at the focused block'],
+  [':approval MODE', 'auto | ask | deny-writes'],
+  [':policy', 'the resolved policy and what this machine enforces'],
+  [':cost', 'tokens and cost of this session'],
+  [':help', 'this list'],
+];
+
+const APPROVAL_MODES: readonly ApprovalMode[] = ['auto', 'ask', 'deny-writes'];
+
+/**
+ * Parses a command line without its leading `:` or `/` (`model claude-x`).
+ * The slash aliases people know from other agents parse to the same commands.
+ */
+export function parseUiCommand(line: string): ParsedCommand {
+  const [name = '', ...rest] = line.trim().split(/\s+/);
+  const arg = rest.join(' ');
+  const ok = (command: UiCommand): ParsedCommand => ({ ok: true, command });
+  const needs = (what: string): ParsedCommand => ({ ok: false, error: `:${name} needs ${what}` });
+  const noArg = (command: UiCommand): ParsedCommand =>
+    arg === '' ? ok(command) : { ok: false, error: `:${name} takes no argument` };
+  switch (name) {
+    case 'q':
+    case 'quit':
+    case 'exit':
+      return noArg({ type: 'quit' });
+    case 'clear':
+      return noArg({ type: 'backend', command: { type: 'clear' } });
+    case 'compact':
+      return noArg({ type: 'backend', command: { type: 'compact' } });
+    case 'model':
+      return arg === ''
+        ? needs('a model name')
+        : ok({ type: 'backend', command: { type: 'set_model', model: arg } });
+    case 'resume':
+      if (arg === '') return ok({ type: 'sessions' });
+      return ok({ type: 'backend', command: { type: 'resume', sessionId: arg } });
+    case 'sessions':
+      return noArg({ type: 'sessions' });
+    case 'fork':
+      return noArg({ type: 'fork_focused' });
+    case 'approval':
+      if (!APPROVAL_MODES.includes(arg as ApprovalMode)) return needs(APPROVAL_MODES.join(' | '));
+      return ok({ type: 'approval', mode: arg as ApprovalMode });
+    case 'policy':
+      return noArg({ type: 'policy' });
+    case 'cost':
+      return noArg({ type: 'cost' });
+    case 'help':
+    case 'h':
+      return noArg({ type: 'help' });
+    case '':
+      return { ok: false, error: 'no command' };
+    default:
+      return { ok: false, error: `unknown command :${name} (:help lists them)` };
+  }
+}
+
+/** The slash aliases recognised at the start of a prompt; anything else is sent to the model as typed. */
+const SLASH_ALIASES = new Set(['clear', 'model', 'compact', 'resume', 'help']);
+
+/** A prompt such as `/model x` as a command, or undefined when it is a prompt for the model. */
+export function slashCommand(prompt: string): ParsedCommand | undefined {
+  const match = /^\/(\w+)/.exec(prompt.trimStart());
+  if (!match || !SLASH_ALIASES.has(match[1]!)) return undefined;
+  return parseUiCommand(prompt.trimStart().slice(1));
+}

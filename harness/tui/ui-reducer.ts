@@ -1,0 +1,380 @@
+import { answerPending } from './answer-pending.js';
+import { applyEngineEvents, type UiEvent } from './apply-engine-events.js';
+import { editPrompt } from './edit-prompt.js';
+import { isCtrl, type KeyInput } from './key-input.js';
+import { findChord } from './leader-chords.js';
+import { parseUiCommand, slashCommand, type UiCommand } from './ui-command.js';
+import {
+  DOUBLE_CTRL_C_MS,
+  type Effect,
+  FLASH_MS,
+  LEADER_TIMEOUT_MS,
+  type Overlay,
+  type UiState,
+  WHICH_KEY_DELAY_MS,
+} from './ui-state.js';
+import { layoutBlocks, resolveTop, scrollTo, type ViewMetrics } from './view-metrics.js';
+
+/** Everything that can change the UI: keys, engine events, time, the terminal's size, the shell's reports. */
+export type UiInput =
+  | { type: 'key'; key: KeyInput; now: number }
+  | { type: 'events'; events: readonly UiEvent[]; now: number }
+  | { type: 'tick'; now: number }
+  | { type: 'resize'; columns: number; rows: number }
+  /** The prompt's run ended (its promise settled). */
+  | { type: 'run_finished'; now: number }
+  /** The agent changed under the UI (model, activity, network, a new session after clear/resume). */
+  | {
+      type: 'backend';
+      now: number;
+      model?: string;
+      activity?: UiState['activity'];
+      network?: UiState['network'];
+      sessionId?: string;
+      /** A new conversation: drop the blocks. */
+      reset?: boolean;
+    }
+  | { type: 'flash'; text: string; now: number }
+  | { type: 'overlay'; overlay: Overlay | undefined };
+
+export interface UiStep {
+  state: UiState;
+  effects: Effect[];
+}
+
+export type UiReducer = (state: UiState, input: UiInput) => UiStep;
+
+/** The UI's whole behaviour as a pure function of its state and one input; heights come from `metrics`. */
+export function createUiReducer(metrics: ViewMetrics): UiReducer {
+  return (state, input) => {
+    switch (input.type) {
+      case 'key':
+        return onKey({ ...state, now: input.now }, input.key, metrics);
+      case 'events':
+        return autoApprove(applyEngineEvents(state, input.events, input.now));
+      case 'tick':
+        return { state: expireLeader({ ...state, now: input.now }), effects: [] };
+      case 'resize':
+        return { state: { ...state, size: { columns: input.columns, rows: input.rows } }, effects: [] };
+      case 'run_finished':
+        return { state: { ...state, running: false, pending: [], now: input.now }, effects: [] };
+      case 'backend': {
+        const next: UiState = {
+          ...state,
+          now: input.now,
+          ...(input.model !== undefined && { model: input.model }),
+          ...(input.activity !== undefined && { activity: input.activity }),
+          ...(input.network !== undefined && { network: input.network }),
+          ...(input.sessionId !== undefined && { sessionId: input.sessionId }),
+        };
+        if (!input.reset) return { state: next, effects: [] };
+        const { focus: _focus, ...rest } = next;
+        return {
+          state: {
+            ...rest,
+            blocks: [],
+            expanded: new Set(),
+            scroll: { follow: true },
+            pending: [],
+            agents: {},
+          },
+          effects: [],
+        };
+      }
+      case 'flash':
+        return { state: flash({ ...state, now: input.now }, input.text), effects: [] };
+      case 'overlay': {
+        const { overlay: _old, ...rest } = state;
+        return { state: input.overlay ? { ...rest, overlay: input.overlay } : rest, effects: [] };
+      }
+    }
+  };
+}
+
+/** True while the which-key overlay is up: toggled on, or a leader waiting longer than the delay. */
+export function whichKeyVisible(state: UiState): boolean {
+  if (state.overlay?.type === 'which_key') return true;
+  return state.leader !== undefined && state.now - state.leader.startedAt >= WHICH_KEY_DELAY_MS;
+}
+
+function flash(state: UiState, text: string): UiState {
+  return { ...state, flash: { text, until: state.now + FLASH_MS } };
+}
+
+function expireLeader(state: UiState): UiState {
+  if (state.leader && state.now - state.leader.startedAt >= LEADER_TIMEOUT_MS) {
+    const { leader: _gone, ...rest } = state;
+    return rest;
+  }
+  return state;
+}
+
+function withoutLeader(state: UiState): UiState {
+  const { leader: _gone, ...rest } = state;
+  return rest;
+}
+
+/** Approvals of tools the person approved for the whole session are answered at once. */
+function autoApprove(state: UiState): UiStep {
+  if (state.autoApprove.length === 0) return { state, effects: [] };
+  const effects: Effect[] = [];
+  const pending = state.pending.filter((item) => {
+    if (item.type !== 'approval' || !state.autoApprove.includes(item.name)) return true;
+    effects.push({
+      type: 'answer',
+      command: { type: 'approval_response', requestId: item.requestId, decision: 'approve' },
+    });
+    return false;
+  });
+  return { state: effects.length > 0 ? { ...state, pending } : state, effects };
+}
+
+function onKey(state: UiState, key: KeyInput, metrics: ViewMetrics): UiStep {
+  if (isCtrl(key, 'c')) return onCtrlC(state);
+  // Keys typed faster than the terminal is read arrive as one chunk ("3no", "]]", " n"). Outside
+  // the prompt's text (where a chunk is a paste and stays whole) each character is its own key.
+  const chunked = key.text.length > 1 && key.name === undefined && !key.ctrl && !key.meta;
+  if (chunked && (state.pending.length > 0 || state.overlay || state.leader || state.mode !== 'insert')) {
+    let step: UiStep = { state, effects: [] };
+    for (const char of key.text) {
+      const next = onKey(step.state, { text: char }, metrics);
+      step = { state: next.state, effects: [...step.effects, ...next.effects] };
+    }
+    return step;
+  }
+  if (state.pending.length > 0) return answerPending(state, key);
+  if (state.overlay) return onOverlayKey(state, state.overlay, key);
+  const live = expireLeader(state);
+  if (live.leader) return onLeaderKey(live, key);
+  switch (live.mode) {
+    case 'insert':
+      return onInsertKey(live, key);
+    case 'command':
+      return onCommandKey(live, key);
+    case 'normal':
+      return onNormalKey(live, key, metrics);
+  }
+}
+
+/** Interrupts a run; when idle, the second Ctrl-C within a second quits (the first clears the prompt). */
+function onCtrlC(state: UiState): UiStep {
+  if (state.running) {
+    return { state: flash({ ...state, pending: [] }, 'interrupting…'), effects: [{ type: 'interrupt' }] };
+  }
+  if (state.lastCtrlC !== undefined && state.now - state.lastCtrlC <= DOUBLE_CTRL_C_MS) {
+    return runCommand(state, { type: 'quit' });
+  }
+  const cleared = { ...state, lastCtrlC: state.now, input: { text: '', cursor: 0 } };
+  return { state: flash(cleared, 'press Ctrl-C again to quit'), effects: [] };
+}
+
+function onOverlayKey(state: UiState, overlay: Overlay, key: KeyInput): UiStep {
+  if (overlay.type === 'agent_tree') {
+    const count = Object.keys(state.agents).length;
+    if ((key.text === 'j' || key.name === 'down') && count > 0) {
+      return {
+        state: { ...state, overlay: { ...overlay, selected: (overlay.selected + 1) % count } },
+        effects: [],
+      };
+    }
+    if ((key.text === 'k' || key.name === 'up') && count > 0) {
+      return {
+        state: { ...state, overlay: { ...overlay, selected: (overlay.selected + count - 1) % count } },
+        effects: [],
+      };
+    }
+  }
+  if (overlay.type === 'which_key' && key.text === ' ' && state.mode === 'normal') {
+    // Space with the overlay up starts a chord as usual; the overlay stays until toggled off.
+    return { state: { ...state, leader: { startedAt: state.now } }, effects: [] };
+  }
+  if (overlay.type === 'which_key' && state.leader) return onLeaderKey(state, key);
+  const { overlay: _closed, ...rest } = state;
+  return { state: rest, effects: [] };
+}
+
+function onLeaderKey(state: UiState, key: KeyInput): UiStep {
+  const rest = withoutLeader(state);
+  if (key.name === 'escape') return { state: rest, effects: [] };
+  const chord = key.name === undefined && !key.ctrl ? findChord(key.text) : undefined;
+  if (!chord) {
+    const name = key.name ?? (key.ctrl ? `Ctrl-${key.text}` : key.text);
+    return { state: flash(rest, `Space ${name} is not bound (Space ? lists the chords)`), effects: [] };
+  }
+  return runCommand(rest, chord.command);
+}
+
+function onInsertKey(state: UiState, key: KeyInput): UiStep {
+  if (key.name === 'escape') return { state: { ...state, mode: 'normal' }, effects: [] };
+  if (key.name === 'return' && !key.meta) return submitPrompt(state);
+  return { state: editPrompt(state, key) ?? state, effects: [] };
+}
+
+function submitPrompt(state: UiState): UiStep {
+  const text = state.input.text;
+  if (text.trim() === '') return { state, effects: [] };
+  const { historyIndex: _walked, ...rest } = state;
+  const history = rest.history.at(-1) === text ? rest.history : [...rest.history, text];
+  const cleared: UiState = { ...rest, history, input: { text: '', cursor: 0 } };
+  const slash = slashCommand(text);
+  if (slash)
+    return slash.ok ? runCommand(cleared, slash.command) : { state: flash(state, slash.error), effects: [] };
+  if (state.running)
+    return { state: flash(state, 'a turn is running: wait, or Ctrl-C to interrupt it'), effects: [] };
+  const user = { kind: 'user' as const, id: `user-${state.nextId}`, text };
+  return {
+    state: {
+      ...cleared,
+      nextId: state.nextId + 1,
+      blocks: [...state.blocks, user],
+      running: true,
+      scroll: { follow: true },
+    },
+    effects: [{ type: 'prompt', text }],
+  };
+}
+
+function onCommandKey(state: UiState, key: KeyInput): UiStep {
+  if (key.name === 'escape') return { state: { ...state, mode: 'normal', commandLine: '' }, effects: [] };
+  if (key.name === 'backspace') {
+    if (state.commandLine === '') return { state: { ...state, mode: 'normal' }, effects: [] };
+    return { state: { ...state, commandLine: state.commandLine.slice(0, -1) }, effects: [] };
+  }
+  if (key.name === 'return') {
+    const parsed = parseUiCommand(state.commandLine);
+    const back: UiState = { ...state, mode: 'normal', commandLine: '' };
+    return parsed.ok ? runCommand(back, parsed.command) : { state: flash(back, parsed.error), effects: [] };
+  }
+  if (key.name !== undefined || key.ctrl || key.meta) return { state, effects: [] };
+  return { state: { ...state, commandLine: state.commandLine + key.text }, effects: [] };
+}
+
+function onNormalKey(state: UiState, key: KeyInput, metrics: ViewMetrics): UiStep {
+  const same = { state, effects: [] };
+  if (key.name === 'escape') {
+    const { focus: _unfocused, ...rest } = state;
+    return { state: rest, effects: [] };
+  }
+  if (key.name === 'return' || key.name === 'tab') return { state: toggleFocused(state), effects: [] };
+  if (
+    key.name !== undefined &&
+    key.name !== 'up' &&
+    key.name !== 'down' &&
+    key.name !== 'pageup' &&
+    key.name !== 'pagedown'
+  ) {
+    return same;
+  }
+  const rows = metrics.conversationRows(state);
+  const scrollBy = (delta: number): UiStep => {
+    const { total } = layoutBlocks(state, metrics);
+    const top = resolveTop(state, total, rows);
+    return { state: { ...state, scroll: scrollTo(top + delta, total, rows) }, effects: [] };
+  };
+  const half = Math.max(1, Math.floor(rows / 2));
+  if (isCtrl(key, 'd')) return scrollBy(half);
+  if (isCtrl(key, 'u')) return scrollBy(-half);
+  if (key.ctrl || key.meta) return same;
+  if (key.text === 'j' || key.name === 'down') return scrollBy(1);
+  if (key.text === 'k' || key.name === 'up') return scrollBy(-1);
+  if (key.name === 'pagedown') return scrollBy(rows);
+  if (key.name === 'pageup') return scrollBy(-rows);
+  switch (key.text) {
+    case 'g':
+      return { state: { ...state, scroll: { follow: false, top: 0 } }, effects: [] };
+    case 'G':
+      return { state: { ...state, scroll: { follow: true } }, effects: [] };
+    case ']':
+      return { state: moveFocus(state, 1, metrics), effects: [] };
+    case '[':
+      return { state: moveFocus(state, -1, metrics), effects: [] };
+    case 'i':
+    case 'a':
+      return { state: { ...state, mode: 'insert' }, effects: [] };
+    case ':':
+      return { state: { ...state, mode: 'command', commandLine: '' }, effects: [] };
+    case ' ':
+      return {
+        state: { ...state, leader: { startedAt: state.now } },
+        effects: [
+          { type: 'wake', at: state.now + WHICH_KEY_DELAY_MS },
+          { type: 'wake', at: state.now + LEADER_TIMEOUT_MS },
+        ],
+      };
+    default:
+      return same;
+  }
+}
+
+function toggleFocused(state: UiState): UiState {
+  if (state.focus === undefined) return state;
+  const expanded = new Set(state.expanded);
+  if (expanded.has(state.focus)) expanded.delete(state.focus);
+  else expanded.add(state.focus);
+  return { ...state, expanded };
+}
+
+/** Moves focus to the next/previous block (from none: the last/first one) and scrolls it into view. */
+function moveFocus(state: UiState, step: 1 | -1, metrics: ViewMetrics): UiState {
+  const { blocks } = state;
+  if (blocks.length === 0) return state;
+  const current = state.focus === undefined ? -1 : blocks.findIndex((block) => block.id === state.focus);
+  const index =
+    current === -1
+      ? step === 1
+        ? 0
+        : blocks.length - 1
+      : Math.min(blocks.length - 1, Math.max(0, current + step));
+  const focused: UiState = { ...state, focus: blocks[index]!.id };
+  const rows = metrics.conversationRows(focused);
+  const { spans, total } = layoutBlocks(focused, metrics);
+  const span = spans[index]!;
+  const top = resolveTop(focused, total, rows);
+  if (span.top < top) return { ...focused, scroll: scrollTo(span.top, total, rows) };
+  const bottom = span.top + Math.min(span.height, rows);
+  if (bottom > top + rows) return { ...focused, scroll: scrollTo(bottom - rows, total, rows) };
+  return focused;
+}
+
+/** Carries out a command: UI-only ones here, the rest as an effect for the shell. */
+export function runCommand(state: UiState, command: UiCommand): UiStep {
+  switch (command.type) {
+    case 'quit':
+      return { state: { ...state, exiting: true }, effects: [{ type: 'command', command }] };
+    case 'help':
+      return { state: { ...state, overlay: { type: 'help' } }, effects: [] };
+    case 'which_key': {
+      if (state.overlay?.type === 'which_key') {
+        const { overlay: _closed, ...rest } = state;
+        return { state: rest, effects: [] };
+      }
+      return { state: { ...state, overlay: { type: 'which_key' } }, effects: [] };
+    }
+    case 'agent_tree':
+      return { state: { ...state, overlay: { type: 'agent_tree', selected: 0 } }, effects: [] };
+    case 'cost':
+      return { state: { ...state, overlay: costOverlay(state) }, effects: [] };
+    case 'fork_focused':
+      if (state.focus === undefined)
+        return { state: flash(state, ':fork needs a focused block ([ or ])'), effects: [] };
+      return { state, effects: [{ type: 'command', command }] };
+    default:
+      if (state.running && command.type === 'backend') {
+        return { state: flash(state, 'a turn is running: Ctrl-C first'), effects: [] };
+      }
+      return { state, effects: [{ type: 'command', command }] };
+  }
+}
+
+function costOverlay(state: UiState): Overlay {
+  const { total, costUsd } = state.usage;
+  return {
+    type: 'message',
+    title: 'cost of this session',
+    lines: [
+      `input ${total.inputTokens}  output ${total.outputTokens}`,
+      `cache read ${total.cacheReadTokens}  cache write ${total.cacheWriteTokens}`,
+      `estimated $${costUsd.toFixed(2)} (${state.model}; sub-agents included)`,
+    ],
+  };
+}

@@ -1,0 +1,170 @@
+import type { EngineCommand, EngineEvent, TokenUsage } from '../../shared/engine-events.js';
+import type { ToolDisplay } from '../../shared/tool.js';
+import { zeroUsage } from '../engine/token-usage.js';
+import type { UiCommand } from './ui-command.js';
+
+/** Vim-like modes: typing the prompt, moving around, typing a `:` command. */
+export type Mode = 'insert' | 'normal' | 'command';
+
+export type ToolStatus = 'running' | 'done' | 'error' | 'blocked' | 'cancelled';
+
+/** One thing in the conversation; ids are unique and stable, so focus and expansion can name them. */
+export type Block =
+  | { kind: 'user'; id: string; text: string }
+  | { kind: 'assistant'; id: string; text: string; streaming: boolean }
+  | { kind: 'thinking'; id: string; text: string; streaming: boolean }
+  | ToolBlock
+  | { kind: 'notice'; id: string; level: 'info' | 'warn' | 'error' | 'compaction'; text: string };
+
+export interface ToolBlock {
+  kind: 'tool';
+  id: string;
+  callId: string;
+  name: string;
+  args: unknown;
+  startedAt: number;
+  status: ToolStatus;
+  /** The last streamed output lines (at most MAX_STREAMED_LINES) and how many came in all. */
+  streamed: string[];
+  streamedCount: number;
+  result?: { output: string; isError: boolean; display?: ToolDisplay; durationMs: number };
+  blockedReason?: string;
+}
+
+/** A sub-agent's run as the agent tree shows it. */
+export interface SubAgentRun {
+  path: string;
+  parentCallId?: string;
+  status: 'running' | 'done' | 'error' | 'cancelled';
+  startedAt: number;
+  endedAt?: number;
+  toolCalls: number;
+  lastTool?: string;
+  tokens: TokenUsage;
+}
+
+/** A question the engine waits on; the first of `pending` is the one shown. */
+export type Pending =
+  | {
+      type: 'approval';
+      requestId: string;
+      callId: string;
+      name: string;
+      args: unknown;
+      effect: 'write' | 'execute';
+      choice: number;
+      /** Set while the person types the reason for a rejection. */
+      feedback?: string;
+    }
+  | {
+      type: 'ask_user';
+      requestId: string;
+      questions: Extract<EngineEvent, { type: 'ask_user_request' }>['questions'];
+      index: number;
+      answers: string[];
+      choice: number;
+      /** Free text, for a question without options (or after choosing "other"). */
+      text: string;
+    }
+  | { type: 'loop_cap'; requestId: string; iterations: number; choice: number };
+
+export type Overlay =
+  | { type: 'help' }
+  /** Shown by `Space ?` until toggled off (the leader's own which-key goes with the leader). */
+  | { type: 'which_key' }
+  | { type: 'agent_tree'; selected: number }
+  | { type: 'message'; title: string; lines: string[] };
+
+/** What the reducer asks the shell to do; the reducer itself does no I/O and keeps no timers. */
+export type Effect =
+  | { type: 'prompt'; text: string }
+  | { type: 'interrupt' }
+  | { type: 'answer'; command: EngineCommand }
+  | { type: 'command'; command: UiCommand }
+  /** Wake the reducer with a `tick` at this time (leader timeout, which-key delay). */
+  | { type: 'wake'; at: number };
+
+export interface UsageState {
+  /** The latest model reply's usage (main agent). */
+  turn?: TokenUsage;
+  /** Every reply's usage in this UI session, sub-agents included. */
+  total: TokenUsage;
+  costUsd: number;
+  context?: { usedTokens: number; windowTokens: number };
+}
+
+export interface UiState {
+  now: number;
+  size: { columns: number; rows: number };
+  mode: Mode;
+  blocks: Block[];
+  /** Monotonic counter for block ids. */
+  nextId: number;
+  focus?: string;
+  expanded: ReadonlySet<string>;
+  /** `follow` keeps the newest line at the bottom; otherwise `top` is the first shown line. */
+  scroll: { follow: true } | { follow: false; top: number };
+  input: { text: string; cursor: number };
+  history: string[];
+  /** Position while walking the history with up/down; undefined when not. */
+  historyIndex?: number;
+  commandLine: string;
+  leader?: { startedAt: number };
+  overlay?: Overlay;
+  pending: Pending[];
+  /** Tools whose approvals are answered "approve" without asking, for the rest of this UI session. */
+  autoApprove: string[];
+  /** A short message in the status line until `until`. */
+  flash?: { text: string; until: number };
+  lastCtrlC?: number;
+  running: boolean;
+  /** Set when the person asked to leave; the shell unmounts. */
+  exiting: boolean;
+  model: string;
+  activity: 'agent' | 'plan' | 'execute';
+  network: 'on' | 'off' | 'unknown';
+  sessionId?: string;
+  usage: UsageState;
+  agents: Record<string, SubAgentRun>;
+}
+
+export const MAX_STREAMED_LINES = 500;
+export const LEADER_TIMEOUT_MS = 1_000;
+export const WHICH_KEY_DELAY_MS = 200;
+export const DOUBLE_CTRL_C_MS = 1_000;
+export const FLASH_MS = 2_500;
+
+export interface InitialStateOptions {
+  now: number;
+  columns: number;
+  rows: number;
+  model: string;
+  activity?: UiState['activity'];
+  network?: UiState['network'];
+  sessionId?: string;
+}
+
+export function initialUiState(options: InitialStateOptions): UiState {
+  return {
+    now: options.now,
+    size: { columns: options.columns, rows: options.rows },
+    mode: 'insert',
+    blocks: [],
+    nextId: 1,
+    expanded: new Set(),
+    scroll: { follow: true },
+    input: { text: '', cursor: 0 },
+    history: [],
+    commandLine: '',
+    pending: [],
+    autoApprove: [],
+    running: false,
+    exiting: false,
+    model: options.model,
+    activity: options.activity ?? 'agent',
+    network: options.network ?? 'unknown',
+    ...(options.sessionId !== undefined && { sessionId: options.sessionId }),
+    usage: { total: zeroUsage(), costUsd: 0 },
+    agents: {},
+  };
+}

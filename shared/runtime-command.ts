@@ -1,0 +1,35 @@
+import { z } from 'zod';
+
+/**
+ * Commands that change an agent's state between runs, the same from every
+ * frontend (terminal UI, ACP, HTTP): `AgentSession.apply` takes them. Answers
+ * to a running engine's requests and interrupts stay `EngineCommand`s.
+ */
+export const RuntimeCommand = z.discriminatedUnion('type', [
+  /** The model of the next turns; logged as a `model_change`. */
+  z.object({ type: z.literal('set_model'), model: z.string().min(1) }),
+  /** Summarise the older conversation now rather than when the context fills up. */
+  z.object({ type: z.literal('compact') }),
+  /** A new, empty conversation (and session log) on the same executor. */
+  z.object({ type: z.literal('clear') }),
+  /** Continue another session of the workspace (an id or a unique prefix). */
+  z.object({ type: z.literal('resume'), sessionId: z.string().min(1) }),
+  /** A new agent on a new session holding the conversation up to `atEventId`. */
+  z.object({ type: z.literal('fork'), atEventId: z.string().min(1) }),
+  /** Replaces the executor with one under the same policy, network on or off; the conversation stays. */
+  z.object({ type: z.literal('set_network'), network: z.enum(['on', 'off']) }),
+  /**
+   * Switches to a planning agent (under the `plan` policy), or to an agent
+   * carrying out a plan (the plan file's text when `plan` is left out); each on
+   * its own executor, its session linked to this one.
+   */
+  z.object({
+    type: z.literal('set_activity'),
+    activity: z.enum(['plan', 'execute']),
+    /** With `plan`: the task to plan, sent as the first prompt. */
+    task: z.string().min(1).optional(),
+    /** With `execute`: the plan's text. */
+    plan: z.string().min(1).optional(),
+  }),
+]);
+export type RuntimeCommand = z.infer<typeof RuntimeCommand>;

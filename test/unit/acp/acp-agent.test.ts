@@ -1,0 +1,467 @@
+import {
+  type ClientContext,
+  type CreateElicitationRequest,
+  type CreateElicitationResponse,
+  client,
+  methods,
+  PROTOCOL_VERSION,
+  type RequestPermissionRequest,
+  type RequestPermissionResponse,
+  type SessionNotification,
+} from '@agentclientprotocol/sdk';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createAcpAgent } from '../../../harness/acp/acp-agent.js';
+import type { AcpAgentHandle, AcpMode } from '../../../harness/acp/acp-agent-port.js';
+import type { PromptOutcome } from '../../../harness/acp/stop-reason.js';
+import { createCommandInbox } from '../../../harness/engine/command-inbox.js';
+import type { CommandInbox } from '../../../harness/engine/engine-types.js';
+import type { Message } from '../../../shared/conversation.js';
+import type { EngineEvent } from '../../../shared/engine-events.js';
+
+/** What a scripted prompt can do: emit events and wait for the answers, as the engine would. */
+interface Run {
+  emit(event: EngineEvent): void;
+  inbox: CommandInbox;
+  signal: AbortSignal;
+  text: string;
+}
+
+/**
+ * An agent whose prompts are scripts: the protocol layer is what is under test
+ * here (the real runtime runs under the e2e test that spawns `skate acp`).
+ */
+function scriptedAgent(
+  script: (run: Run) => Promise<PromptOutcome>,
+  options: { history?: Message[]; id?: string } = {},
+): AcpAgentHandle & { modes: AcpMode[]; closed: boolean } {
+  const listeners = new Set<(event: EngineEvent) => void>();
+  const { inbox, send } = createCommandInbox();
+  let controller = new AbortController();
+  const handle = {
+    sessionId: options.id ?? 'session-1',
+    workspace: process.cwd(),
+    mode: 'execute' as AcpMode,
+    modes: [] as AcpMode[],
+    closed: false,
+    history: () => options.history ?? [],
+    subscribe(listener: (event: EngineEvent) => void) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    async prompt(prompt: { text: string }) {
+      controller = new AbortController();
+      const emit = (event: EngineEvent): void => {
+        for (const listener of listeners) listener(event);
+      };
+      return script({ emit, inbox, signal: controller.signal, text: prompt.text });
+    },
+    interrupt: () => controller.abort(),
+    answer: (command: Parameters<AcpAgentHandle['answer']>[0]) => void send(command),
+    asksApproval: (name: string) => name === 'shell',
+    async setMode(mode: AcpMode) {
+      handle.mode = mode;
+      handle.modes.push(mode);
+      return undefined;
+    },
+    planFile: () => undefined,
+    async close() {
+      handle.closed = true;
+    },
+  };
+  return handle;
+}
+
+const live: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  await Promise.all(live.splice(0).map((agent) => agent.close()));
+});
+
+interface Editor {
+  updates: SessionNotification[];
+  permissions: RequestPermissionRequest[];
+}
+
+/** Runs `op` as an editor would, connected in-process to a Skate ACP agent whose sessions are `agents`. */
+async function asEditor<T>(
+  agents: (AcpAgentHandle | Error)[],
+  choose: (request: RequestPermissionRequest) => RequestPermissionResponse,
+  op: (ctx: ClientContext, editor: Editor) => Promise<T>,
+  form?: (request: CreateElicitationRequest) => CreateElicitationResponse,
+): Promise<T> {
+  const queue = [...agents];
+  const acp = createAcpAgent({
+    agents: {
+      open: async () => {
+        const next = queue.shift();
+        if (!next) throw new Error('no more scripted agents');
+        if (next instanceof Error) throw next;
+        return next;
+      },
+    },
+    version: 'test',
+    log: () => {},
+  });
+  live.push(acp);
+  const editor: Editor = { updates: [], permissions: [] };
+  let app = client({ name: 'test-editor' });
+  if (form) app = app.onRequest(methods.client.elicitation.create, ({ params }) => form(params));
+  return app
+    .onNotification(methods.client.session.update, ({ params }) => {
+      editor.updates.push(params);
+    })
+    .onRequest(methods.client.session.requestPermission, ({ params }) => {
+      editor.permissions.push(params);
+      return choose(params);
+    })
+    .connectWith(acp.app, async (ctx) => {
+      const init = await ctx.request(methods.agent.initialize, {
+        protocolVersion: PROTOCOL_VERSION,
+        clientCapabilities: form ? { elicitation: { form: {} } } : {},
+      });
+      expect(init.agentCapabilities?.loadSession).toBe(true);
+      return op(ctx, editor);
+    });
+}
+
+const select = (optionId: string) => (): RequestPermissionResponse => ({
+  outcome: { outcome: 'selected', optionId },
+});
+
+function shellCall(run: Run, id: string): void {
+  run.emit({ type: 'tool_call_start', agent: [], id, name: 'shell', args: { command: 'make' } });
+}
+
+async function approval(run: Run, callId: string): Promise<'approve' | 'reject'> {
+  const requestId = `req-${callId}`;
+  run.emit({
+    type: 'approval_request',
+    agent: [],
+    requestId,
+    callId,
+    name: 'shell',
+    args: {},
+    effect: 'execute',
+  });
+  return (await run.inbox.waitFor('approval_response', requestId, run.signal)).decision;
+}
+
+describe('skate acp, the protocol layer', () => {
+  it('streams a prompt, asks before a command, and remembers "always allow" for the rest of the session', async () => {
+    const decisions: string[] = [];
+    const agent = scriptedAgent(async (run) => {
+      run.emit({ type: 'text_delta', agent: [], text: `You said: ${run.text}` });
+      for (const id of ['c1', 'c2']) {
+        shellCall(run, id);
+        decisions.push(await approval(run, id));
+        run.emit({
+          type: 'tool_call_result',
+          agent: [],
+          id,
+          name: 'shell',
+          output: 'ok',
+          isError: false,
+          durationMs: 1,
+        });
+      }
+      return { status: 'complete' };
+    });
+    await asEditor([agent], select('allow_always'), async (ctx, editor) => {
+      const { sessionId, modes } = await ctx.request(methods.agent.session.new, {
+        cwd: process.cwd(),
+        mcpServers: [],
+      });
+      expect(sessionId).toBe('session-1');
+      expect(modes?.currentModeId).toBe('execute');
+      expect(modes?.availableModes.map((mode) => mode.id).sort()).toEqual(['execute', 'plan']);
+      const response = await ctx.request(methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: 'text', text: 'build it' }],
+      });
+      expect(response.stopReason).toBe('end_turn');
+      expect(decisions).toEqual(['approve', 'approve']);
+      // Asked once: the second call was answered from "always allow".
+      expect(editor.permissions).toHaveLength(1);
+      expect(editor.permissions[0]?.toolCall.toolCallId).toBe('c1');
+      const kinds = editor.updates.map((n) => n.update.sessionUpdate);
+      expect(kinds[0]).toBe('agent_message_chunk');
+      // Every update arrived before the prompt's response, the results included.
+      const statuses = editor.updates.flatMap((n) =>
+        n.update.sessionUpdate === 'tool_call_update' ? [`${n.update.toolCallId}:${n.update.status}`] : [],
+      );
+      expect(statuses).toEqual(['c1:in_progress', 'c1:completed', 'c2:in_progress', 'c2:completed']);
+    });
+  });
+
+  it('sends text that piles up while a write is in flight as one chunk, none of it lost', async () => {
+    const pieces = Array.from({ length: 200 }, (_, i) => `piece ${i}; `);
+    const agent = scriptedAgent(async (run) => {
+      for (const text of pieces) run.emit({ type: 'text_delta', agent: [], text });
+      run.emit({ type: 'thinking_delta', agent: [], text: 'then think' });
+      return { status: 'complete' };
+    });
+    await asEditor([agent], select('allow_once'), async (ctx, editor) => {
+      const { sessionId } = await ctx.request(methods.agent.session.new, {
+        cwd: process.cwd(),
+        mcpServers: [],
+      });
+      await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'x' }] });
+      const chunks = editor.updates.filter((n) => n.update.sessionUpdate === 'agent_message_chunk');
+      expect(chunks.map((n) => (n.update as { content: { text: string } }).content.text).join('')).toBe(
+        pieces.join(''),
+      );
+      expect(chunks.length).toBeLessThan(pieces.length / 10);
+      expect(editor.updates.at(-1)?.update).toEqual({
+        sessionUpdate: 'agent_thought_chunk',
+        content: { type: 'text', text: 'then think' },
+      });
+    });
+  });
+
+  it('a rejected permission reaches the engine as a rejection', async () => {
+    let decision: string | undefined;
+    const agent = scriptedAgent(async (run) => {
+      shellCall(run, 'c1');
+      decision = await approval(run, 'c1');
+      return { status: 'complete' };
+    });
+    await asEditor([agent], select('reject_once'), async (ctx) => {
+      const { sessionId } = await ctx.request(methods.agent.session.new, {
+        cwd: process.cwd(),
+        mcpServers: [],
+      });
+      await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'x' }] });
+      expect(decision).toBe('reject');
+    });
+  });
+
+  it('session/cancel interrupts the run and the prompt ends cancelled, its open calls failed', async () => {
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const agent = scriptedAgent(async (run) => {
+      run.emit({ type: 'tool_call_start', agent: [], id: 'slow', name: 'read_file', args: { path: 'a' } });
+      started();
+      await new Promise((resolve) => run.signal.addEventListener('abort', resolve, { once: true }));
+      return { status: 'cancelled' };
+    });
+    await asEditor([agent], select('allow_once'), async (ctx, editor) => {
+      const { sessionId } = await ctx.request(methods.agent.session.new, {
+        cwd: process.cwd(),
+        mcpServers: [],
+      });
+      const prompt = ctx.request(methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: 'text', text: 'x' }],
+      });
+      await running;
+      await ctx.notify(methods.agent.session.cancel, { sessionId });
+      expect((await prompt).stopReason).toBe('cancelled');
+      expect(editor.updates.at(-1)?.update).toMatchObject({ toolCallId: 'slow', status: 'failed' });
+    });
+  });
+
+  it('answers the turn limit by ending the turn with max_turn_requests, and refuses a second prompt while one runs', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const agent = scriptedAgent(async (run) => {
+      await gate;
+      run.emit({ type: 'loop_cap_reached', agent: [], requestId: 'cap', iterations: 5 });
+      const decision = await run.inbox.waitFor('loop_decision', 'cap', run.signal);
+      return { status: decision.decision === 'stop' ? 'loop_cap' : 'complete' };
+    });
+    await asEditor([agent], select('allow_once'), async (ctx) => {
+      const { sessionId } = await ctx.request(methods.agent.session.new, {
+        cwd: process.cwd(),
+        mcpServers: [],
+      });
+      const first = ctx.request(methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: 'text', text: 'x' }],
+      });
+      await expect(
+        ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'y' }] }),
+      ).rejects.toThrow(/already running/);
+      release();
+      expect((await first).stopReason).toBe('max_turn_requests');
+    });
+  });
+
+  it('asks ask_user questions with options as permission requests, and says free text cannot be answered', async () => {
+    let answers: string[] = [];
+    const agent = scriptedAgent(async (run) => {
+      run.emit({ type: 'tool_call_start', agent: [], id: 'q', name: 'ask_user', args: {} });
+      run.emit({
+        type: 'ask_user_request',
+        agent: [],
+        requestId: 'ask',
+        questions: [{ question: 'Which database?', options: ['sqlite', 'postgres'] }, { question: 'Why?' }],
+      });
+      answers = (await run.inbox.waitFor('ask_user_response', 'ask', run.signal)).answers;
+      return { status: 'complete' };
+    });
+    await asEditor([agent], select('option-1'), async (ctx, editor) => {
+      const { sessionId } = await ctx.request(methods.agent.session.new, {
+        cwd: process.cwd(),
+        mcpServers: [],
+      });
+      await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'x' }] });
+      expect(editor.permissions).toHaveLength(1);
+      expect(editor.permissions[0]?.toolCall).toMatchObject({ toolCallId: 'q', title: 'Which database?' });
+      expect(answers[0]).toBe('postgres');
+      expect(answers[1]).toMatch(/cannot take a free-text answer/);
+    });
+  });
+
+  it('asks all questions in one form when the client takes elicitations', async () => {
+    let answers: string[] = [];
+    const agent = scriptedAgent(async (run) => {
+      run.emit({ type: 'tool_call_start', agent: [], id: 'q', name: 'ask_user', args: {} });
+      run.emit({
+        type: 'ask_user_request',
+        agent: [],
+        requestId: 'ask',
+        questions: [{ question: 'Which database?', options: ['sqlite', 'postgres'] }, { question: 'Why?' }],
+      });
+      answers = (await run.inbox.waitFor('ask_user_response', 'ask', run.signal)).answers;
+      return { status: 'complete' };
+    });
+    const forms: CreateElicitationRequest[] = [];
+    await asEditor(
+      [agent],
+      select('allow_once'),
+      async (ctx, editor) => {
+        const { sessionId } = await ctx.request(methods.agent.session.new, {
+          cwd: process.cwd(),
+          mcpServers: [],
+        });
+        await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'x' }] });
+        expect(editor.permissions).toEqual([]);
+      },
+      (request) => {
+        forms.push(request);
+        return { action: 'accept', content: { q1: 'sqlite', q2: 'it is small' } };
+      },
+    );
+    expect(forms).toHaveLength(1);
+    expect(forms[0]).toMatchObject({ mode: 'form', toolCallId: 'q' });
+    expect(answers).toEqual(['sqlite', 'it is small']);
+  });
+
+  it('switches modes with current_mode_update, and rejects an unknown mode', async () => {
+    const agent = scriptedAgent(async () => ({ status: 'complete' }));
+    await asEditor([agent], select('allow_once'), async (ctx, editor) => {
+      const { sessionId } = await ctx.request(methods.agent.session.new, {
+        cwd: process.cwd(),
+        mcpServers: [],
+      });
+      await ctx.request(methods.agent.session.setMode, { sessionId, modeId: 'plan' });
+      expect(agent.modes).toEqual(['plan']);
+      expect(editor.updates.at(-1)?.update).toEqual({
+        sessionUpdate: 'current_mode_update',
+        currentModeId: 'plan',
+      });
+      await expect(ctx.request(methods.agent.session.setMode, { sessionId, modeId: 'yolo' })).rejects.toThrow(
+        /unknown mode yolo/,
+      );
+    });
+  });
+
+  it('session/load replays the stored conversation before it answers', async () => {
+    const agent = scriptedAgent(async () => ({ status: 'complete' }), {
+      id: 'old-session',
+      history: [
+        { role: 'user', content: [{ type: 'text', text: 'earlier question' }] },
+        { role: 'assistant', content: [{ type: 'text', text: 'earlier answer' }] },
+      ],
+    });
+    await asEditor([agent], select('allow_once'), async (ctx, editor) => {
+      const loaded = await ctx.request(methods.agent.session.load, {
+        sessionId: 'old-session',
+        cwd: process.cwd(),
+        mcpServers: [],
+      });
+      expect(loaded.modes?.currentModeId).toBe('execute');
+      expect(editor.updates.map((n) => [n.sessionId, n.update.sessionUpdate])).toEqual([
+        ['old-session', 'user_message_chunk'],
+        ['old-session', 'agent_message_chunk'],
+      ]);
+    });
+  });
+
+  it('session/resume continues without a replay, and session/close stops the agent', async () => {
+    const agent = scriptedAgent(async () => ({ status: 'complete' }), {
+      id: 'old-session',
+      history: [{ role: 'user', content: [{ type: 'text', text: 'earlier question' }] }],
+    });
+    await asEditor([agent], select('allow_once'), async (ctx, editor) => {
+      const resumed = await ctx.request(methods.agent.session.resume, {
+        sessionId: 'old-session',
+        cwd: process.cwd(),
+      });
+      expect(resumed.modes?.currentModeId).toBe('execute');
+      expect(editor.updates).toEqual([]);
+      await ctx.request(methods.agent.session.close, { sessionId: 'old-session' });
+      expect(agent.closed).toBe(true);
+      await expect(
+        ctx.request(methods.agent.session.prompt, {
+          sessionId: 'old-session',
+          prompt: [{ type: 'text', text: 'x' }],
+        }),
+      ).rejects.toThrow();
+    });
+  });
+
+  it('accepts MCP servers but says they were not started, in the response and at the first prompt', async () => {
+    const agent = scriptedAgent(async () => ({ status: 'complete' }));
+    await asEditor([agent], select('allow_once'), async (ctx, editor) => {
+      const created = await ctx.request(methods.agent.session.new, {
+        cwd: process.cwd(),
+        mcpServers: [{ name: 'github', command: 'gh-mcp', args: [], env: [] }],
+      });
+      expect(created._meta).toEqual({ skate: { unsupportedMcpServers: ['github'] } });
+      await ctx.request(methods.agent.session.prompt, {
+        sessionId: created.sessionId,
+        prompt: [{ type: 'text', text: 'x' }],
+      });
+      expect(JSON.stringify(editor.updates[0]?.update)).toContain('not started: github');
+    });
+  });
+
+  it("gives the editor Skate's own message when an agent cannot start", async () => {
+    const refused = Object.assign(new Error('no policy named wide in ~/.skate/policies or built in'), {
+      code: 'policy',
+    });
+    await asEditor(
+      [refused, new Error('the executor exited at start')],
+      select('allow_once'),
+      async (ctx) => {
+        const start = () => ctx.request(methods.agent.session.new, { cwd: process.cwd(), mcpServers: [] });
+        await expect(start()).rejects.toMatchObject({
+          code: -32602,
+          message: expect.stringMatching(/no policy named wide/),
+        });
+        await expect(start()).rejects.toMatchObject({
+          code: -32603,
+          message: expect.stringMatching(/executor exited/),
+        });
+      },
+    );
+  });
+
+  it('refuses a cwd that is not an absolute directory, and an unknown session', async () => {
+    await asEditor([], select('allow_once'), async (ctx) => {
+      await expect(
+        ctx.request(methods.agent.session.new, { cwd: 'relative', mcpServers: [] }),
+      ).rejects.toThrow(/absolute/);
+      await expect(
+        ctx.request(methods.agent.session.prompt, {
+          sessionId: 'nope',
+          prompt: [{ type: 'text', text: 'x' }],
+        }),
+      ).rejects.toThrow();
+    });
+  });
+});

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ExecutorChannelError,
+  executorErrorFromUnknown,
+} from '../../../harness/executor-client/executor-errors.js';
+import { createExecutorTrpc } from '../../../harness/executor-client/executor-trpc.js';
+import { RpcClient } from '../../../harness/executor-client/rpc-client.js';
+import { transformer } from '../../../shared/trpc.js';
+
+/** A typed client whose frames go to `answer`, which plays the executor. */
+function clientAnswering(answer: (request: { id: number; method: string }) => object) {
+  const sent: { id: number; method: string }[] = [];
+  const rpc: RpcClient = new RpcClient((frame) => {
+    const request = JSON.parse(frame) as { id: number; method: string };
+    sent.push(request);
+    queueMicrotask(() => rpc.receive(JSON.stringify(answer(request))));
+  }, 1 << 20);
+  return { trpc: createExecutorTrpc(rpc), rpc, sent };
+}
+
+describe('the executor link', () => {
+  it('checks each answer against its procedure schema, once, and refuses one outside it', async () => {
+    const { trpc, rpc } = clientAnswering(({ id }) => ({
+      id,
+      result: { type: 'data', data: transformer.serialize({ output: 42 }) },
+    }));
+    const error = executorErrorFromUnknown(
+      await trpc.callTool.mutate({ callId: 'c', name: 'noop', input: {} }).catch((e: unknown) => e),
+    );
+    expect(error).toBeInstanceOf(ExecutorChannelError);
+    expect(error).toMatchObject({ code: 'protocol', message: expect.stringContaining('output') });
+    expect(rpc.pendingCount).toBe(0);
+  });
+
+  it('sends each operation under the tRPC operation id, one frame per call', async () => {
+    const { trpc, sent } = clientAnswering(({ id }) => ({
+      id,
+      result: { type: 'data', data: transformer.serialize({ output: 'ok', isError: false }) },
+    }));
+    await trpc.callTool.mutate({ callId: 'c1', name: 'noop', input: {} });
+    await trpc.callTool.mutate({ callId: 'c2', name: 'noop', input: {} });
+    expect(sent.map((frame) => [frame.id, frame.method])).toEqual([
+      [1, 'mutation'],
+      [2, 'mutation'],
+    ]);
+  });
+});
