@@ -17,6 +17,14 @@ export interface Executor {
 /** Largest tool input accepted, as JSON; a whole-file write of a large source file fits. */
 const MAX_INPUT_BYTES = 8 * 1024 * 1024;
 
+/** What tests choose instead of the boot's defaults. */
+export interface ExecutorOverrides {
+  /** The tools to register instead of the policy's. */
+  tools?: readonly AnyTool[];
+  /** The ripgrep binary grep and glob use; undefined searches in JavaScript. */
+  ripgrep?: string | undefined;
+}
+
 /**
  * One executor's world: its registry, runner and router, built from its boot
  * configuration. Nothing here is module-level, so several executors with
@@ -26,12 +34,12 @@ const MAX_INPUT_BYTES = 8 * 1024 * 1024;
 export function createExecutor(
   boot: ExecutorBoot,
   onShutdown: () => void,
-  tools: readonly AnyTool[] = toolsFor(boot.policy, boot.diagnosticTools),
-  /** The ripgrep binary grep and glob use (tests choose one; undefined searches in JavaScript). */
-  ripgrep: string | undefined = findRipgrep(),
+  overrides: ExecutorOverrides = {},
 ): Executor {
   const startedAt = performance.now();
-  const registry = new ToolRegistry(tools);
+  const registry = new ToolRegistry(overrides.tools ?? toolsFor(boot.policy, boot.diagnosticTools));
+  // An explicit `ripgrep: undefined` means "search in JavaScript", so test for the key, not the value.
+  const ripgrep = 'ripgrep' in overrides ? overrides.ripgrep : findRipgrep();
   const outputs = new OutputHub();
   const runner = new ToolRunner({
     registry,

@@ -67,7 +67,6 @@ export const SessionPayload = z.discriminatedUnion('type', [
   }),
 ]);
 export type SessionPayload = z.infer<typeof SessionPayload>;
-export type SessionPayloadType = SessionPayload['type'];
 
 export const SessionEvent = z.object({
   id: z.uuid(),

@@ -37,10 +37,6 @@ export class RpcServer {
 
   constructor(private readonly options: RpcServerOptions) {}
 
-  get inflightCount(): number {
-    return this.inflight.size;
-  }
-
   /** Handles one frame from the peer. Never throws: every problem is answered as an error frame. */
   receive(frame: string): void {
     let raw: unknown;

@@ -32,8 +32,6 @@ export interface SpawnExecutorOptions {
 
 export interface ConnectExecutorOptions {
   token: string;
-  /** Reconnect when the connection drops unexpectedly, up to this many times. Default 0. */
-  restartsOnExit?: number;
   maxFrameBytes?: number;
   startupTimeoutMs?: number;
 }
@@ -91,7 +89,7 @@ export class ExecutorClient {
   /** Connects to an executor served by `skate executor serve` on another host or in a container. */
   static async connect(url: string, options: ConnectExecutorOptions): Promise<ExecutorClient> {
     const start = () => openRemote(url, options);
-    const client = new ExecutorClient(await start(), start, options.restartsOnExit ?? 0);
+    const client = new ExecutorClient(await start(), start, 0);
     await client.ready(options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS);
     return client;
   }

@@ -28,7 +28,14 @@ const build = isolatedVmBuildFor(process.versions.node);
 async function installWithoutIsolatedVm(root: string, brokenBinary: boolean): Promise<string> {
   const source = projectRoot();
   await cp(path.join(source, 'package.json'), path.join(root, 'package.json'));
-  for (const part of ['dist/cli', 'dist/executor/bundle', 'dist/bin', 'sandbox-policies']) {
+  // The tools' descriptions are read from dist/executor/tools/*.md at start.
+  for (const part of [
+    'dist/cli',
+    'dist/executor/bundle',
+    'dist/executor/tools',
+    'dist/bin',
+    'sandbox-policies',
+  ]) {
     await cp(path.join(source, part), path.join(root, part), { recursive: true });
   }
   // The tools' descriptions, as package.json `files` ships them.

@@ -38,8 +38,7 @@ export async function runTool(
       maxFrameBytes: DEFAULT_MAX_FRAME_BYTES,
     },
     () => {},
-    [tool],
-    options.ripgrep,
+    { tools: [tool], ripgrep: options.ripgrep },
   );
   const caller = trpc.createCallerFactory(executor.router)(
     {},
