@@ -38,11 +38,6 @@ async function installWithoutIsolatedVm(root: string, brokenBinary: boolean): Pr
   ]) {
     await cp(path.join(source, part), path.join(root, part), { recursive: true });
   }
-  // The tools' descriptions, as package.json `files` ships them.
-  await cp(path.join(source, 'dist/executor/tools'), path.join(root, 'dist/executor/tools'), {
-    recursive: true,
-    filter: (file) => !path.basename(file).includes('.') || file.endsWith('.md'),
-  });
   const modules = path.join(root, 'node_modules');
   await mkdir(modules);
   for (const name of await readdir(path.join(source, 'node_modules'))) {
