@@ -12,7 +12,7 @@ import { note } from './note.js';
 export async function runInteractive(settings: RunSettings): Promise<number> {
   const session = await createAgentSession({ ...settings, answerer: 'user', onNote: note });
   // Ink and React load only here, so `skate --help` and `skate -p` never pay for them.
-  const { runTui } = await import('../tui/run-tui.js');
+  const { runTui } = await importTuiOnTerminal();
   let current: { close(): Promise<void> } = session;
   try {
     await runTui({
@@ -30,4 +30,20 @@ export async function runInteractive(settings: RunSettings): Promise<number> {
     await current.close();
   }
   return 0;
+}
+
+/**
+ * Ink reads `CI`/`CONTINUOUS_INTEGRATION` once, when its module loads, and then
+ * draws nothing but the last frame. The person asked for the UI on a terminal,
+ * so those variables are hidden from that one load and put back after.
+ */
+async function importTuiOnTerminal(): Promise<typeof import('../tui/run-tui.js')> {
+  const saved = { CI: process.env.CI, CONTINUOUS_INTEGRATION: process.env.CONTINUOUS_INTEGRATION };
+  delete process.env.CI;
+  delete process.env.CONTINUOUS_INTEGRATION;
+  try {
+    return await import('../tui/run-tui.js');
+  } finally {
+    for (const [name, value] of Object.entries(saved)) if (value !== undefined) process.env[name] = value;
+  }
 }
