@@ -1,4 +1,3 @@
-import { sessionSettingsFrom } from '../cli/agent-settings-from-flags.js';
 import type { AgentRunFlags } from '../cli/cli-flags.js';
 import { EXIT } from '../cli/exit-codes.js';
 import { note } from '../cli/note.js';
@@ -48,7 +47,9 @@ async function runIn(demo: DemoWorkspace, flags: AgentRunFlags): Promise<number>
       },
       approval: flags.approval,
       maxTurns: flags.maxTurns,
-      session: sessionSettingsFrom(flags.sessionFlags),
+      // The workspace (and any session log in it) is deleted when the demo ends:
+      // recording one would only end in a `--resume` hint for a session that is gone.
+      session: { kind: 'none' },
       ...(flags.subagents && { subagents: { maxDepth: 2 } }),
     },
     prompt: 'Show what Skate does.',

@@ -173,6 +173,9 @@ describe('skate -p (headless agent runs)', () => {
     );
     const outside = path.join(path.dirname(demoDir), 'outside.txt');
     expect(result.stderr).toContain(`checked on the host: ${outside} does not exist`);
+    // The demo's session would be deleted with its workspace: no `--resume` hint for it.
+    expect(result.stderr).toContain('no session recorded');
+    expect(result.stderr).not.toContain('--resume');
     // Nothing is left behind in the user's cache: not the workspace, not its parent.
     await expect(stat(path.dirname(demoDir))).rejects.toThrow(/ENOENT/);
     // (The sandbox probe's cache, sandbox-probe.json, may stay: it is not the demo's.)
