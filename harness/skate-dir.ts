@@ -6,12 +6,16 @@ export function skateDir(workspace: string): string {
   return path.join(path.resolve(workspace), '.skate');
 }
 
+/** Ignores all of `.skate` except the workspace's settings (`!` re-includes a file in git). */
+export const SKATE_GITIGNORE = '*\n!settings.json\n';
+
 /**
  * Makes sure `<workspace>/.skate` exists, refusing a symbolic link (a create
  * through it would land elsewhere). When it is made here, it gets a
- * `.gitignore` of `*`: session logs hold everything the model read, and a
- * `git add -A` must not commit them. An existing folder is left as the user
- * keeps it.
+ * `.gitignore` of everything but `settings.json`: session logs hold
+ * everything the model read, and a `git add -A` must not commit them, while a
+ * team's workspace settings are meant to be shared. An existing folder is
+ * left as the user keeps it.
  */
 export async function ensureSkateDir(workspace: string): Promise<string> {
   const dir = skateDir(workspace);
@@ -28,6 +32,6 @@ export async function ensureSkateDir(workspace: string): Promise<string> {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return ensureSkateDir(workspace);
     throw error;
   }
-  await writeFile(path.join(dir, '.gitignore'), '*\n', { flag: 'wx', mode: 0o644 });
+  await writeFile(path.join(dir, '.gitignore'), SKATE_GITIGNORE, { flag: 'wx', mode: 0o644 });
   return dir;
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ensurePlanFile } from '../../../harness/planning/plan-file.js';
 import { createSessionWriter } from '../../../harness/session/session-writer.js';
-import { ensureSkateDir } from '../../../harness/skate-dir.js';
+import { ensureSkateDir, SKATE_GITIGNORE } from '../../../harness/skate-dir.js';
 import { tempDir } from '../../support/temp-dir.js';
 
 function gitStatus(dir: string): string {
@@ -24,12 +24,26 @@ describe('.skate/.gitignore', () => {
     await repo(ws.path);
     const writer = await createSessionWriter({ workspace: ws.path, model: 'm', policy: 'execute' });
     await writer.close();
-    expect(await readFile(path.join(ws.path, '.skate', '.gitignore'), 'utf8')).toBe('*\n');
+    expect(await readFile(path.join(ws.path, '.skate', '.gitignore'), 'utf8')).toBe(SKATE_GITIGNORE);
     expect(gitStatus(ws.path)).toBe('?? main.ts\n');
     execFileSync('git', ['-C', ws.path, 'add', '-A']);
     expect(
       execFileSync('git', ['-C', ws.path, 'diff', '--cached', '--name-only'], { encoding: 'utf8' }),
     ).toBe('main.ts\n');
+  });
+
+  it('lets a workspace settings.json be committed while the logs and the plan stay out', async () => {
+    await using ws = await tempDir();
+    await repo(ws.path);
+    await ensurePlanFile(ws.path);
+    const writer = await createSessionWriter({ workspace: ws.path, model: 'm', policy: 'execute' });
+    await writer.close();
+    await writeFile(path.join(ws.path, '.skate', 'settings.json'), '{"model":"claude-x"}\n');
+    expect(gitStatus(ws.path)).toBe('?? .skate/settings.json\n?? main.ts\n');
+    execFileSync('git', ['-C', ws.path, 'add', '-A']);
+    expect(
+      execFileSync('git', ['-C', ws.path, 'diff', '--cached', '--name-only'], { encoding: 'utf8' }),
+    ).toBe('.skate/settings.json\nmain.ts\n');
   });
 
   it('is written when the plan file makes the folder too', async () => {
