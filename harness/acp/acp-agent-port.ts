@@ -1,5 +1,6 @@
 import type { Message } from '../../shared/conversation.js';
 import type { EngineCommand, EngineEvent, ImageInput } from '../../shared/engine-events.js';
+import type { AcpCommand } from './prompt-command.js';
 import type { PromptOutcome } from './stop-reason.js';
 
 /** ACP session modes: the agent investigates and writes only the plan, or carries out work. */
@@ -14,6 +15,8 @@ export interface AcpAgentHandle {
   readonly sessionId: string;
   readonly workspace: string;
   readonly mode: AcpMode;
+  /** The model of the next turns. */
+  readonly model: string;
   /** The conversation so far, for `session/load`. */
   history(): readonly Message[];
   /** Every engine event of the agent and its sub-agents, in order; returns the unsubscribe. */
@@ -33,6 +36,14 @@ export interface AcpAgentHandle {
    * go as asked (no plan to carry out, say).
    */
   setMode(mode: AcpMode): Promise<string | undefined>;
+  /**
+   * A runtime command between prompts (`/compact`, `/clear`, the model),
+   * through the runtime's typed commands; resolves to what to tell the user.
+   * Interrupted like a prompt.
+   */
+  apply(command: AcpCommand): Promise<string | undefined>;
+  /** A new agent, on its own executor, in a new session holding this conversation as it is now. */
+  fork(): Promise<AcpAgentHandle>;
   /** The plan file, when the agent is planning. */
   planFile(): string | undefined;
   /** Stops the agent and its executors. */
@@ -43,7 +54,10 @@ export interface AcpAgentHandle {
 export interface AcpAgentFactory {
   open(request: {
     workspace: string;
-    /** A new session, or an earlier Skate session of the workspace continued. */
-    session: { kind: 'new' } | { kind: 'resume'; id: string };
+    /**
+     * A new session, an earlier Skate session of the workspace continued, or
+     * a new session forked from one as it is stored.
+     */
+    session: { kind: 'new' } | { kind: 'resume'; id: string } | { kind: 'fork'; id: string };
   }): Promise<AcpAgentHandle>;
 }

@@ -10,12 +10,24 @@ import {
   PROTOCOL_VERSION,
   RequestError,
 } from '@agentclientprotocol/sdk';
-import type { AcpAgentFactory } from './acp-agent-port.js';
+import type {
+  ForkSessionRequest,
+  ForkSessionResponse,
+  SessionCapabilities as UnstableSessionCapabilities,
+} from '@agentclientprotocol/sdk/unstable';
+import { z } from 'zod';
+import { deleteSession } from '../session/delete-session.js';
+import { SessionError } from '../session/session-error.js';
+import { listSessions } from '../session/session-store.js';
+import type { AcpAgentFactory, AcpAgentHandle } from './acp-agent-port.js';
 import { AcpSession } from './acp-session.js';
+import { listPage } from './session-listing.js';
 
 export interface AcpAgentOptions {
   agents: AcpAgentFactory;
   version: string;
+  /** The workspace of a `session/list` without `cwd`: where the editor started `skate acp`. */
+  defaultCwd?: string;
   /** Diagnostics for stderr (stdout is the protocol). */
   log(line: string): void;
 }
@@ -34,7 +46,17 @@ export interface SkateAcpAgent {
  */
 export function createAcpAgent(options: AcpAgentOptions): SkateAcpAgent {
   const sessions = new Map<string, AcpSession>();
+  /** The workspace of each session this connection has named (listed, opened), for `session/delete`. */
+  const workspaces = new Map<string, string>();
   let capabilities: ClientCapabilities = {};
+
+  /** Starts an ACP session on `handle` and tells the client its commands once it knows the session. */
+  const begin = (handle: AcpAgentHandle, client: AgentContext, id = handle.sessionId): AcpSession => {
+    const session = new AcpSession({ id, agent: handle, client, capabilities, log: options.log });
+    sessions.set(session.id, session);
+    workspaces.set(session.id, handle.workspace);
+    return session;
+  };
 
   const sessionFor = (sessionId: string): AcpSession => {
     const session = sessions.get(sessionId);
@@ -55,14 +77,7 @@ export function createAcpAgent(options: AcpAgentOptions): SkateAcpAgent {
       workspace,
       session: { kind: 'resume', id: params.sessionId },
     });
-    const session = new AcpSession({
-      id: params.sessionId,
-      agent: handle,
-      client,
-      capabilities,
-      log: options.log,
-    });
-    sessions.set(session.id, session);
+    const session = begin(handle, client, params.sessionId);
     noteMcpServers(session, params.mcpServers ?? [], options.log);
     return session;
   };
@@ -77,7 +92,13 @@ export function createAcpAgent(options: AcpAgentOptions): SkateAcpAgent {
           promptCapabilities: { image: true, embeddedContext: true },
           // MCP servers are not started yet: session/new accepts them and says so.
           mcpCapabilities: { http: false, sse: false },
-          sessionCapabilities: { resume: {}, close: {} },
+          sessionCapabilities: {
+            resume: {},
+            close: {},
+            list: {},
+            delete: {},
+            ...UNSTABLE_SESSION_CAPABILITIES,
+          },
         },
         agentInfo: { name: 'skate', title: 'Skate', version: options.version },
         authMethods: [],
@@ -88,16 +109,15 @@ export function createAcpAgent(options: AcpAgentOptions): SkateAcpAgent {
       explained(async ({ params, client }) => {
         const workspace = await workspaceOf(params.cwd);
         const handle = await options.agents.open({ workspace, session: { kind: 'new' } });
-        const session = new AcpSession({
-          id: handle.sessionId,
-          agent: handle,
-          client,
-          capabilities,
-          log: options.log,
-        });
-        sessions.set(session.id, session);
+        const session = begin(handle, client);
         noteMcpServers(session, params.mcpServers, options.log);
-        return { sessionId: session.id, modes: session.modes, _meta: mcpMeta(params.mcpServers) };
+        afterResponse(() => session.announceCommands());
+        return {
+          sessionId: session.id,
+          modes: session.modes,
+          configOptions: session.configOptions,
+          _meta: mcpMeta(params.mcpServers),
+        };
       }),
     )
     .onRequest(
@@ -105,15 +125,90 @@ export function createAcpAgent(options: AcpAgentOptions): SkateAcpAgent {
       explained(async ({ params, client }) => {
         const session = await continueSession(params, client);
         await session.replay();
-        return { modes: session.modes, _meta: mcpMeta(params.mcpServers) };
+        session.announceCommands();
+        return {
+          modes: session.modes,
+          configOptions: session.configOptions,
+          _meta: mcpMeta(params.mcpServers),
+        };
       }),
     )
     .onRequest(
       methods.agent.session.resume,
       explained(async ({ params, client }) => {
         const session = await continueSession(params, client);
-        return { modes: session.modes, _meta: mcpMeta(params.mcpServers ?? []) };
+        afterResponse(() => session.announceCommands());
+        return {
+          modes: session.modes,
+          configOptions: session.configOptions,
+          _meta: mcpMeta(params.mcpServers ?? []),
+        };
       }),
+    )
+    .onRequest(
+      methods.agent.session.list,
+      explained(async ({ params }) => {
+        const cwd = params.cwd ?? options.defaultCwd;
+        if (!cwd) throw RequestError.invalidParams(undefined, 'session/list needs the workspace: give cwd');
+        const page = listPage((await listSessions(await workspaceOf(cwd))).sessions, params.cursor);
+        for (const info of page.sessions) workspaces.set(info.sessionId, cwd);
+        return page;
+      }),
+    )
+    .onRequest(
+      methods.agent.session.delete,
+      explained(async ({ params }) => {
+        const id = params.sessionId;
+        const open = sessions.get(id);
+        if (open?.busy) {
+          throw RequestError.invalidRequest(
+            { sessionId: id },
+            `session ${id} is running a prompt; cancel it (session/cancel) before deleting it`,
+          );
+        }
+        const workspace = workspaces.get(id) ?? options.defaultCwd;
+        if (!workspace) throw RequestError.sessionNotFound(id);
+        if (open) {
+          sessions.delete(id);
+          await open.close();
+        }
+        try {
+          await deleteSession(workspace, id);
+        } catch (error) {
+          if (error instanceof SessionError && error.code === 'missing')
+            throw RequestError.sessionNotFound(id);
+          if (error instanceof SessionError && error.code === 'in_use')
+            throw RequestError.invalidRequest(
+              { sessionId: id },
+              `cannot delete a session in use: ${error.message}`,
+            );
+          throw error;
+        }
+        workspaces.delete(id);
+        return {};
+      }),
+    )
+    .onRequest(
+      'session/fork',
+      ForkParams,
+      explained(async ({ params, client }): Promise<ForkSessionResponse> => {
+        const workspace = await workspaceOf(params.cwd);
+        const open = sessions.get(params.sessionId);
+        const handle =
+          open && open.workspace === workspace
+            ? await open.fork()
+            : await options.agents.open({ workspace, session: { kind: 'fork', id: params.sessionId } });
+        const session = begin(handle, client);
+        noteMcpServers(session, params.mcpServers ?? [], options.log);
+        afterResponse(() => session.announceCommands());
+        return { sessionId: session.id, modes: session.modes, configOptions: session.configOptions };
+      }),
+    )
+    .onRequest(
+      methods.agent.session.setConfigOption,
+      explained(async ({ params }) => ({
+        configOptions: await sessionFor(params.sessionId).setConfigOption(params.configId, params.value),
+      })),
     )
     .onRequest(
       methods.agent.session.close,
@@ -151,6 +246,39 @@ export function createAcpAgent(options: AcpAgentOptions): SkateAcpAgent {
   };
 }
 
+/**
+ * `session/fork` is in ACP's unstable schema only: it is served as an
+ * extension method of the stable agent, its params read here, and advertised
+ * as an unstable client looks for it (a stable one ignores the flag).
+ */
+const UNSTABLE_SESSION_CAPABILITIES: Pick<UnstableSessionCapabilities, 'fork'> = { fork: {} };
+
+const ForkParams = {
+  parse: (
+    params: unknown,
+  ): Pick<ForkSessionRequest, 'sessionId' | 'cwd'> & {
+    mcpServers?: { name: string }[] | null;
+  } => {
+    const parsed = z
+      .object({
+        sessionId: z.string().min(1),
+        cwd: z.string(),
+        mcpServers: z.array(z.looseObject({ name: z.string() })).nullish(),
+      })
+      .safeParse(params);
+    if (!parsed.success) throw RequestError.invalidParams(undefined, z.prettifyError(parsed.error));
+    return parsed.data;
+  },
+};
+
+/**
+ * Runs `then` once the response being returned has been written: the client
+ * learns a session's id from that response, so updates about it come after.
+ */
+function afterResponse(then: () => void): void {
+  setImmediate(then);
+}
+
 /** Skate's refusals of what was asked (their `code` says so) and the user's own mistakes. */
 const REQUEST_CODES = new Set(['workspace', 'policy', 'session', 'plan', 'settings', 'busy', 'closed']);
 
@@ -183,7 +311,7 @@ async function workspaceOf(cwd: string): Promise<string> {
 /** MCP servers from the editor are not started yet; the user and the client are told, never silently. */
 function noteMcpServers(
   session: AcpSession,
-  servers: readonly McpServer[],
+  servers: readonly { name: string }[],
   log: (line: string) => void,
 ): void {
   if (servers.length === 0) return;

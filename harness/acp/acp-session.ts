@@ -5,15 +5,18 @@ import {
   type ClientCapabilities,
   type ContentBlock,
   RequestError,
+  type SessionConfigOption,
   type SessionModeState,
   type SessionUpdate,
   type StopReason,
 } from '@agentclientprotocol/sdk';
 import type { EngineCommand, EngineEvent } from '../../shared/engine-events.js';
 import type { AcpAgentHandle, AcpMode } from './acp-agent-port.js';
+import { configChange, configOptions } from './config-options.js';
 import { historyUpdates } from './history-updates.js';
 import { approvalChoice, approvalOptions, questionAnswer, questionOptions } from './permission-options.js';
 import { planEntries } from './plan-entries.js';
+import { AVAILABLE_COMMANDS, promptCommand } from './prompt-command.js';
 import { promptInput } from './prompt-input.js';
 import { FREE_TEXT_UNSUPPORTED, formAnswers, questionForm } from './question-form.js';
 import { stopReasonFor } from './stop-reason.js';
@@ -80,6 +83,31 @@ export class AcpSession {
     return { currentModeId: this.agent.mode, availableModes: MODES };
   }
 
+  get configOptions(): SessionConfigOption[] {
+    return configOptions(this.agent.model, this.modes);
+  }
+
+  get workspace(): string {
+    return this.agent.workspace;
+  }
+
+  /** Whether a prompt (or a command given as one) is running. */
+  get busy(): boolean {
+    return this.running !== undefined;
+  }
+
+  /** Tells the client which commands a prompt may start with (after the session is known to it). */
+  announceCommands(): void {
+    this.send({ sessionUpdate: 'available_commands_update', availableCommands: AVAILABLE_COMMANDS });
+  }
+
+  /** `session/fork`: a new agent holding this conversation as it is now (not while a prompt runs). */
+  async fork(): Promise<AcpAgentHandle> {
+    if (this.running)
+      throw RequestError.invalidRequest(undefined, 'cannot fork while a prompt runs; cancel it first');
+    return this.agent.fork();
+  }
+
   /** Something the user must know that has no update of its own yet (unsupported MCP servers). */
   noteForNextPrompt(message: string): void {
     this.pendingNotes.push(message);
@@ -101,6 +129,8 @@ export class AcpSession {
     signal.addEventListener('abort', onAbort, { once: true });
     try {
       for (const note of this.pendingNotes.splice(0)) this.send(this.userNotice(note));
+      const command = promptCommand(blocks);
+      if (command) return await this.runCommand(command, controller.signal);
       const outcome = await this.agent.prompt(promptInput(blocks));
       for (const update of this.mapper.closeOpen()) this.send(update);
       await this.flushed();
@@ -122,6 +152,18 @@ export class AcpSession {
     this.agent.interrupt();
   }
 
+  /** `session/set_config_option`: the model or the mode; resolves to every option's value after it. */
+  async setConfigOption(configId: string, value: unknown): Promise<SessionConfigOption[]> {
+    const change = configChange({ configId, value }, this.agent.model, this.modes);
+    if (change.kind === 'mode') await this.setMode(change.mode);
+    else {
+      if (this.running)
+        throw RequestError.invalidRequest(undefined, 'cannot switch models while a prompt runs');
+      await this.agent.apply({ type: 'set_model', model: change.model });
+    }
+    return this.configOptions;
+  }
+
   async setMode(modeId: string): Promise<void> {
     if (modeId !== 'plan' && modeId !== 'execute') {
       throw RequestError.invalidParams(undefined, `unknown mode ${modeId}: the modes are plan and execute`);
@@ -132,6 +174,7 @@ export class AcpSession {
     // Tool calls of the new agent are numbered afresh.
     this.mapper = this.newMapper();
     this.send({ sessionUpdate: 'current_mode_update', currentModeId: this.agent.mode });
+    this.send({ sessionUpdate: 'config_option_update', configOptions: this.configOptions });
     if (note) this.send(this.userNotice(note));
     await this.flushed();
   }
@@ -140,6 +183,20 @@ export class AcpSession {
     this.cancel();
     this.unsubscribe();
     await this.agent.close();
+  }
+
+  /** A prompt that was a command (`/compact`): carried out instead of a model turn. */
+  private async runCommand(
+    parsed: NonNullable<ReturnType<typeof promptCommand>>,
+    signal: AbortSignal,
+  ): Promise<StopReason> {
+    const said = parsed.ok ? await this.agent.apply(parsed.command) : parsed.error;
+    if (parsed.ok && parsed.command.type === 'set_model')
+      this.send({ sessionUpdate: 'config_option_update', configOptions: this.configOptions });
+    if (said && !signal.aborted)
+      this.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: said } });
+    await this.flushed();
+    return signal.aborted ? 'cancelled' : 'end_turn';
   }
 
   private newMapper(): UpdateMapper {

@@ -5,7 +5,11 @@ import { planFilePath } from '../planning/plan-file.js';
 import { AgentRuntimeError } from '../runtime/agent-runtime-error.js';
 import { type AgentSession, createAgentSession } from '../runtime/agent-session.js';
 import type { AgentSettings } from '../runtime/agent-settings.js';
+import { SessionError } from '../session/session-error.js';
+import { loadSession } from '../session/session-reader.js';
+import { resolveSession } from '../session/session-store.js';
 import type { AcpAgentFactory, AcpAgentHandle, AcpMode } from './acp-agent-port.js';
+import type { AcpCommand } from './prompt-command.js';
 import type { PromptOutcome } from './stop-reason.js';
 
 /** What every ACP session's agent shares; the workspace and session come from the editor. */
@@ -18,11 +22,28 @@ export type AcpAgentSettings = Omit<
 export function createRuntimeAgents(settings: AcpAgentSettings): AcpAgentFactory {
   return {
     async open({ workspace, session }) {
+      const stored: AgentSettings['session'] =
+        session.kind === 'fork'
+          ? { kind: 'resume', id: session.id, forkAt: await lastEventOf(workspace, session.id) }
+          : session;
       // The editor answers approvals and questions: ask_user is offered.
-      const agent = await createAgentSession({ ...settings, workspace, session, answerer: 'user' });
+      const agent = await createAgentSession({ ...settings, workspace, session: stored, answerer: 'user' });
       return RuntimeAgent.start(agent, settings.approval);
     },
   };
+}
+
+/** Where a stored session ends: the point `session/fork` forks it at. */
+async function lastEventOf(workspace: string, id: string): Promise<string> {
+  try {
+    const { file } = await resolveSession(workspace, id);
+    const last = (await loadSession(file)).events.at(-1)?.id;
+    if (last) return last;
+  } catch (error) {
+    if (error instanceof SessionError) throw new AgentRuntimeError('session', error.message);
+    throw error;
+  }
+  throw new AgentRuntimeError('session', `there is nothing to fork yet: session ${id} has no messages`);
 }
 
 /**
@@ -50,19 +71,28 @@ class RuntimeAgent implements AcpAgentHandle {
     this.unsubscribe = this.follow(agent);
   }
 
-  static async start(agent: AgentSession, approval: AgentSettings['approval']): Promise<RuntimeAgent> {
+  static async start(
+    agent: AgentSession,
+    approval: AgentSettings['approval'],
+    mode: AcpMode = 'execute',
+  ): Promise<RuntimeAgent> {
     const id = agent.sessionId;
     if (!id) {
       await agent.close();
       throw new AgentRuntimeError('session', 'an ACP session needs a session log');
     }
     const handle = new RuntimeAgent(agent, approval, id);
+    handle.mode = mode;
     await handle.learnEffects();
     return handle;
   }
 
   get workspace(): string {
     return this.agent.workspace;
+  }
+
+  get model(): string {
+    return this.agent.model;
   }
 
   history(): readonly Message[] {
@@ -98,12 +128,46 @@ class RuntimeAgent implements AcpAgentHandle {
     return effect === 'write' || effect === 'execute';
   }
 
+  async apply(command: AcpCommand): Promise<string | undefined> {
+    const before = this.agent.conversation.length;
+    await this.agent.apply(command);
+    switch (command.type) {
+      case 'set_model':
+        return `The next turns use ${this.agent.model}.`;
+      case 'clear':
+        return 'Started a new conversation; the earlier one stays in its session on disk.';
+      case 'compact': {
+        const after = this.agent.conversation.length;
+        // When nothing was compacted, the engine's warning says why.
+        return after < before
+          ? `Compacted the conversation: ${before} messages are now ${after}, the older ones summarised.`
+          : undefined;
+      }
+    }
+  }
+
+  async fork(): Promise<AcpAgentHandle> {
+    const at = this.agent.lastEventId;
+    if (!at)
+      throw new AgentRuntimeError('session', 'there is nothing to fork yet: the session has no messages');
+    const forked = await this.agent.apply({ type: 'fork', atEventId: at });
+    return RuntimeAgent.start(forked, this.approval, this.mode);
+  }
+
   planFile(): string | undefined {
     return this.mode === 'plan' ? planFilePath(this.agent.workspace) : undefined;
   }
 
   async setMode(mode: AcpMode): Promise<string | undefined> {
     if (mode === this.mode) return undefined;
+    const model = this.agent.model;
+    const note = await this.switchMode(mode);
+    // The model chosen stays chosen, also on the conversation from before planning.
+    if (this.agent.model !== model) await this.agent.apply({ type: 'set_model', model });
+    return note;
+  }
+
+  private async switchMode(mode: AcpMode): Promise<string | undefined> {
     if (mode === 'plan') {
       const planner = await this.agent.startPlanning();
       this.original = this.agent;

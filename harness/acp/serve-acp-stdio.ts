@@ -16,7 +16,8 @@ export interface ServeAcpOptions {
  * comes; then every session's agent is closed, executors included.
  */
 export async function serveAcpOverStdio(options: ServeAcpOptions): Promise<number> {
-  const acp = createAcpAgent(options);
+  // A session/list without cwd lists the directory the editor started us in.
+  const acp = createAcpAgent({ ...options, defaultCwd: process.cwd() });
   const stream = ndJsonStream(
     Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
     Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,

@@ -109,6 +109,11 @@ export class AgentSession {
     return this.sessionLog.sessionId;
   }
 
+  /** The last event recorded in the session log: a fork point for "as it is now"; undefined before any. */
+  get lastEventId(): string | undefined {
+    return this.sessionLog.writer?.lastEventId ?? undefined;
+  }
+
   /** The conversation so far. */
   get conversation(): readonly Message[] {
     return this.messages;
@@ -243,7 +248,11 @@ export class AgentSession {
     if (!id || !this.sessionLog.writer)
       throw new AgentRuntimeError('settings', 'there is no session log to fork');
     await this.sessionLog.writer.flush();
-    return createAgentSession({ ...this.settings, session: { kind: 'resume', id, forkAt: atEventId } });
+    return createAgentSession({
+      ...this.settings,
+      model: this.currentModelSettings(),
+      session: { kind: 'resume', id, forkAt: atEventId },
+    });
   }
 
   /**
@@ -407,7 +416,12 @@ export class AgentSession {
     this.assertIdle();
     const session: SessionSettings =
       this.settings.session.kind === 'none' ? { kind: 'none' } : { kind: 'new' };
-    const next = await createAgentSession({ ...this.settings, activity, session });
+    const next = await createAgentSession({
+      ...this.settings,
+      model: this.currentModelSettings(),
+      activity,
+      session,
+    });
     // The link lands in this session's log, as a sub-agent's does: its totals count the new agent's.
     if (next.sessionId) {
       this.sessionLog.writer?.append({
@@ -418,6 +432,11 @@ export class AgentSession {
       });
     }
     return next;
+  }
+
+  /** The model settings with the model switched to (`setModel`), so an agent started from this one keeps it. */
+  private currentModelSettings(): AgentSettings['model'] {
+    return { ...this.settings.model, name: this.modelName };
   }
 
   private async switchSession(session: SessionSettings): Promise<void> {

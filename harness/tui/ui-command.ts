@@ -1,4 +1,5 @@
 import type { RuntimeCommand } from '../../shared/runtime-command.js';
+import { parseRuntimeCommandLine } from '../../shared/runtime-command-line.js';
 
 /** Approval modes as `--approval` names them. */
 export type ApprovalMode = 'auto' | 'ask' | 'deny-writes';
@@ -58,17 +59,13 @@ export function parseUiCommand(line: string): ParsedCommand {
     case 'quit':
     case 'exit':
       return noArg({ type: 'quit' });
-    case 'clear':
-      return noArg({ type: 'backend', command: { type: 'clear' } });
-    case 'compact':
-      return noArg({ type: 'backend', command: { type: 'compact' } });
-    case 'model':
-      return arg === ''
-        ? needs('a model name')
-        : ok({ type: 'backend', command: { type: 'set_model', model: arg } });
     case 'resume':
       if (arg === '') return ok({ type: 'sessions' });
-      return ok({ type: 'backend', command: { type: 'resume', sessionId: arg } });
+      return runtime(name, arg);
+    case 'clear':
+    case 'compact':
+    case 'model':
+      return runtime(name, arg);
     case 'sessions':
       return noArg({ type: 'sessions' });
     case 'fork':
@@ -88,6 +85,14 @@ export function parseUiCommand(line: string): ParsedCommand {
     default:
       return { ok: false, error: `unknown command :${name} (:help lists them)` };
   }
+}
+
+/** A runtime command, parsed as every frontend parses it (shared/runtime-command-line.ts). */
+function runtime(name: string, arg: string): ParsedCommand {
+  const parsed = parseRuntimeCommandLine(name, arg)!;
+  return parsed.ok
+    ? { ok: true, command: { type: 'backend', command: parsed.command } }
+    : { ok: false, error: `:${name} ${parsed.error}` };
 }
 
 /** The slash aliases recognised at the start of a prompt; anything else is sent to the model as typed. */

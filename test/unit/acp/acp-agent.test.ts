@@ -1,131 +1,8 @@
-import {
-  type ClientContext,
-  type CreateElicitationRequest,
-  type CreateElicitationResponse,
-  client,
-  methods,
-  PROTOCOL_VERSION,
-  type RequestPermissionRequest,
-  type RequestPermissionResponse,
-  type SessionNotification,
-} from '@agentclientprotocol/sdk';
+import { type CreateElicitationRequest, methods } from '@agentclientprotocol/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAcpAgent } from '../../../harness/acp/acp-agent.js';
-import type { AcpAgentHandle, AcpMode } from '../../../harness/acp/acp-agent-port.js';
-import type { PromptOutcome } from '../../../harness/acp/stop-reason.js';
-import { createCommandInbox } from '../../../harness/engine/command-inbox.js';
-import type { CommandInbox } from '../../../harness/engine/engine-types.js';
-import type { Message } from '../../../shared/conversation.js';
-import type { EngineEvent } from '../../../shared/engine-events.js';
+import { asEditor, closeLive, type Run, scriptedAgent, select } from './scripted-acp.js';
 
-/** What a scripted prompt can do: emit events and wait for the answers, as the engine would. */
-interface Run {
-  emit(event: EngineEvent): void;
-  inbox: CommandInbox;
-  signal: AbortSignal;
-  text: string;
-}
-
-/**
- * An agent whose prompts are scripts: the protocol layer is what is under test
- * here (the real runtime runs under the e2e test that spawns `skate acp`).
- */
-function scriptedAgent(
-  script: (run: Run) => Promise<PromptOutcome>,
-  options: { history?: Message[]; id?: string } = {},
-): AcpAgentHandle & { modes: AcpMode[]; closed: boolean } {
-  const listeners = new Set<(event: EngineEvent) => void>();
-  const { inbox, send } = createCommandInbox();
-  let controller = new AbortController();
-  const handle = {
-    sessionId: options.id ?? 'session-1',
-    workspace: process.cwd(),
-    mode: 'execute' as AcpMode,
-    modes: [] as AcpMode[],
-    closed: false,
-    history: () => options.history ?? [],
-    subscribe(listener: (event: EngineEvent) => void) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-    async prompt(prompt: { text: string }) {
-      controller = new AbortController();
-      const emit = (event: EngineEvent): void => {
-        for (const listener of listeners) listener(event);
-      };
-      return script({ emit, inbox, signal: controller.signal, text: prompt.text });
-    },
-    interrupt: () => controller.abort(),
-    answer: (command: Parameters<AcpAgentHandle['answer']>[0]) => void send(command),
-    asksApproval: (name: string) => name === 'shell',
-    async setMode(mode: AcpMode) {
-      handle.mode = mode;
-      handle.modes.push(mode);
-      return undefined;
-    },
-    planFile: () => undefined,
-    async close() {
-      handle.closed = true;
-    },
-  };
-  return handle;
-}
-
-const live: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  await Promise.all(live.splice(0).map((agent) => agent.close()));
-});
-
-interface Editor {
-  updates: SessionNotification[];
-  permissions: RequestPermissionRequest[];
-}
-
-/** Runs `op` as an editor would, connected in-process to a Skate ACP agent whose sessions are `agents`. */
-async function asEditor<T>(
-  agents: (AcpAgentHandle | Error)[],
-  choose: (request: RequestPermissionRequest) => RequestPermissionResponse,
-  op: (ctx: ClientContext, editor: Editor) => Promise<T>,
-  form?: (request: CreateElicitationRequest) => CreateElicitationResponse,
-): Promise<T> {
-  const queue = [...agents];
-  const acp = createAcpAgent({
-    agents: {
-      open: async () => {
-        const next = queue.shift();
-        if (!next) throw new Error('no more scripted agents');
-        if (next instanceof Error) throw next;
-        return next;
-      },
-    },
-    version: 'test',
-    log: () => {},
-  });
-  live.push(acp);
-  const editor: Editor = { updates: [], permissions: [] };
-  let app = client({ name: 'test-editor' });
-  if (form) app = app.onRequest(methods.client.elicitation.create, ({ params }) => form(params));
-  return app
-    .onNotification(methods.client.session.update, ({ params }) => {
-      editor.updates.push(params);
-    })
-    .onRequest(methods.client.session.requestPermission, ({ params }) => {
-      editor.permissions.push(params);
-      return choose(params);
-    })
-    .connectWith(acp.app, async (ctx) => {
-      const init = await ctx.request(methods.agent.initialize, {
-        protocolVersion: PROTOCOL_VERSION,
-        clientCapabilities: form ? { elicitation: { form: {} } } : {},
-      });
-      expect(init.agentCapabilities?.loadSession).toBe(true);
-      return op(ctx, editor);
-    });
-}
-
-const select = (optionId: string) => (): RequestPermissionResponse => ({
-  outcome: { outcome: 'selected', optionId },
-});
+afterEach(closeLive);
 
 function shellCall(run: Run, id: string): void {
   run.emit({ type: 'tool_call_start', agent: [], id, name: 'shell', args: { command: 'make' } });
@@ -340,9 +217,11 @@ describe('skate acp, the protocol layer', () => {
         await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'x' }] });
         expect(editor.permissions).toEqual([]);
       },
-      (request) => {
-        forms.push(request);
-        return { action: 'accept', content: { q1: 'sqlite', q2: 'it is small' } };
+      {
+        form: (request) => {
+          forms.push(request);
+          return { action: 'accept', content: { q1: 'sqlite', q2: 'it is small' } };
+        },
       },
     );
     expect(forms).toHaveLength(1);
@@ -359,9 +238,14 @@ describe('skate acp, the protocol layer', () => {
       });
       await ctx.request(methods.agent.session.setMode, { sessionId, modeId: 'plan' });
       expect(agent.modes).toEqual(['plan']);
-      expect(editor.updates.at(-1)?.update).toEqual({
+      expect(editor.updates.at(-2)?.update).toEqual({
         sessionUpdate: 'current_mode_update',
         currentModeId: 'plan',
+      });
+      // Clients that take config options read the mode there.
+      expect(editor.updates.at(-1)?.update).toMatchObject({
+        sessionUpdate: 'config_option_update',
+        configOptions: [{ id: 'mode', currentValue: 'plan' }, { id: 'model' }],
       });
       await expect(ctx.request(methods.agent.session.setMode, { sessionId, modeId: 'yolo' })).rejects.toThrow(
         /unknown mode yolo/,
