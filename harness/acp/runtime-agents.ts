@@ -129,20 +129,25 @@ class RuntimeAgent implements AcpAgentHandle {
   }
 
   async apply(command: AcpCommand): Promise<string | undefined> {
-    const before = this.agent.conversation.length;
-    await this.agent.apply(command);
+    let summarised: number | undefined;
+    const stop = this.agent.subscribe((event) => {
+      if (event.type === 'compaction' && event.agent.length === 0) summarised = event.summarizedMessages;
+    });
+    try {
+      await this.agent.apply(command);
+    } finally {
+      stop();
+    }
     switch (command.type) {
       case 'set_model':
         return `The next turns use ${this.agent.model}.`;
       case 'clear':
         return 'Started a new conversation; the earlier one stays in its session on disk.';
-      case 'compact': {
-        const after = this.agent.conversation.length;
+      case 'compact':
         // When nothing was compacted, the engine's warning says why.
-        return after < before
-          ? `Compacted the conversation: ${before} messages are now ${after}, the older ones summarised.`
-          : undefined;
-      }
+        return summarised === undefined
+          ? undefined
+          : `Compacted the conversation: ${summarised} older messages are now a summary.`;
     }
   }
 

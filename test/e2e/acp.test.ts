@@ -218,9 +218,13 @@ describe('skate acp, driven by the ACP SDK client as an editor would', () => {
       });
       expect(modes?.currentModeId).toBe('execute');
       await ctx.request(methods.agent.session.setMode, { sessionId, modeId: 'plan' });
-      expect(editor.updates.at(-1)?.update).toEqual({
+      expect(editor.updates.at(-2)?.update).toEqual({
         sessionUpdate: 'current_mode_update',
         currentModeId: 'plan',
+      });
+      expect(editor.updates.at(-1)?.update).toMatchObject({
+        sessionUpdate: 'config_option_update',
+        configOptions: [{ id: 'mode', currentValue: 'plan' }, { id: 'model' }],
       });
       return (
         await ctx.request(methods.agent.session.prompt, {
@@ -277,7 +281,7 @@ describe('skate acp, driven by the ACP SDK client as an editor would', () => {
       // Planning without writing a plan, then back: the conversation from before goes on, and the user is told.
       await ctx.request(methods.agent.session.setMode, { sessionId, modeId: 'plan' });
       await ctx.request(methods.agent.session.setMode, { sessionId, modeId: 'execute' });
-      expect(editor.updates.at(-2)?.update).toEqual({
+      expect(editor.updates.at(-3)?.update).toEqual({
         sessionUpdate: 'current_mode_update',
         currentModeId: 'execute',
       });
