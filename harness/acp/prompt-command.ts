@@ -1,10 +1,10 @@
 import type { AvailableCommand, ContentBlock } from '@agentclientprotocol/sdk';
-import type { RuntimeCommand } from '../../shared/runtime-command.js';
 import {
   type ParsedRuntimeCommand,
   parseRuntimeCommandLine,
   RUNTIME_COMMAND_LINES,
-} from '../../shared/runtime-command-line.js';
+} from '../../shared/parse-runtime-command-line.js';
+import type { RuntimeCommand } from '../../shared/runtime-command.js';
 
 /**
  * The runtime commands an ACP session takes as a prompt (`/compact`). Not

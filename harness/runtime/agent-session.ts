@@ -409,6 +409,11 @@ export class AgentSession {
     });
   }
 
+  /** The model settings with the model switched to (`setModel`), so an agent started from this one keeps it. */
+  private currentModelSettings(): AgentSettings['model'] {
+    return { ...this.settings.model, name: this.modelName };
+  }
+
   private async startLinked(
     activity: NonNullable<AgentSettings['activity']>,
     task: string,
@@ -432,11 +437,6 @@ export class AgentSession {
       });
     }
     return next;
-  }
-
-  /** The model settings with the model switched to (`setModel`), so an agent started from this one keeps it. */
-  private currentModelSettings(): AgentSettings['model'] {
-    return { ...this.settings.model, name: this.modelName };
   }
 
   private async switchSession(session: SessionSettings): Promise<void> {

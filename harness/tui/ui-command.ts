@@ -1,5 +1,5 @@
+import { parseRuntimeCommandLine } from '../../shared/parse-runtime-command-line.js';
 import type { RuntimeCommand } from '../../shared/runtime-command.js';
-import { parseRuntimeCommandLine } from '../../shared/runtime-command-line.js';
 
 /** Approval modes as `--approval` names them. */
 export type ApprovalMode = 'auto' | 'ask' | 'deny-writes';
@@ -87,7 +87,7 @@ export function parseUiCommand(line: string): ParsedCommand {
   }
 }
 
-/** A runtime command, parsed as every frontend parses it (shared/runtime-command-line.ts). */
+/** A runtime command, parsed as every frontend parses it (shared/parse-runtime-command-line.ts). */
 function runtime(name: string, arg: string): ParsedCommand {
   const parsed = parseRuntimeCommandLine(name, arg)!;
   return parsed.ok
