@@ -29,7 +29,7 @@ const press = (text: string, extra: Parameters<typeof key>[1] = {}, now = 1000):
   key: key(text, extra),
   now,
 });
-const escape = press('', { name: 'escape' });
+const escKey = press('', { name: 'escape' });
 const enter = press('', { name: 'return' });
 
 /** A UI driven through the real reducer with the real renderer's metrics, collecting effects. */
@@ -149,7 +149,7 @@ describe('agent tree', () => {
 
   it('j/k move the selection round the tree; Enter opens a loading replay and asks for its log', () => {
     const u = ui();
-    u.step(SPAWNS, escape, press(' '), press('a'));
+    u.step(SPAWNS, escKey, press(' '), press('a'));
     expect(u.state.overlay).toEqual({ type: 'agent_tree', selected: 0 });
     u.step(press('k'));
     expect(u.state.overlay).toEqual({ type: 'agent_tree', selected: 2 });
@@ -164,7 +164,7 @@ describe('agent tree', () => {
 
   it('the replay shows the sub-agent conversation with the same blocks, read-only; Esc restores the live view', () => {
     const u = ui(100, 30);
-    u.step(SPAWNS, escape, press(']'), press(']'), enter);
+    u.step(SPAWNS, escKey, press(']'), press(']'), enter);
     const live = { focus: u.state.focus, expanded: u.state.expanded, scroll: u.state.scroll };
     expect(live.focus).toBeDefined();
     u.step(press(' '), press('a'), press('k'), enter);
@@ -199,7 +199,7 @@ describe('agent tree', () => {
     );
     expect(u.effects.filter((effect) => effect.type === 'prompt' || effect.type === 'command')).toEqual([]);
 
-    u.step(escape);
+    u.step(escKey);
     expect(u.state.replay).toBeUndefined();
     expect({ focus: u.state.focus, expanded: u.state.expanded, scroll: u.state.scroll }).toEqual(live);
     expect(u.frame()).toContain('look around');
@@ -207,18 +207,18 @@ describe('agent tree', () => {
 
   it('live events keep landing in the live conversation during a replay', () => {
     const u = ui();
-    u.step(SPAWNS, escape, press(' '), press('a'), enter);
+    u.step(SPAWNS, escKey, press(' '), press('a'), enter);
     u.step({ type: 'replay_loaded', agent: 'agent-1', conversation: AGENT_2.slice(0, 1), now: 1500 });
     u.step(events([{ type: 'text_done', text: 'Meanwhile in main.' }], 1600));
     expect(u.frame()).not.toContain('Meanwhile in main.');
     expect(u.state.replay?.view.blocks).toHaveLength(1);
-    u.step(escape);
+    u.step(escKey);
     expect(u.frame()).toContain('Meanwhile in main.');
   });
 
   it('a log that cannot be read shows why in the replay; a stale load is ignored', () => {
     const u = ui();
-    u.step(SPAWNS, escape, press(' '), press('a'), enter);
+    u.step(SPAWNS, escKey, press(' '), press('a'), enter);
     u.step({ type: 'replay_loaded', agent: 'agent-2', conversation: AGENT_2, now: 1500 });
     expect(u.state.replay).toMatchObject({ agent: 'agent-1', loading: true });
     u.step({ type: 'replay_loaded', agent: 'agent-1', error: 'no session log to replay agent-1', now: 1500 });
