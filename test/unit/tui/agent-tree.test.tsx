@@ -5,10 +5,12 @@ import { agentTreeRows } from '../../../harness/tui/agent-tree.js';
 import { conversationRows, Screen } from '../../../harness/tui/components/screen.js';
 import { key } from '../../../harness/tui/key-input.js';
 import { BlockLineCache } from '../../../harness/tui/render/line-cache.js';
+import { TuiController } from '../../../harness/tui/tui-controller.js';
 import { createUiReducer, type UiInput } from '../../../harness/tui/ui-reducer.js';
 import { type Effect, initialUiState, type UiState } from '../../../harness/tui/ui-state.js';
 import type { Message } from '../../../shared/conversation.js';
 import type { EngineEvent } from '../../../shared/engine-events.js';
+import { FakeAgentBackend } from '../../support/fake-agent-backend.js';
 
 let level: typeof chalk.level;
 beforeEach(() => {
@@ -224,5 +226,53 @@ describe('agent tree', () => {
     u.step({ type: 'replay_loaded', agent: 'agent-1', error: 'no session log to replay agent-1', now: 1500 });
     expect(u.state.replay?.loading).toBe(false);
     expect(u.frame()).toContain('no session log to replay agent-1');
+  });
+});
+
+describe('the controller reads the replayed log', () => {
+  async function replayThroughController(sessionId: string | undefined) {
+    const backend = new FakeAgentBackend();
+    backend.sessionId = sessionId;
+    const asked: Array<[string, string]> = [];
+    const cache = new BlockLineCache();
+    const controller = new TuiController({
+      backend,
+      reduce: createUiReducer(cache.metrics(conversationRows)),
+      initial: initialUiState({ now: 0, columns: 100, rows: 24, model: backend.model }),
+      now: () => 1000,
+      onExit: () => {},
+      subAgentConversation: async (session, callId) => {
+        asked.push([session, callId]);
+        return AGENT_2;
+      },
+    });
+    controller.start();
+    controller.dispatch(SPAWNS);
+    for (const input of [escKey, press(' '), press('a'), press('k'), enter]) controller.dispatch(input);
+    for (let i = 0; i < 50 && controller.current.replay?.loading; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    controller.stop();
+    return { state: controller.current, asked };
+  }
+
+  it("asks for the selected sub-agent's log by session and spawn call, and shows it", async () => {
+    const { state, asked } = await replayThroughController('session-1');
+    expect(asked).toEqual([['session-1', 'call-b']]);
+    expect(state.replay?.loading).toBe(false);
+    expect(state.replay?.view.blocks.map((block) => block.kind)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'tool',
+      'assistant',
+    ]);
+  });
+
+  it('without a session log the replay says so', async () => {
+    const { state, asked } = await replayThroughController(undefined);
+    expect(asked).toEqual([]);
+    expect(state.replay?.view.blocks).toMatchObject([
+      { kind: 'notice', level: 'error', text: expect.stringContaining('--no-session') },
+    ]);
   });
 });
