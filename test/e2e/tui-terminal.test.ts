@@ -64,15 +64,15 @@ async function expectRestored(s: SkateTerminal, status: number) {
   expect(await s.exited()).toEqual({ status, echo: true, alternateScreen: false });
 }
 
-describe.skipIf(!tmux)('skate interactive UI in a real terminal (tmux)', () => {
+// Sandboxed executors on a loaded two-core machine: more time than the default 30 s.
+describe.skipIf(!tmux)('skate interactive UI in a real terminal (tmux)', { timeout: 120_000 }, () => {
   for (const columns of [80, 200]) {
     it(`at ${columns} columns: read, edit and run a command; expanding the edit shows its diff; :q restores the terminal`, async () => {
       await using s = await session(READ_EDIT_RUN, columns);
       const { terminal } = s;
       await terminal.waitFor('INSERT');
       expect(await terminal.alternateScreen()).toBe(true);
-      await terminal.type('fix a.ts');
-      await terminal.keys('Enter');
+      await s.send('fix a.ts');
       let screen = await terminal.waitFor('All done.');
       expect(screen).toContain('› fix a.ts');
       expect(screen).toContain('▸ read_file(a.ts) — lines 1–3 of 3');
@@ -86,13 +86,16 @@ describe.skipIf(!tmux)('skate interactive UI in a real terminal (tmux)', () => {
       expect(await readFile(path.join(s.workspace, 'a.ts'), 'utf8')).toContain('const b = 2;');
 
       // NORMAL, focus the edit block (prompt, text, read_file, edit_file: the fourth), expand it.
-      await terminal.keys('Escape', ']', ']', ']', ']', 'Enter');
+      await s.normal();
+      await terminal.type(']]]]');
+      await terminal.waitFor('▌ ▸ edit_file(a.ts)');
+      await terminal.keys('Enter');
       screen = await terminal.waitFor('▾ edit_file(a.ts)');
       expect(screen).toMatch(/▌ +- {2}return 1;/);
       expect(screen).toMatch(/▌ +\+ {2}const b = 2;/);
       expect(screen).toMatch(/▌ +\+ {2}return b;/);
 
-      await terminal.keys(':', 'q', 'Enter');
+      await s.command('q');
       await expectRestored(s, 0);
     });
   }
@@ -114,8 +117,7 @@ describe.skipIf(!tmux)('skate interactive UI in a real terminal (tmux)', () => {
     );
     const { terminal } = s;
     await terminal.waitFor('INSERT');
-    await terminal.type('wait a while');
-    await terminal.keys('Enter');
+    await s.send('wait a while');
     await terminal.waitFor('running shell');
     expect(await eventually(async () => (await pidsWithMarker(marker)).length > 0, 10_000)).toBe(true);
     await terminal.keys('C-c');
@@ -153,18 +155,18 @@ describe.skipIf(!tmux)('skate interactive UI in a real terminal (tmux)', () => {
     );
     const { terminal, api } = s;
     await terminal.waitFor('INSERT');
-    await terminal.type('change a.ts');
-    await terminal.keys('Enter');
+    await s.send('change a.ts');
     const prompt = await terminal.waitFor('? allow this change: edit_file(a.ts)');
     expect(prompt).toContain('-  return 1;');
     expect(prompt).toContain('+  return 2;');
     await terminal.keys('3');
     await terminal.type('keep it at one');
+    await terminal.waitFor('reason for rejecting › keep it at one');
     await terminal.keys('Enter');
     await terminal.waitFor('Understood.');
     expect(JSON.stringify(api.requests[1]?.body?.messages)).toContain('keep it at one');
     expect(await readFile(path.join(s.workspace, 'a.ts'), 'utf8')).toContain('return 1;');
-    await terminal.keys('Escape', ':', 'q', 'Enter');
+    await s.command('q');
     await expectRestored(s, 0);
   });
 
@@ -194,8 +196,7 @@ describe.skipIf(!tmux)('skate interactive UI in a real terminal (tmux)', () => {
     );
     const { terminal, api } = s;
     await terminal.waitFor('INSERT');
-    await terminal.type('set it up');
-    await terminal.keys('Enter');
+    await s.send('set it up');
     await terminal.waitFor('? Which runtime?');
     await terminal.keys('Down', 'Down');
     expect(await terminal.waitFor('❯ 3. bun')).toContain('  1. node');
@@ -204,7 +205,7 @@ describe.skipIf(!tmux)('skate interactive UI in a real terminal (tmux)', () => {
     const sent = JSON.stringify(api.requests[1]?.body?.messages);
     expect(sent).toContain('Which runtime?');
     expect(sent).toMatch(/A: deno/);
-    await terminal.keys('Escape', ':', 'q', 'Enter');
+    await s.command('q');
     await expectRestored(s, 0);
   });
 
@@ -237,24 +238,21 @@ describe.skipIf(!tmux)('skate interactive UI in a real terminal (tmux)', () => {
       );
       const { terminal, api } = s;
       await terminal.waitFor('[ NET: off ]');
-      await terminal.type('probe');
-      await terminal.keys('Enter');
+      await s.send('probe');
       await terminal.waitFor('First probe done.');
       expect(JSON.stringify(api.requests[1]?.body?.messages)).toContain(
         '"tool_use_id":"off","content":"unreachable-off',
       );
 
-      await terminal.keys('Escape', 'Space', 'n');
+      await s.chord('n');
       await terminal.waitFor('[ NET: on ]', 30_000);
-      await terminal.keys('i');
-      await terminal.type('probe again');
-      await terminal.keys('Enter');
+      await s.send('probe again');
       await terminal.waitFor('Second probe done.');
       const second = JSON.stringify(api.requests[3]?.body?.messages);
       // The result of the second call, not just its command line; and the model was told of the change.
       expect(second).toContain('"tool_use_id":"on","content":"hello from the host');
       expect(second).toContain('the network is now on');
-      await terminal.keys('Escape', ':', 'q', 'Enter');
+      await s.command('q');
       await expectRestored(s, 0);
     } finally {
       server.closeAllConnections();

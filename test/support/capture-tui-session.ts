@@ -61,14 +61,16 @@ export async function captureTuiSession(columns = 120, rows = 22): Promise<strin
   await using s = await skateTerminal({ replies: REPLIES, columns, rows, files: { 'cart.ts': CART } });
   const { terminal } = s;
   await terminal.waitFor('INSERT');
-  await terminal.type('total() ignores quantities; fix it');
-  await terminal.keys('Enter');
+  await s.send('total() ignores quantities; fix it');
   await terminal.waitFor('Fixed:');
   // NORMAL, focus the edit (prompt, text, read_file, edit_file) and expand it.
-  await terminal.keys('Escape', ']', ']', ']', ']', 'Enter');
+  await s.normal();
+  await terminal.type(']]]]');
+  await terminal.waitFor('▌ ▸ edit_file(cart.ts)');
+  await terminal.keys('Enter');
   await terminal.waitFor('▾ edit_file(cart.ts)');
   const screen = await terminal.screen();
-  await terminal.keys(':', 'q', 'Enter');
+  await s.command('q');
   await s.exited();
   return screen.replace(/\n+$/, '\n');
 }

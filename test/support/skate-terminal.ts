@@ -43,6 +43,18 @@ export interface SkateTerminal extends AsyncDisposable {
   skatePid(): Promise<number | undefined>;
   /** Waits for skate to exit and reports how it left the terminal. */
   exited(timeoutMs?: number): Promise<TerminalExit>;
+  /**
+   * Esc, then waits until the status bar says NORMAL. Keys sent before the UI
+   * has read the Esc arrive with it in one read and parse as Alt-<key>, so
+   * every step after Esc waits for the screen rather than for a fixed time.
+   */
+  normal(): Promise<void>;
+  /** From NORMAL, `Space key` in one write (outside the prompt the UI takes a chunk key by key). */
+  chord(key: string): Promise<void>;
+  /** Types `text` into the prompt (INSERT first), and sends it once the prompt shows it whole. */
+  send(text: string): Promise<void>;
+  /** `:line` and Enter, from NORMAL, once the command line shows it. */
+  command(line: string): Promise<void>;
 }
 
 const APP_MODEL = 'claude-sonnet-4-5';
@@ -123,6 +135,12 @@ export async function skateTerminal(options: SkateTerminalOptions): Promise<Skat
     shellPid = await terminal.panePid();
     const tmux = terminal;
     const shell = shellPid;
+    /** The status bar starts with this mode (no other row starts with a space and a capital). */
+    const inMode = (mode: string) => new RegExp(`^ ${mode} `, 'm');
+    const normal = async (): Promise<void> => {
+      await tmux.keys('Escape');
+      await tmux.waitFor(inMode('NORMAL'));
+    };
     return {
       terminal: tmux,
       api,
@@ -134,7 +152,7 @@ export async function skateTerminal(options: SkateTerminalOptions): Promise<Skat
         }
         return undefined;
       },
-      async exited(timeoutMs = 15_000) {
+      async exited(timeoutMs = 30_000) {
         const screen = await tmux.waitFor(/EXITED (\d+)\n(-?echo)\n/, timeoutMs);
         const [, status, echo] = /EXITED (\d+)\n(-?echo)\n/.exec(screen)!;
         return {
@@ -142,6 +160,27 @@ export async function skateTerminal(options: SkateTerminalOptions): Promise<Skat
           echo: echo === 'echo',
           alternateScreen: await tmux.alternateScreen(),
         };
+      },
+      normal,
+      async chord(key) {
+        await normal();
+        await tmux.type(` ${key}`);
+      },
+      async send(text) {
+        if (!inMode('INSERT').test(await tmux.screen())) {
+          await tmux.keys('i');
+          await tmux.waitFor(inMode('INSERT'));
+        }
+        await tmux.type(text);
+        // The prompt row, right above the status bar, holds the whole text (a one-line prompt).
+        await tmux.waitFor(new RegExp(`› ${escapeRegExp(text)} ?\\n INSERT `));
+        await tmux.keys('Enter');
+      },
+      async command(line) {
+        await normal();
+        await tmux.type(`:${line}`);
+        await tmux.waitFor(new RegExp(`\\n:${escapeRegExp(line)} ?\\n COMMAND `));
+        await tmux.keys('Enter');
       },
       [Symbol.asyncDispose]: dispose,
     };
@@ -153,4 +192,8 @@ export async function skateTerminal(options: SkateTerminalOptions): Promise<Skat
 
 function shellQuote(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
