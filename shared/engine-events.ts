@@ -29,7 +29,13 @@ export type ImageInput = z.infer<typeof ImageInput>;
 const base = { agent: AgentPath.default([]) };
 
 export const EngineEvent = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('turn_start'), ...base, turn: z.number().int() }),
+  z.object({
+    type: z.literal('turn_start'),
+    ...base,
+    turn: z.number().int(),
+    /** The tool call of a parent agent that spawned this agent, for sub-agents (so a frontend links it at once). */
+    parentCallId: z.string().optional(),
+  }),
   z.object({
     type: z.literal('turn_end'),
     ...base,

@@ -3,8 +3,8 @@ import type { Emitter } from '../engine/engine-types.js';
 
 /**
  * Carries a sub-agent's events to its parent's emitter. The sub-agent's
- * engine already tags them with its agent path; this marks its tool calls with
- * the spawning call's id (a grandchild's keep their own), and turns the
+ * engine already tags them with its agent path; this marks its turns and tool
+ * calls with the spawning call's id (a grandchild's keep their own), and turns the
  * requests only a person could answer into notes: a sub-agent answers its own
  * (its inbox stops at the turn cap), and a frontend must not answer them too.
  */
@@ -12,6 +12,7 @@ export function createSubAgentEmitter(emit: (event: EngineEvent) => void, parent
   return {
     emit(event) {
       switch (event.type) {
+        case 'turn_start':
         case 'tool_call_start':
           emit(event.parentCallId === undefined ? { ...event, parentCallId } : event);
           return;

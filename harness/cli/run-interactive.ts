@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { ensurePlanFile } from '../planning/plan-file.js';
 import { createAgentSession } from '../runtime/agent-session.js';
+import { subAgentConversation } from '../session/sub-agent-conversation.js';
 import type { RunSettings } from './agent-settings-from-flags.js';
 import { note } from './note.js';
 
@@ -24,6 +25,7 @@ export async function runInteractive(settings: RunSettings): Promise<number> {
         const file = await ensurePlanFile(session.workspace);
         return { file, read: () => readFile(file, 'utf8') };
       },
+      subAgentConversation: (sessionId, callId) => subAgentConversation(session.workspace, sessionId, callId),
     });
   } finally {
     // The UI closed every agent it switched away from; this is the last one.

@@ -43,6 +43,17 @@ export function applyEngineEvents(state: UiState, events: readonly UiEvent[], no
     const key = path.join('/');
     agents[key] = { ...agent(path), ...change };
   };
+  /** The link of a sub-agent to the call that spawned it, with that call's task (the parent's tool call). */
+  const spawnedBy = (path: string[], callId: string): Partial<SubAgentRun> => {
+    const parent = path.length > 1 ? agents[path.slice(0, -1).join('/')] : undefined;
+    const index = parent ? -1 : toolIndex(callId);
+    const task = parent
+      ? parent.spawns?.[callId]
+      : index >= 0
+        ? taskOf((blocks[index] as ToolBlock).args)
+        : undefined;
+    return { parentCallId: callId, ...(task ? { task } : {}) };
+  };
   const last = (): Block | undefined => blocks[blocks.length - 1];
   /** Tool blocks are found from the end: the call an event names is almost always a recent one. */
   const toolIndex = (callId: string): number => {
@@ -70,6 +81,9 @@ export function applyEngineEvents(state: UiState, events: readonly UiEvent[], no
       switch (event.type) {
         case 'turn_start':
           if (run.status !== 'running') updateAgent(event.agent, { status: 'running' });
+          if (event.parentCallId !== undefined && run.parentCallId === undefined) {
+            updateAgent(event.agent, spawnedBy(event.agent, event.parentCallId));
+          }
           break;
         case 'turn_end':
           updateAgent(event.agent, {
@@ -82,7 +96,12 @@ export function applyEngineEvents(state: UiState, events: readonly UiEvent[], no
           updateAgent(event.agent, {
             toolCalls: run.toolCalls + 1,
             lastTool: event.name,
-            ...(event.parentCallId !== undefined && { parentCallId: event.parentCallId }),
+            ...(event.parentCallId !== undefined &&
+              run.parentCallId === undefined &&
+              spawnedBy(event.agent, event.parentCallId)),
+            ...(event.name === 'spawn_agent' && {
+              spawns: { ...run.spawns, [event.id]: taskOf(event.args) ?? '' },
+            }),
           });
           break;
         case 'usage':
@@ -263,4 +282,10 @@ function addTurnUsage(
     total: addUsage(usage.total, turn),
     costUsd: usage.costUsd + (estimateCostUsd(model, turn) ?? 0),
   };
+}
+
+/** The `task` of a spawn_agent call's arguments. */
+function taskOf(args: unknown): string | undefined {
+  const task = (args as { task?: unknown } | null)?.task;
+  return typeof task === 'string' ? task : undefined;
 }

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { render } from 'ink';
+import type { Message } from '../../shared/conversation.js';
 import type { AgentBackend } from './agent-backend.js';
 import { conversationRows } from './components/screen.js';
 import { BlockLineCache } from './render/line-cache.js';
@@ -21,6 +22,8 @@ export interface RunTuiOptions {
   onBackend?: (backend: AgentBackend) => void;
   /** The plan file (created if missing) for `Space e`; without it there is no plan editing. */
   planFile?: () => Promise<{ file: string; read: () => Promise<string> }>;
+  /** A sub-agent's recorded conversation for its replay (agent tree, Enter); without it there is none. */
+  subAgentConversation?: (sessionId: string, parentCallId: string) => Promise<Message[]>;
 }
 
 /**
@@ -50,6 +53,7 @@ export async function runTui(options: RunTuiOptions): Promise<void> {
     onExit: () => unmount(),
     ...(options.onBackend && { onBackend: options.onBackend }),
     ...(options.planFile && { editPlan: () => editPlan(options.planFile!) }),
+    ...(options.subAgentConversation && { subAgentConversation: options.subAgentConversation }),
   });
   let clearScreen: () => void = () => {};
 

@@ -1,3 +1,4 @@
+import type { Message } from '../../shared/conversation.js';
 import type { EngineEvent } from '../../shared/engine-events.js';
 import type { RuntimeCommand } from '../../shared/runtime-command.js';
 import type { AgentBackend } from './agent-backend.js';
@@ -22,6 +23,8 @@ export interface TuiControllerOptions {
   onBackend?: (backend: AgentBackend) => void;
   /** Opens the plan in $EDITOR with the UI suspended; undefined where that is not possible. */
   editPlan?: () => Promise<void>;
+  /** The recorded conversation of the sub-agent spawn call `parentCallId` started, below session `sessionId`. */
+  subAgentConversation?: (sessionId: string, parentCallId: string) => Promise<Message[]>;
 }
 
 /**
@@ -171,6 +174,25 @@ export class TuiController {
       case 'command':
         void this.run(effect.command);
         return;
+      case 'load_replay':
+        void this.loadReplay(effect.agent, effect.parentCallId);
+        return;
+    }
+  }
+
+  /** Reads a sub-agent's session log for its replay; what went wrong is shown in the replay itself. */
+  private async loadReplay(agent: string, parentCallId: string | undefined): Promise<void> {
+    const sessionId = this.backend.sessionId;
+    const done = (loaded: { conversation: Message[] } | { error: string }): void =>
+      this.dispatch({ type: 'replay_loaded', agent, ...loaded, now: this.now() });
+    if (sessionId === undefined || !this.options.subAgentConversation) {
+      return done({ error: `no session log to replay ${agent} from (this UI keeps none: --no-session)` });
+    }
+    if (parentCallId === undefined) return done({ error: `${agent} has not started its first turn yet` });
+    try {
+      done({ conversation: await this.options.subAgentConversation(sessionId, parentCallId) });
+    } catch (error) {
+      done({ error: `cannot replay ${agent}: ${message(error)}` });
     }
   }
 

@@ -1,8 +1,11 @@
+import type { Message } from '../../shared/conversation.js';
+import { onAgentTreeKey } from './agent-tree.js';
 import { answerPending } from './answer-pending.js';
 import { applyEngineEvents, type UiEvent } from './apply-engine-events.js';
 import { editPrompt } from './edit-prompt.js';
 import { isCtrl, type KeyInput } from './key-input.js';
 import { findChord } from './leader-chords.js';
+import { closeReplay, replayLoaded, shownState, withShownView } from './replay-view.js';
 import { parseUiCommand, slashCommand, type UiCommand } from './ui-command.js';
 import {
   DOUBLE_CTRL_C_MS,
@@ -35,7 +38,9 @@ export type UiInput =
       reset?: boolean;
     }
   | { type: 'flash'; text: string; now: number }
-  | { type: 'overlay'; overlay: Overlay | undefined };
+  | { type: 'overlay'; overlay: Overlay | undefined }
+  /** A sub-agent's session log, read for its replay (or why it could not be). */
+  | { type: 'replay_loaded'; agent: string; conversation?: readonly Message[]; error?: string; now: number };
 
 export interface UiStep {
   state: UiState;
@@ -87,6 +92,8 @@ export function createUiReducer(metrics: ViewMetrics): UiReducer {
         const { overlay: _old, ...rest } = state;
         return { state: input.overlay ? { ...rest, overlay: input.overlay } : rest, effects: [] };
       }
+      case 'replay_loaded':
+        return { state: replayLoaded({ ...state, now: input.now }, input, input.now), effects: [] };
     }
   };
 }
@@ -144,6 +151,7 @@ function onKey(state: UiState, key: KeyInput, metrics: ViewMetrics): UiStep {
   }
   if (state.pending.length > 0) return answerPending(state, key);
   if (state.overlay) return onOverlayKey(state, state.overlay, key);
+  if (state.replay) return onReplayKey(state, key, metrics);
   const live = expireLeader(state);
   if (live.leader) return onLeaderKey(live, key);
   switch (live.mode) {
@@ -169,21 +177,7 @@ function onCtrlC(state: UiState): UiStep {
 }
 
 function onOverlayKey(state: UiState, overlay: Overlay, key: KeyInput): UiStep {
-  if (overlay.type === 'agent_tree') {
-    const count = Object.keys(state.agents).length;
-    if ((key.text === 'j' || key.name === 'down') && count > 0) {
-      return {
-        state: { ...state, overlay: { ...overlay, selected: (overlay.selected + 1) % count } },
-        effects: [],
-      };
-    }
-    if ((key.text === 'k' || key.name === 'up') && count > 0) {
-      return {
-        state: { ...state, overlay: { ...overlay, selected: (overlay.selected + count - 1) % count } },
-        effects: [],
-      };
-    }
-  }
+  if (overlay.type === 'agent_tree') return onAgentTreeKey(state, overlay.selected, key);
   if (overlay.type === 'which_key' && key.text === ' ' && state.mode === 'normal') {
     // Space with the overlay up starts a chord as usual; the overlay stays until toggled off.
     return { state: { ...state, leader: { startedAt: state.now } }, effects: [] };
@@ -191,6 +185,22 @@ function onOverlayKey(state: UiState, overlay: Overlay, key: KeyInput): UiStep {
   if (overlay.type === 'which_key' && state.leader) return onLeaderKey(state, key);
   const { overlay: _closed, ...rest } = state;
   return { state: rest, effects: [] };
+}
+
+/**
+ * A replay is read-only: the movement keys of NORMAL work on its own view,
+ * Esc goes back to the live conversation, and nothing types or runs.
+ */
+function onReplayKey(state: UiState, key: KeyInput, metrics: ViewMetrics): UiStep {
+  if (key.name === 'escape') return { state: closeReplay(state), effects: [] };
+  if (key.name === undefined && !key.ctrl && !key.meta && ['i', 'a', ':', ' '].includes(key.text)) {
+    return {
+      state: flash(state, 'read-only replay: Esc goes back'),
+      effects: [],
+    };
+  }
+  // Movement keys give no effects; the replay's view takes what they did.
+  return { state: withShownView(state, onNormalKey(shownState(state), key, metrics).state), effects: [] };
 }
 
 function onLeaderKey(state: UiState, key: KeyInput): UiStep {

@@ -34,7 +34,12 @@ export interface ToolBlock {
 /** A sub-agent's run as the agent tree shows it. */
 export interface SubAgentRun {
   path: string;
+  /** The spawn_agent call that started it (from its first turn): links it to its session log. */
   parentCallId?: string;
+  /** What it was asked to do (the spawn_agent call's `task`). */
+  task?: string;
+  /** Tasks of the spawn_agent calls it made itself, by call id, for its own children's `task`. */
+  spawns?: Record<string, string>;
   status: 'running' | 'done' | 'error' | 'cancelled';
   startedAt: number;
   endedAt?: number;
@@ -75,6 +80,28 @@ export type Overlay =
   | { type: 'agent_tree'; selected: number }
   | { type: 'message'; title: string; lines: string[] };
 
+/** Where the conversation is scrolled, what is focused and expanded: one per conversation shown. */
+export interface ConversationView {
+  blocks: Block[];
+  nextId: number;
+  focus?: string;
+  expanded: ReadonlySet<string>;
+  scroll: { follow: true } | { follow: false; top: number };
+}
+
+/**
+ * A sub-agent's recorded conversation, shown read-only in place of the live
+ * one (agent tree, Enter) with its own view; the live conversation's view is
+ * left as it was, and Esc goes back to it.
+ */
+export interface Replay {
+  /** The sub-agent's path (`agent-1`, `agent-1/agent-2`). */
+  agent: string;
+  /** True until its session log is read. */
+  loading: boolean;
+  view: ConversationView;
+}
+
 /** What the reducer asks the shell to do; the reducer itself does no I/O and keeps no timers. */
 export type Effect =
   | { type: 'prompt'; text: string }
@@ -82,7 +109,9 @@ export type Effect =
   | { type: 'answer'; command: EngineCommand }
   | { type: 'command'; command: UiCommand }
   /** Wake the reducer with a `tick` at this time (leader timeout, which-key delay). */
-  | { type: 'wake'; at: number };
+  | { type: 'wake'; at: number }
+  /** Read the session log of the sub-agent spawn call `parentCallId` started, for a replay of `agent`. */
+  | { type: 'load_replay'; agent: string; parentCallId: string | undefined };
 
 export interface UsageState {
   /** The latest model reply's usage (main agent). */
@@ -126,6 +155,7 @@ export interface UiState {
   sessionId?: string;
   usage: UsageState;
   agents: Record<string, SubAgentRun>;
+  replay?: Replay;
 }
 
 export const MAX_STREAMED_LINES = 500;

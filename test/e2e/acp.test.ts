@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { startAcpEditor } from '../support/acp-editor.js';
 import { fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
+import { planModeReplies } from '../support/plan-mode-replies.js';
 import { processDescendants } from '../support/process-descendants.js';
 
 const KEY = 'sk-ant-test-key-for-acp';
@@ -190,26 +191,7 @@ describe('skate acp, driven by the ACP SDK client as an editor would', () => {
   it('switches to plan mode: a fresh agent under the plan policy, whose write outside the plan the kernel refuses', async () => {
     await using ws = await hostDir('acp-plan-');
     const plan = '# Plan\n\n1. Add the table.\n2. [x] Read the schema.\n';
-    await using api = await fakeMessagesApi([
-      {
-        type: 'message',
-        blocks: [
-          { type: 'tool_use', id: 'tu_escape', name: 'shell', input: { command: 'echo x > outside.txt' } },
-        ],
-      },
-      {
-        type: 'message',
-        blocks: [
-          {
-            type: 'tool_use',
-            id: 'tu_plan',
-            name: 'write_file',
-            input: { path: '.skate/plan.md', content: plan },
-          },
-        ],
-      },
-      { type: 'message', blocks: [{ type: 'text', text: 'The plan is written.' }] },
-    ]);
+    await using api = await fakeMessagesApi(planModeReplies(plan));
     await using editor = startAcpEditor([], agentEnv(api.url));
     const stopReason = await editor.run(async (ctx) => {
       const { sessionId, modes } = await ctx.request(methods.agent.session.new, {

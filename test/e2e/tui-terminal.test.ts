@@ -1,14 +1,13 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { distPath } from '../../harness/project-paths.js';
-import { type FakeReply, fakeMessagesApi } from '../support/fake-messages-api.js';
+import type { FakeReply } from '../support/fake-messages-api.js';
 import { commandLine, processDescendants } from '../support/process-descendants.js';
 import { eventually, pidsWithMarker } from '../support/processes.js';
-import { tempDir } from '../support/temp-dir.js';
-import { hasTmux, tmuxTerminal } from '../support/tmux-terminal.js';
+import { type SkateTerminal, skateTerminal } from '../support/skate-terminal.js';
+import { hasTmux } from '../support/tmux-terminal.js';
 
 /**
  * The interactive UI in a real terminal: tmux runs `skate` (the built CLI)
@@ -54,46 +53,26 @@ const READ_EDIT_RUN: FakeReply[] = [
   },
 ];
 
-async function session(replies: FakeReply[], columns: number, rows = 30, flags = '') {
-  const dir = await tempDir();
-  await writeFile(path.join(dir.path, 'a.ts'), 'export function a() {\n  return 1;\n}\n');
-  const api = await fakeMessagesApi(replies);
-  const skate = `node ${distPath('cli', 'skate.js')} --model claude-sonnet-4-5 --no-session --workspace ${dir.path} ${flags}`;
-  const terminal = await tmuxTerminal({
-    // After skate: its exit status, and `echo` or `-echo` from stty (is the terminal cooked again?).
-    command: `${skate}; echo "EXITED $?"; stty -a | tr ' ' '\\n' | grep -x -- '-\\?echo'; sleep 600`,
-    env: { ANTHROPIC_API_KEY: 'sk-ant-test-key', ANTHROPIC_BASE_URL: api.url, EDITOR: 'true' },
-    columns,
-    rows,
-  });
-  return {
-    dir,
-    api,
-    terminal,
-    async [Symbol.asyncDispose]() {
-      await terminal[Symbol.asyncDispose]();
-      await api[Symbol.asyncDispose]();
-      await dir[Symbol.asyncDispose]();
-    },
-  };
+const A_TS = 'export function a() {\n  return 1;\n}\n';
+
+function session(replies: FakeReply[], columns: number, rows = 30, args: string[] = []) {
+  return skateTerminal({ replies, columns, rows, args, files: { 'a.ts': A_TS } });
 }
 
 /** The terminal is back to normal: main screen, echo on, the exit status printed. */
-async function expectRestored(terminal: Awaited<ReturnType<typeof tmuxTerminal>>, status: number) {
-  const screen = await terminal.waitFor(new RegExp(`EXITED ${status}\\n(-?echo)`));
-  expect(screen).toMatch(new RegExp(`EXITED ${status}\\necho\\n`));
-  expect(await terminal.alternateScreen()).toBe(false);
+async function expectRestored(s: SkateTerminal, status: number) {
+  expect(await s.exited()).toEqual({ status, echo: true, alternateScreen: false });
 }
 
-describe.skipIf(!tmux)('skate interactive UI in a real terminal (tmux)', () => {
+// Sandboxed executors on a loaded two-core machine: more time than the default 30 s.
+describe.skipIf(!tmux)('skate interactive UI in a real terminal (tmux)', { timeout: 120_000 }, () => {
   for (const columns of [80, 200]) {
     it(`at ${columns} columns: read, edit and run a command; expanding the edit shows its diff; :q restores the terminal`, async () => {
       await using s = await session(READ_EDIT_RUN, columns);
       const { terminal } = s;
       await terminal.waitFor('INSERT');
       expect(await terminal.alternateScreen()).toBe(true);
-      await terminal.type('fix a.ts');
-      await terminal.keys('Enter');
+      await s.send('fix a.ts');
       let screen = await terminal.waitFor('All done.');
       expect(screen).toContain('› fix a.ts');
       expect(screen).toContain('▸ read_file(a.ts) — lines 1–3 of 3');
@@ -104,17 +83,20 @@ describe.skipIf(!tmux)('skate interactive UI in a real terminal (tmux)', () => {
         columns >= 200 ? /i:1500\(c:0\) o:20 \| total i:6200 o:170 · \$0\.02/ : /i:1500\(c:0\) o:20/,
       );
       expect(screen).toContain('[ NET: off ]');
-      expect(await readFile(path.join(s.dir.path, 'a.ts'), 'utf8')).toContain('const b = 2;');
+      expect(await readFile(path.join(s.workspace, 'a.ts'), 'utf8')).toContain('const b = 2;');
 
       // NORMAL, focus the edit block (prompt, text, read_file, edit_file: the fourth), expand it.
-      await terminal.keys('Escape', ']', ']', ']', ']', 'Enter');
+      await s.normal();
+      await terminal.type(']]]]');
+      await terminal.waitFor('▌ ▸ edit_file(a.ts)');
+      await terminal.keys('Enter');
       screen = await terminal.waitFor('▾ edit_file(a.ts)');
       expect(screen).toMatch(/▌ +- {2}return 1;/);
       expect(screen).toMatch(/▌ +\+ {2}const b = 2;/);
       expect(screen).toMatch(/▌ +\+ {2}return b;/);
 
-      await terminal.keys(':', 'q', 'Enter');
-      await expectRestored(terminal, 0);
+      await s.command('q');
+      await expectRestored(s, 0);
     });
   }
 
@@ -135,15 +117,14 @@ describe.skipIf(!tmux)('skate interactive UI in a real terminal (tmux)', () => {
     );
     const { terminal } = s;
     await terminal.waitFor('INSERT');
-    await terminal.type('wait a while');
-    await terminal.keys('Enter');
+    await s.send('wait a while');
     await terminal.waitFor('running shell');
     expect(await eventually(async () => (await pidsWithMarker(marker)).length > 0, 10_000)).toBe(true);
     await terminal.keys('C-c');
     await terminal.waitFor(/shell\(sleep 3131; echo never\) — (?!running)/);
     expect(await eventually(async () => (await pidsWithMarker(marker)).length === 0, 10_000)).toBe(true);
     await terminal.keys('C-c', 'C-c');
-    await expectRestored(terminal, 0);
+    await expectRestored(s, 0);
   });
 
   it('an approval rejected with feedback typed on the tool block reaches the model; the file is not touched', async () => {
@@ -170,23 +151,23 @@ describe.skipIf(!tmux)('skate interactive UI in a real terminal (tmux)', () => {
       ],
       100,
       40,
-      '--approval ask',
+      ['--approval', 'ask'],
     );
     const { terminal, api } = s;
     await terminal.waitFor('INSERT');
-    await terminal.type('change a.ts');
-    await terminal.keys('Enter');
+    await s.send('change a.ts');
     const prompt = await terminal.waitFor('? allow this change: edit_file(a.ts)');
     expect(prompt).toContain('-  return 1;');
     expect(prompt).toContain('+  return 2;');
     await terminal.keys('3');
     await terminal.type('keep it at one');
+    await terminal.waitFor('reason for rejecting › keep it at one');
     await terminal.keys('Enter');
     await terminal.waitFor('Understood.');
     expect(JSON.stringify(api.requests[1]?.body?.messages)).toContain('keep it at one');
-    expect(await readFile(path.join(s.dir.path, 'a.ts'), 'utf8')).toContain('return 1;');
-    await terminal.keys('Escape', ':', 'q', 'Enter');
-    await expectRestored(terminal, 0);
+    expect(await readFile(path.join(s.workspace, 'a.ts'), 'utf8')).toContain('return 1;');
+    await s.command('q');
+    await expectRestored(s, 0);
   });
 
   it('ask_user: the options are a list answered by keys, and the answer reaches the model', async () => {
@@ -215,8 +196,7 @@ describe.skipIf(!tmux)('skate interactive UI in a real terminal (tmux)', () => {
     );
     const { terminal, api } = s;
     await terminal.waitFor('INSERT');
-    await terminal.type('set it up');
-    await terminal.keys('Enter');
+    await s.send('set it up');
     await terminal.waitFor('? Which runtime?');
     await terminal.keys('Down', 'Down');
     expect(await terminal.waitFor('❯ 3. bun')).toContain('  1. node');
@@ -225,8 +205,8 @@ describe.skipIf(!tmux)('skate interactive UI in a real terminal (tmux)', () => {
     const sent = JSON.stringify(api.requests[1]?.body?.messages);
     expect(sent).toContain('Which runtime?');
     expect(sent).toMatch(/A: deno/);
-    await terminal.keys('Escape', ':', 'q', 'Enter');
-    await expectRestored(terminal, 0);
+    await s.command('q');
+    await expectRestored(s, 0);
   });
 
   it('Space n turns the network on: a local HTTP server unreachable before is reached after, and NET follows', async () => {
@@ -258,25 +238,22 @@ describe.skipIf(!tmux)('skate interactive UI in a real terminal (tmux)', () => {
       );
       const { terminal, api } = s;
       await terminal.waitFor('[ NET: off ]');
-      await terminal.type('probe');
-      await terminal.keys('Enter');
+      await s.send('probe');
       await terminal.waitFor('First probe done.');
       expect(JSON.stringify(api.requests[1]?.body?.messages)).toContain(
         '"tool_use_id":"off","content":"unreachable-off',
       );
 
-      await terminal.keys('Escape', 'Space', 'n');
+      await s.chord('n');
       await terminal.waitFor('[ NET: on ]', 30_000);
-      await terminal.keys('i');
-      await terminal.type('probe again');
-      await terminal.keys('Enter');
+      await s.send('probe again');
       await terminal.waitFor('Second probe done.');
       const second = JSON.stringify(api.requests[3]?.body?.messages);
       // The result of the second call, not just its command line; and the model was told of the change.
       expect(second).toContain('"tool_use_id":"on","content":"hello from the host');
       expect(second).toContain('the network is now on');
-      await terminal.keys('Escape', ':', 'q', 'Enter');
-      await expectRestored(terminal, 0);
+      await s.command('q');
+      await expectRestored(s, 0);
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
@@ -288,13 +265,10 @@ describe.skipIf(!tmux)('skate interactive UI in a real terminal (tmux)', () => {
     const { terminal } = s;
     await terminal.waitFor('INSERT');
     const shell = await terminal.panePid();
-    let skate: number | undefined;
-    for (const pid of await processDescendants(shell)) {
-      if ((await commandLine(pid)).includes('skate.js')) skate = pid;
-    }
+    const skate = await s.skatePid();
     expect(skate).toBeDefined();
     process.kill(skate!, 'SIGTERM');
-    await expectRestored(terminal, 143);
+    await expectRestored(s, 143);
     // Nothing of skate's (its executor included) outlives it: only the pane's `sleep 600` is left.
     const leftovers = async (): Promise<string[]> => {
       const lines = await Promise.all((await processDescendants(shell)).map((pid) => commandLine(pid)));

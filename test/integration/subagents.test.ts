@@ -98,6 +98,10 @@ describe('spawn_agent: sub-agents on their own narrowed executors', () => {
       [['agent-1'], 'spawn-1'],
       [['agent-1'], 'spawn-1'],
     ]);
+    // Its turns too, so a frontend links it to its session from its first event of its own.
+    const turns = run.events.ofType('turn_start').filter((e) => e.agent.length === 1);
+    expect(turns.length).toBeGreaterThan(0);
+    expect(turns.every((e) => e.parentCallId === 'spawn-1')).toBe(true);
     // At depth 1 (of 2) it may spawn again; it is offered complete_task and its executor's tools.
     const offered = run.providers.write!.requests[0]!.tools.map((t) => t.name);
     expect(offered).toEqual(expect.arrayContaining(['shell', 'write_file', 'complete_task', 'spawn_agent']));

@@ -68,7 +68,7 @@ export async function tmuxTerminal(options: {
     async screen() {
       return (await tmux('capture-pane', '-p', '-t', 'main')).stdout;
     },
-    async waitFor(pattern, timeoutMs = 15_000) {
+    async waitFor(pattern, timeoutMs = 30_000) {
       const deadline = Date.now() + timeoutMs;
       let last = '';
       while (Date.now() < deadline) {

@@ -1,8 +1,12 @@
+import chalk from 'chalk';
 import { Box, Text } from 'ink';
 import type { ReactElement } from 'react';
+import stringWidth from 'string-width';
+import { agentPanelWidth, agentTreeLines } from '../render/agent-tree-lines.js';
 import { overlayLines, pendingLines, promptLines } from '../render/chrome-lines.js';
 import type { BlockLineCache } from '../render/line-cache.js';
 import { visibleLines } from '../render/visible-lines.js';
+import { shownState } from '../replay-view.js';
 import type { UiState } from '../ui-state.js';
 import { StatusBar } from './status-bar.js';
 
@@ -37,6 +41,23 @@ function Lines({ lines, prefix }: { lines: readonly string[]; prefix: string }):
   );
 }
 
+/**
+ * The conversation's rows: the live one or a replay (the same renderer), and
+ * with the agent tree open, narrower, with the tree as a panel on its right.
+ */
+function conversationLines(state: UiState, cache: BlockLineCache, rows: number): string[] {
+  const shown = shownState(state);
+  if (state.overlay?.type !== 'agent_tree') return visibleLines(shown, cache, rows);
+  const { columns } = state.size;
+  const panel = agentPanelWidth(columns);
+  const left = columns - panel - 1;
+  const narrow = { ...shown, size: { ...shown.size, columns: left } };
+  const tree = agentTreeLines(state, state.overlay.selected, panel, rows);
+  return visibleLines(narrow, cache, rows).map(
+    (line, i) => `${line}${' '.repeat(Math.max(0, left - stringWidth(line)))}${chalk.dim('│')}${tree[i]}`,
+  );
+}
+
 /** The whole screen for one state: conversation, overlay, pending question, prompt, status bar. */
 export function Screen({ state, cache }: { state: UiState; cache: BlockLineCache }): ReactElement {
   const { overlay, pending, prompt } = chromeLines(state);
@@ -44,7 +65,7 @@ export function Screen({ state, cache }: { state: UiState; cache: BlockLineCache
   cache.now = state.now;
   return (
     <Box flexDirection="column" width={state.size.columns} height={state.size.rows}>
-      <Lines lines={visibleLines(state, cache, rows)} prefix="c" />
+      <Lines lines={conversationLines(state, cache, rows)} prefix="c" />
       <Lines lines={overlay} prefix="o" />
       <Lines lines={pending} prefix="q" />
       <Lines lines={prompt} prefix="p" />

@@ -20,8 +20,12 @@ export function StatusBar({ state }: { state: UiState }): ReactElement {
   const s = statusSegments(state);
   const mode = ` ${s.mode} `;
   const activity = ` [ ${s.activity}`;
-  const doing = s.doing !== '' ? ` · ${s.doing}` : '';
   const net = ` [ NET: ${s.network} ]`;
+  // A long message is cut, never the badges: Ink would shrink every part of the row to fit it.
+  const doing = clip(
+    s.doing !== '' ? ` · ${s.doing}` : '',
+    state.size.columns - mode.length - activity.length - ' ] '.length - net.length,
+  );
   const fixed = mode.length + activity.length + doing.length + ' ] '.length + net.length;
   const room = Math.max(0, state.size.columns - fixed);
   const usageText = `[ ${[`${s.turn} | ${s.total}`, s.cost, s.context].filter((part) => part !== '').join(' · ')} ]`;

@@ -7,7 +7,7 @@ import { whichKeyVisible } from '../ui-reducer.js';
 import type { UiState } from '../ui-state.js';
 import { approvalPreview } from './approval-preview.js';
 import { wrapLines } from './block-lines.js';
-import { callLabel, formatElapsed } from './tool-summary.js';
+import { callLabel } from './tool-summary.js';
 
 /** At most this many rows of a long prompt are shown while it is typed. */
 const MAX_PROMPT_ROWS = 8;
@@ -17,6 +17,14 @@ const rule = (width: number): string => chalk.dim('─'.repeat(Math.max(0, width
 /** The prompt under the conversation: the text being typed, the `:` line, or a hint in NORMAL. */
 export function promptLines(state: UiState, width: number): string[] {
   if (state.mode === 'command') return [rule(width), `:${state.commandLine}${chalk.inverse(' ')}`];
+  if (state.replay) {
+    return [
+      rule(width),
+      chalk.dim(
+        `read-only replay of ${state.replay.agent} · [ ] focus · Enter expand · j/k scroll · Esc back`,
+      ),
+    ];
+  }
   if (state.mode === 'normal') {
     return [
       rule(width),
@@ -100,7 +108,7 @@ export function pendingLines(state: UiState, width: number): string[] {
   }
 }
 
-/** The overlay's lines (which-key, help, agent tree, a message), drawn over the conversation's bottom rows. */
+/** The overlay's lines (which-key, help, a message), drawn over the conversation's bottom rows. */
 export function overlayLines(state: UiState, width: number): string[] {
   const box = (title: string, body: string[]): string[] => [
     chalk.dim('┌ ') +
@@ -131,29 +139,8 @@ export function overlayLines(state: UiState, width: number): string[] {
       ]);
     case 'message':
       return box(state.overlay.title, state.overlay.lines);
-    case 'agent_tree': {
-      const runs = Object.values(state.agents);
-      const selected = state.overlay.selected;
-      const body =
-        runs.length === 0
-          ? [chalk.dim('no sub-agents in this session')]
-          : [
-              'main',
-              ...runs.map((run, i) => {
-                const branch = i === runs.length - 1 ? '└─' : '├─';
-                const status =
-                  run.status === 'running'
-                    ? chalk.yellow('[running]')
-                    : run.status === 'done'
-                      ? chalk.green('[done ✓]')
-                      : chalk.red(`[${run.status}]`);
-                const tokens = run.tokens.inputTokens + run.tokens.cacheReadTokens + run.tokens.outputTokens;
-                const time = formatElapsed((run.endedAt ?? state.now) - run.startedAt);
-                const line = `${branch} ${run.path} ${status} ${run.toolCalls} calls${run.lastTool ? ` (last ${run.lastTool})` : ''} · ${tokens} tokens · ${time}`;
-                return i === selected ? chalk.inverse(line) : line;
-              }),
-            ];
-      return box('agents (Esc closes)', body);
-    }
+    case 'agent_tree':
+      // A side panel beside the conversation (agent-tree-lines.ts), not rows under it.
+      return [];
   }
 }

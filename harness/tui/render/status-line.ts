@@ -25,7 +25,7 @@ export interface StatusSegments {
 export function statusSegments(state: UiState): StatusSegments {
   const { turn, total, costUsd, context } = state.usage;
   return {
-    mode: state.mode.toUpperCase(),
+    mode: state.replay ? `REPLAY ${state.replay.agent}` : state.mode.toUpperCase(),
     activity: state.activity === 'plan' ? 'PLAN' : 'EXECUTE',
     turn: `i:${promptTokens(turn)}(c:${turn?.cacheReadTokens ?? 0}) o:${turn?.outputTokens ?? 0}`,
     total: `total i:${promptTokens(total)} o:${total.outputTokens}`,

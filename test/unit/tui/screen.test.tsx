@@ -304,22 +304,46 @@ describe('overlays and questions', () => {
     expect(frame(ui.state, ui.cache)).toContain('reason for rejecting › use a constant');
   });
 
-  it('the agent tree lists sub-agents with status and calls', () => {
-    const ui = setup();
+  it('the agent tree is a side panel: each sub-agent with status, task, calls, tokens and time', () => {
+    const ui = setup(100, 20);
     ui.step(
       ev([
-        { type: 'turn_start', agent: ['explore-1'], turn: 1 },
+        { type: 'text_done', text: 'Spawning two helpers.' },
+        { type: 'tool_call_start', id: 'p', name: 'spawn_agent', args: { task: 'explore the parser' } },
+        { type: 'tool_call_start', id: 'q', name: 'spawn_agent', args: { task: 'implement the fix' } },
+        { type: 'turn_start', agent: ['explore-1'], turn: 1, parentCallId: 'p' },
         { type: 'tool_call_start', agent: ['explore-1'], id: 'x', name: 'grep', args: {}, parentCallId: 'p' },
-        { type: 'turn_start', agent: ['impl-2'], turn: 1 },
-        { type: 'turn_end', agent: ['impl-2'], turn: 1, reason: 'complete' },
+        {
+          type: 'usage',
+          agent: ['explore-1'],
+          turn: { inputTokens: 1200, outputTokens: 34, cacheReadTokens: 0, cacheWriteTokens: 0 },
+          total: { inputTokens: 1200, outputTokens: 34, cacheReadTokens: 0, cacheWriteTokens: 0 },
+          elapsedMs: 5,
+          outputTokensPerSecond: 1,
+        },
+        { type: 'turn_start', agent: ['impl-2'], turn: 1, parentCallId: 'q' },
       ]),
     );
+    ui.step(ev([{ type: 'turn_end', agent: ['impl-2'], turn: 1, reason: 'complete' }], 4000));
     ui.step(keyIn('', { name: 'escape' }));
     ui.step(keyIn(' '));
     ui.step(keyIn('a'));
+    ui.step({ type: 'tick', now: 6500 });
     const screen = frame(ui.state, ui.cache);
-    expect(screen).toContain('├─ explore-1 [running] 1 calls (last grep)');
-    expect(screen).toContain('└─ impl-2 [done ✓] 0 calls');
+    const rows = screen.split('\n');
+    // The conversation stays on the left; the tree is on the right of the same rows.
+    const spawning = rows.find((row) => row.includes('Spawning two helpers.'));
+    expect(spawning).toMatch(/Spawning two helpers\. +│/);
+    expect(screen).toMatch(/│ main *\n/);
+    expect(screen).toMatch(/│ ├─ explore-1 \[running\]/);
+    expect(screen).toMatch(/│ │ {2}explore the parser/);
+    // Live: a running sub-agent's time is the clock's now (it started at 0); a finished one's stops at its end.
+    expect(screen).toMatch(/│ │ {2}1 calls · 1\.2k tok · 6s/);
+    expect(screen).toMatch(/│ └─ impl-2 \[done ✓\]/);
+    expect(screen).toMatch(/│ {4}implement the fix/);
+    expect(screen).toMatch(/│ {4}0 calls · 0 tok · 4s/);
+    expect(rows.every((row) => row.length <= 100)).toBe(true);
+    expect(screen).toMatchSnapshot();
   });
 });
 
