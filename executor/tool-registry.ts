@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ToolDefinition } from '../shared/tool.js';
 import type { AnyTool } from './define-tool.js';
 

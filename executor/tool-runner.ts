@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ResolvedPolicy } from '../shared/policy.js';
 import type { ToolCallRequest, ToolErrorCode, ToolResult } from '../shared/tool.js';
 import { ToolFailure, type ToolOutcome } from './define-tool.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ExecutorHealth } from './executor-boot.js';
 import { OutputLine, ToolCallRequest, ToolDefinition, ToolResult } from './tool.js';
 import { trpc } from './trpc.js';

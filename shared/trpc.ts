@@ -1,6 +1,6 @@
 import { initTRPC, type TRPCError } from '@trpc/server';
 import superjson from 'superjson';
-import { z } from 'zod';
+import * as z from 'zod';
 import { RPC_CODE_BY_TRPC_CODE, type RpcErrorCode } from './rpc-error.js';
 
 /** The transformer both ends use for procedure inputs, outputs and error shapes. */
