@@ -5,7 +5,7 @@ import { trpc } from './trpc.js';
 
 /** What an executor implements; `createExecutorRouter` turns it into the tRPC router. */
 export interface ExecutorProcedures {
-  listTools(): ToolDefinition[];
+  listTools(): Promise<ToolDefinition[]>;
   callTool(request: ToolCallRequest, signal: AbortSignal | undefined): Promise<ToolResult>;
   toolOutput(callId: string, signal: AbortSignal | undefined): AsyncIterable<OutputLine>;
   health(): ExecutorHealth;

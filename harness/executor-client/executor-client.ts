@@ -1,5 +1,4 @@
 import type { ChildProcess } from 'node:child_process';
-import WebSocket from 'ws';
 import type { ExecutorHealth } from '../../shared/executor-boot.js';
 import type { EnforcementLevel, ResolvedPolicy } from '../../shared/policy.js';
 import type { OutputLine, ToolDefinition, ToolResult } from '../../shared/tool.js';
@@ -309,6 +308,8 @@ async function startProcess(options: SpawnExecutorOptions): Promise<Connection> 
 
 async function openRemote(url: string, options: ConnectExecutorOptions): Promise<Connection> {
   const maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+  // Only remote executors need ws (128 KB of the CLI's code): loaded here, not with every run.
+  const { default: WebSocket } = await import('ws');
   const socket = new WebSocket(url, {
     headers: { authorization: `Bearer ${options.token}` },
     maxPayload: maxFrameBytes,
