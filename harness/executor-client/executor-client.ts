@@ -27,6 +27,11 @@ export interface SpawnExecutorOptions {
   restartsOnExit?: number;
   /** How long a cancelled call may take to be confirmed before it is given up. Default 5 s. */
   cancelGraceMs?: number;
+  /**
+   * Called once the process is spawned, before it is ready: the caller's own start-up work
+   * (loading the SDK, say) runs then, overlapping the executor's start instead of delaying it.
+   */
+  onSpawned?(): void;
 }
 
 export interface ConnectExecutorOptions {
@@ -81,6 +86,7 @@ export class ExecutorClient {
   static async spawn(options: SpawnExecutorOptions): Promise<ExecutorClient> {
     const start = () => startProcess(options);
     const client = new ExecutorClient(await start(), start, options.restartsOnExit ?? 0);
+    options.onSpawned?.();
     await client.ready(options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS);
     return client;
   }

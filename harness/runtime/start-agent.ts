@@ -53,9 +53,18 @@ export async function startAgent(settings: AgentSettings): Promise<StartedAgent>
   // The main agent reads the project's AGENTS.md; a sub-agent gets its parent's in its system prompt.
   // Everything here overlaps the executor's start, which is the longest part: the provider warms
   // its HTTP client meanwhile, so the first request does not pay for loading it.
+  // What only competes with starting the executor for this thread waits until its process runs
+  // (or its start failed): then the provider loads and warms up while the executor boots.
+  let spawned!: () => void;
+  const executorSpawned = new Promise<void>((resolve) => (spawned = resolve));
+  const starting = startExecutor(executorSettings, workspace, note, spawned);
+  starting.catch(spawned);
+  const { provider: makeProvider } = settings.model;
   const [started, provider, log, instructions] = await Promise.allSettled([
-    startExecutor(executorSettings, workspace, note),
-    Promise.resolve(settings.model.provider).then(warmed),
+    starting,
+    typeof makeProvider === 'function'
+      ? executorSpawned.then(makeProvider).then(warmed)
+      : executorSpawned.then(() => makeProvider).then(warmed),
     openSessionLog(settings.session, {
       workspace,
       model: settings.model.name,
