@@ -38,7 +38,14 @@ export class ToolRegistry {
     const entry = this.tools.get(name);
     if (!entry) return undefined;
     if (entry.tool) return entry.tool;
-    entry.loading ??= entry.lazy!.load().then((tool) => (entry.tool = tool));
+    entry.loading ??= entry.lazy!.load().then(
+      (tool) => (entry.tool = tool),
+      (error: unknown) => {
+        // The next call tries again rather than inheriting this failure.
+        entry.loading = undefined;
+        throw error;
+      },
+    );
     return entry.loading;
   }
 

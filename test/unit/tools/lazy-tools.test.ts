@@ -123,17 +123,22 @@ describe('tools listed before they are loaded', () => {
 
   it('a tool whose module fails to load answers with a failure result, not a throw', async () => {
     await using dir = await tempDir();
+    let attempts = 0;
     const broken: LazyTool = {
       definition: { ...toolDefinition(readFileTool), name: 'broken' },
-      load: () => Promise.reject(new Error('chunk missing')),
+      load: () => Promise.reject(new Error(`chunk missing (${++attempts})`)),
     };
     const { caller } = callerFor(testPolicy(dir.path), [broken]);
     const result = await caller.callTool({ callId: 'x', name: 'broken', input: {} });
     expect(result).toEqual({
-      output: 'broken could not be loaded: chunk missing',
+      output: 'broken could not be loaded: chunk missing (1)',
       isError: true,
       code: 'failed',
     });
+    // A failed load is not remembered: the next call tries again.
+    expect((await caller.callTool({ callId: 'x2', name: 'broken', input: {} })).output).toBe(
+      'broken could not be loaded: chunk missing (2)',
+    );
     expect(await caller.callTool({ callId: 'y', name: 'nope', input: {} }).then((r) => r.code)).toBe(
       'unknown_tool',
     );
