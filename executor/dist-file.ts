@@ -2,6 +2,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/** The project's root, found on first use: the walk reads a package.json per level. */
+let root: string | undefined;
+
 /**
  * The absolute path of a built file under the project's `dist/`, found by
  * walking up from this module to the package named "skate". Works the same
@@ -9,7 +12,7 @@ import { fileURLToPath } from 'node:url';
  * project. Throws, naming `npm run build`, when the file is missing.
  */
 export function distFile(relative: string): string {
-  const root = projectRoot(path.dirname(fileURLToPath(import.meta.url)));
+  root ??= projectRoot(path.dirname(fileURLToPath(import.meta.url)));
   const file = path.join(root, 'dist', relative);
   if (!existsSync(file)) {
     throw new Error(`${file} is missing; run \`npm run build\` in ${root} to build it`);

@@ -4,7 +4,7 @@ import type { AnyTool } from './define-tool.js';
 import { findRipgrep } from './fs/ripgrep.js';
 import { OutputHub } from './output-hub.js';
 import { PathGuard } from './path-guard.js';
-import { ToolRegistry } from './tool-registry.js';
+import { type LazyTool, ToolRegistry } from './tool-registry.js';
 import { ToolRunner } from './tool-runner.js';
 import { toolsFor } from './tools/index.js';
 
@@ -20,7 +20,7 @@ const MAX_INPUT_BYTES = 8 * 1024 * 1024;
 /** What tests choose instead of the boot's defaults. */
 export interface ExecutorOverrides {
   /** The tools to register instead of the policy's. */
-  tools?: readonly AnyTool[];
+  tools?: readonly (AnyTool | LazyTool)[];
   /** The ripgrep binary grep and glob use; undefined searches in JavaScript. */
   ripgrep?: string | undefined;
 }

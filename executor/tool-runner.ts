@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ResolvedPolicy } from '../shared/policy.js';
 import type { ToolCallRequest, ToolErrorCode, ToolResult } from '../shared/tool.js';
 import { ToolFailure, type ToolOutcome } from './define-tool.js';
@@ -50,7 +50,12 @@ export class ToolRunner {
 
   async call(request: ToolCallRequest, signal: AbortSignal | undefined): Promise<ToolResult> {
     const { registry, policy, paths, outputs, maxInputBytes } = this.options;
-    const tool = registry.get(request.name);
+    let tool: Awaited<ReturnType<ToolRegistry['load']>>;
+    try {
+      tool = await registry.load(request.name);
+    } catch (error) {
+      return failure('failed', `${request.name} could not be loaded: ${describe(error)}`);
+    }
     if (!tool) {
       return failure(
         'unknown_tool',

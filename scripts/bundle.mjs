@@ -25,6 +25,13 @@ const common = {
   logLevel: 'warning',
 };
 
+// Tools' model-facing descriptions live next to their source as .md files; the build copies them
+// to dist/, where tool modules read them, before generating the tools' definitions from those modules.
+for (const name of await readdir('executor/tools')) {
+  if (name.endsWith('.md')) await copyFile(`executor/tools/${name}`, `dist/executor/tools/${name}`);
+}
+await import('./tool-definitions.mjs');
+
 await build({
   ...common,
   entryPoints: {
@@ -37,9 +44,3 @@ await build({ ...common, entryPoints: { skate: 'dist/harness/cli/main.js' }, out
 
 // `npx skate` runs the bin file directly; tsc and esbuild do not set the executable bit.
 await chmod('dist/cli/skate.js', 0o755);
-
-// Tools' model-facing descriptions live next to their source as .md files; the executor reads
-// them from dist/, bundled or not.
-for (const name of await readdir('executor/tools')) {
-  if (name.endsWith('.md')) await copyFile(`executor/tools/${name}`, `dist/executor/tools/${name}`);
-}

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { EnforcementLevel, NetworkPolicy, ResolvedPolicy } from './policy.js';
 
 /** How memory and process limits are enforced around an executor. */

@@ -1,11 +1,11 @@
-import { z } from 'zod';
-import { ExecutorHealth } from './executor-boot.js';
-import { OutputLine, ToolCallRequest, ToolDefinition, ToolResult } from './tool.js';
+import * as z from 'zod';
+import type { ExecutorHealth } from './executor-boot.js';
+import { type OutputLine, ToolCallRequest, type ToolDefinition, type ToolResult } from './tool.js';
 import { trpc } from './trpc.js';
 
 /** What an executor implements; `createExecutorRouter` turns it into the tRPC router. */
 export interface ExecutorProcedures {
-  listTools(): ToolDefinition[];
+  listTools(): Promise<ToolDefinition[]>;
   callTool(request: ToolCallRequest, signal: AbortSignal | undefined): Promise<ToolResult>;
   toolOutput(callId: string, signal: AbortSignal | undefined): AsyncIterable<OutputLine>;
   health(): ExecutorHealth;
@@ -32,16 +32,3 @@ export function createExecutorRouter(impl: ExecutorProcedures) {
 }
 
 export type ExecutorRouter = ReturnType<typeof createExecutorRouter>;
-
-/**
- * What each procedure sends back, as a client checks it on arrival: the one
- * validation of an executor's answers on the harness side (the executor's
- * procedures validate their inputs, once, on the other side).
- */
-export const executorOutputs = {
-  listTools: z.array(ToolDefinition),
-  callTool: ToolResult,
-  toolOutput: OutputLine,
-  health: ExecutorHealth,
-  shutdown: z.object({ ok: z.literal(true) }),
-} satisfies Record<keyof ExecutorRouter['_def']['procedures'], z.ZodType>;

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { envAllows, isGlob } from './path-patterns.js';
 import { isWithin } from './path-within.js';
 import { PolicyLimits, type ResolvedPolicy } from './policy.js';

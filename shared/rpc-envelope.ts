@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The frames of tRPC's WebSocket protocol (JSON-RPC 2.0 shaped), written once

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * What can go wrong at the RPC layer between a harness and an executor, as

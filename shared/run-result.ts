@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { TokenUsage } from './engine-events.js';
 
 /** The last line of `--output-format stream-json`, and the whole of `--output-format json`. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { Message } from './conversation.js';
 import { TokenUsage } from './engine-events.js';
 

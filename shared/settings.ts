@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * A settings file: `~/.skate/settings.json` (the user's) or `<workspace>/.skate/settings.json`

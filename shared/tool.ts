@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Tool names are what the model types; keep them to the Messages API's allowed characters. */
 export const ToolName = z

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { isGlob } from './path-patterns.js';
 import { isWithin } from './path-within.js';
 import type { ResolvedPolicy } from './policy.js';

@@ -2,7 +2,7 @@
  * Messages between the js_eval tool and its worker process: one JSON object
  * per line, stdin to the worker, stdout back. Both sides validate with these.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The largest line either side accepts; a log or value is capped well below it. */
 export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;

@@ -5,7 +5,7 @@ import {
   getTRPCErrorShape,
   TRPCError,
 } from '@trpc/server';
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   isRequestFrame,
   type ProcedureCall,

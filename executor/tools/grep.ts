@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import picomatch from 'picomatch';
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool, ToolFailure } from '../define-tool.js';
 import { compileLinePattern, type LinePattern, matchingLines } from '../fs/line-search.js';
 import { mapOrdered } from '../fs/map-ordered.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool, type Tool, type ToolOutcome } from '../define-tool.js';
 import { describeUnavailable, findIsolatedVm } from '../js-eval/isolated-vm-loader.js';
 import { type EvalReply, JsEvalWorker } from '../js-eval/js-eval-worker.js';

@@ -1,7 +1,7 @@
 import type { Dirent } from 'node:fs';
 import { readdir, readlink, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool, type ToolContext, ToolFailure } from '../define-tool.js';
 import { toolDescription } from '../tool-description.js';
 

@@ -1,5 +1,5 @@
 import { open } from 'node:fs/promises';
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool, ToolFailure } from '../define-tool.js';
 import { looksBinary } from '../fs/file-text.js';
 import { toolDescription } from '../tool-description.js';

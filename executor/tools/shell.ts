@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool, ToolFailure, type ToolOutcome } from '../define-tool.js';
 import type { PathGuard } from '../path-guard.js';
 import { type CommandResult, runCommand } from '../process/run-command.js';

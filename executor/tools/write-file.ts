@@ -1,6 +1,6 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool } from '../define-tool.js';
 import { existingMode, looksBinary, writeFileSafely } from '../fs/file-text.js';
 import { unifiedDiff } from '../fs/text-diff.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { MetaTool } from '../engine/engine-types.js';
 
 export const AskUserInput = z.object({

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { isNarrowerOrEqual, narrowPolicy, PolicyRequest } from '../../shared/narrow-policy.js';
 import { isWithin } from '../../shared/path-within.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { MetaTool } from '../engine/engine-types.js';
 import {
   contractJsonSchema,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { AgentPath } from '../../shared/engine-events.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import type { ToolErrorCode, ToolResult } from '../../shared/tool.js';

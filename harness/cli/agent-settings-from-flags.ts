@@ -55,17 +55,18 @@ export function sessionSettingsFrom(flags: SessionFlags): SessionSettings {
 
 /**
  * The Anthropic model the flags name. The SDK is loaded (and its client made)
- * while the executor starts, not before: the runtime awaits both together.
+ * once the executor process is spawned, while it starts: the runtime awaits both together.
  */
 export function anthropicModel(flags: AgentRunFlags, apiKey: string): ModelSettings {
   return {
-    provider: import('../provider/anthropic-provider.js').then(({ createAnthropicProvider }) =>
-      createAnthropicProvider({
-        apiKey,
-        ...(process.env.ANTHROPIC_BASE_URL && { baseURL: process.env.ANTHROPIC_BASE_URL }),
-        ...(flags.verbose && { onDebug: note }),
-      }),
-    ),
+    provider: () =>
+      import('../provider/anthropic-provider.js').then(({ createAnthropicProvider }) =>
+        createAnthropicProvider({
+          apiKey,
+          ...(process.env.ANTHROPIC_BASE_URL && { baseURL: process.env.ANTHROPIC_BASE_URL }),
+          ...(flags.verbose && { onDebug: note }),
+        }),
+      ),
     name: flags.model ?? DEFAULT_MODEL,
     maxTokens: flags.maxTokens,
     thinkingBudgetTokens: flags.thinkingBudgetTokens,

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { z } from 'zod';
+import * as z from 'zod';
 import { UsageError } from './usage-error.js';
 
 /** `--answers FILE`: one array of answers per ask_user call, in the order the calls come. */

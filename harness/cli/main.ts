@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import './compile-cache.js';
 import type { CommandMain } from './cli-flags.js';
 import { EXIT } from './exit-codes.js';
 import { help } from './usage.js';

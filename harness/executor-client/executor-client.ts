@@ -1,5 +1,4 @@
 import type { ChildProcess } from 'node:child_process';
-import WebSocket from 'ws';
 import type { ExecutorHealth } from '../../shared/executor-boot.js';
 import type { EnforcementLevel, ResolvedPolicy } from '../../shared/policy.js';
 import type { OutputLine, ToolDefinition, ToolResult } from '../../shared/tool.js';
@@ -28,6 +27,11 @@ export interface SpawnExecutorOptions {
   restartsOnExit?: number;
   /** How long a cancelled call may take to be confirmed before it is given up. Default 5 s. */
   cancelGraceMs?: number;
+  /**
+   * Called once the process is spawned, before it is ready: the caller's own start-up work
+   * (loading the SDK, say) runs then, overlapping the executor's start instead of delaying it.
+   */
+  onSpawned?(): void;
 }
 
 export interface ConnectExecutorOptions {
@@ -82,6 +86,7 @@ export class ExecutorClient {
   static async spawn(options: SpawnExecutorOptions): Promise<ExecutorClient> {
     const start = () => startProcess(options);
     const client = new ExecutorClient(await start(), start, options.restartsOnExit ?? 0);
+    options.onSpawned?.();
     await client.ready(options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS);
     return client;
   }
@@ -309,6 +314,8 @@ async function startProcess(options: SpawnExecutorOptions): Promise<Connection> 
 
 async function openRemote(url: string, options: ConnectExecutorOptions): Promise<Connection> {
   const maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+  // Only remote executors need ws (128 KB of the CLI's code): loaded here, not with every run.
+  const { default: WebSocket } = await import('ws');
   const socket = new WebSocket(url, {
     headers: { authorization: `Bearer ${options.token}` },
     maxPayload: maxFrameBytes,

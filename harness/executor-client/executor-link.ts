@@ -1,8 +1,9 @@
 import { setMaxListeners } from 'node:events';
 import { TRPCClientError, type TRPCLink } from '@trpc/client';
 import { observable } from '@trpc/server/observable';
-import { z } from 'zod';
-import { type ExecutorRouter, executorOutputs } from '../../shared/executor-router.js';
+import * as z from 'zod';
+import { executorOutputs } from '../../shared/executor-outputs.js';
+import type { ExecutorRouter } from '../../shared/executor-router.js';
 import type { RpcErrorShape } from '../../shared/rpc-error.js';
 import { ExecutorChannelError } from './executor-errors.js';
 import type { RpcClient } from './rpc-client.js';

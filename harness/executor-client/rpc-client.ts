@@ -1,6 +1,6 @@
 import { isResponseFrame, type RequestId, ResponseFrame } from '../../shared/rpc-envelope.js';
 import { RpcErrorShape } from '../../shared/rpc-error.js';
-import { transformer } from '../../shared/trpc.js';
+import { transformer } from '../../shared/rpc-transformer.js';
 import { ExecutorChannelError } from './executor-errors.js';
 
 /** What a request's caller hears back. */

@@ -107,7 +107,21 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Mode
     name: 'anthropic',
     stream,
     contextWindow,
+    // A custom fetch is the caller's own; only Node's is worth warming.
+    ...(!options.fetch && { warm: warmFetch }),
   };
+}
+
+/**
+ * Node's fetch (undici) is loaded and compiled on first use, ~30-80 ms here; the SDK's first
+ * request would pay for it after the executor is ready. A `data:` URL runs the same fetch
+ * machinery (Request, Headers, body streams) without a socket: nothing leaves the process.
+ */
+async function warmFetch(): Promise<void> {
+  const response = await fetch('data:application/json,{}', {
+    headers: { 'content-type': 'application/json' },
+  });
+  await response.json();
 }
 
 /** Requests that cannot succeed, refused before anything is sent. */

@@ -78,4 +78,9 @@ export interface ModelProvider {
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ProviderEvent>;
   /** The context window of a model, in tokens. */
   contextWindow(model: string): number;
+  /**
+   * Loads and compiles what the first request needs, called while the executor starts so the
+   * two overlap. Sends nothing anywhere; may be absent.
+   */
+  warm?(): Promise<void>;
 }

@@ -43,8 +43,11 @@ export type Activity =
   | { kind: 'execute'; plan: string; planFile: string };
 
 export interface ModelSettings {
-  /** The provider, or its promise: created while the executor starts. */
-  provider: ModelProvider | Promise<ModelProvider>;
+  /**
+   * The provider, or its promise, or a function that makes it: a function is called once the
+   * executor process is spawned, so loading the SDK does not delay the spawn.
+   */
+  provider: ModelProvider | Promise<ModelProvider> | (() => Promise<ModelProvider>);
   name: string;
   maxTokens: number;
   thinkingBudgetTokens?: number | undefined;

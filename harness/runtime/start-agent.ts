@@ -51,24 +51,39 @@ export async function startAgent(settings: AgentSettings): Promise<StartedAgent>
     executorSettings = { ...executorSettings, policy: await resolvePolicy('plan', workspace) };
   }
   // The main agent reads the project's AGENTS.md; a sub-agent gets its parent's in its system prompt.
-  const instructions =
-    (settings.agent?.length ?? 0) === 0
-      ? await loadProjectInstructions({ workspace })
-      : { text: undefined, files: [] };
-  const [started, provider, log] = await Promise.allSettled([
-    startExecutor(executorSettings, workspace, note),
-    Promise.resolve(settings.model.provider),
+  // Everything here overlaps the executor's start, which is the longest part: the provider warms
+  // its HTTP client meanwhile, so the first request does not pay for loading it.
+  // What only competes with starting the executor for this thread waits until its process runs
+  // (or its start failed): then the provider loads and warms up while the executor boots.
+  let spawned!: () => void;
+  const executorSpawned = new Promise<void>((resolve) => (spawned = resolve));
+  const starting = startExecutor(executorSettings, workspace, note, spawned);
+  starting.catch(spawned);
+  const { provider: makeProvider } = settings.model;
+  const [started, provider, log, instructions] = await Promise.allSettled([
+    starting,
+    typeof makeProvider === 'function'
+      ? executorSpawned.then(makeProvider).then(warmed)
+      : executorSpawned.then(() => makeProvider).then(warmed),
     openSessionLog(settings.session, {
       workspace,
       model: settings.model.name,
       policy: policyLabel(settings, activity),
       note,
     }),
+    (settings.agent?.length ?? 0) === 0
+      ? loadProjectInstructions({ workspace })
+      : { text: undefined, files: [] as InstructionsFile[] },
   ]);
-  if (started.status === 'rejected' || provider.status === 'rejected' || log.status === 'rejected') {
+  if (
+    started.status === 'rejected' ||
+    provider.status === 'rejected' ||
+    log.status === 'rejected' ||
+    instructions.status === 'rejected'
+  ) {
     if (started.status === 'fulfilled') await started.value.executor.shutdown().catch(() => undefined);
     if (log.status === 'fulfilled') await log.value.close();
-    const failed = [started, provider, log].find((result) => result.status === 'rejected');
+    const failed = [started, provider, log, instructions].find((result) => result.status === 'rejected');
     throw (failed as PromiseRejectedResult).reason;
   }
   const { executor, policy } = started.value;
@@ -87,7 +102,7 @@ export async function startAgent(settings: AgentSettings): Promise<StartedAgent>
       view,
       provider: provider.value,
       log: log.value,
-      instructions,
+      instructions: instructions.value,
     };
   } catch (error) {
     await executor.shutdown().catch(() => undefined);
@@ -102,4 +117,10 @@ function policyLabel(settings: AgentSettings, activity: Activity): string {
   const { executor } = settings;
   if (executor.kind === 'remote') return 'remote';
   return typeof executor.policy === 'string' ? executor.policy : executor.policy.name;
+}
+
+/** The provider once it has warmed up; a failed warm-up is no failure (the first request just pays for it). */
+async function warmed(provider: ModelProvider): Promise<ModelProvider> {
+  await provider.warm?.().catch(() => undefined);
+  return provider;
 }

@@ -36,14 +36,17 @@ export async function resolvePolicy(name: string, workspace: string): Promise<Re
 /**
  * The one way an executor is started: spawned under its policy in the sandbox
  * `launcherFor` chooses, or connected to a remote one. `workspace` is already
- * resolved.
+ * resolved. `onSpawned` is called once the process runs (for a remote one, at
+ * once), before it is ready.
  */
 export async function startExecutor(
   settings: ExecutorSettings,
   workspace: string,
   onNote?: (line: string) => void,
+  onSpawned?: () => void,
 ): Promise<StartedExecutor> {
   if (settings.kind === 'remote') {
+    onSpawned?.();
     return {
       executor: await ExecutorClient.connect(settings.url, { token: settings.token }),
       policy: undefined,
@@ -52,7 +55,7 @@ export async function startExecutor(
   const resolved =
     typeof settings.policy === 'string' ? await resolvePolicy(settings.policy, workspace) : settings.policy;
   const policy = await withRunOverrides(resolved, settings);
-  return { executor: await spawnExecutor(settings, policy, onNote), policy };
+  return { executor: await spawnExecutor(settings, policy, onNote, onSpawned), policy };
 }
 
 /** The policy with this run's `network` and `addDirs` (real, existing directories; never `/`). */
@@ -86,6 +89,7 @@ export async function spawnExecutor(
   settings: Extract<ExecutorSettings, { kind: 'local' }>,
   policy: ResolvedPolicy,
   onNote?: (line: string) => void,
+  onSpawned?: () => void,
 ): Promise<ExecutorClient> {
   const executor = await ExecutorClient.spawn({
     policy,
@@ -96,6 +100,7 @@ export async function spawnExecutor(
     diagnosticTools: settings.diagnosticTools ?? false,
     ...(settings.onLog && { onLog: settings.onLog }),
     ...(settings.restartsOnExit && { restartsOnExit: settings.restartsOnExit }),
+    ...(onSpawned && { onSpawned }),
   });
   if (settings.restartsOnExit) {
     executor.onExit((exit, expected) => {

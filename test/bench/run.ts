@@ -1,14 +1,17 @@
 /**
- * `npm run bench`: prints one JSON line of named figures, each next to a
- * baseline measured in the same run. Progress goes to stderr.
+ * `npm run bench [-- NAME…]`: prints one JSON line of named figures, each next to a
+ * baseline measured in the same run. With names, runs only those sections (in table
+ * order); without, all of them. Progress goes to stderr.
  */
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ExecutorClient } from '../../harness/executor-client/executor-client.js';
+import type { ResolvedPolicy } from '../../shared/policy.js';
 import { testPolicy } from '../support/policies.js';
 import { benchColdStart } from './cold-start-bench.js';
 import { benchTextDeltas } from './engine-bench.js';
+import { benchFirstRequest } from './first-request-bench.js';
 import { benchFirstShell } from './first-shell-bench.js';
 import { benchGrep } from './grep-bench.js';
 import { benchRpc } from './rpc-bench.js';
@@ -18,36 +21,81 @@ import { benchSubagents } from './subagent-bench.js';
 import { benchTui } from './tui-bench.js';
 import { benchTurn1 } from './turn1-bench.js';
 
-const workspace = await realpath(await mkdtemp(path.join(tmpdir(), 'skate-bench-')));
-const figures: Record<string, unknown> = {};
-try {
-  const policy = testPolicy(workspace, { name: 'bench' });
-  process.stderr.write('bench: executor cold start\n');
-  Object.assign(figures, await benchColdStart(policy));
-  process.stderr.write('bench: tool call round trip\n');
+/** What every section may use: a scratch workspace (removed at the end) and a policy for it. */
+interface BenchContext {
+  readonly workspace: string;
+  readonly policy: ResolvedPolicy;
+}
+
+interface BenchSection {
+  /** The name given on the command line. */
+  readonly name: string;
+  /** Said on stderr when the section starts. */
+  readonly what: string;
+  run(context: BenchContext): Promise<object>;
+}
+
+async function rpcRoundTrip({ policy }: BenchContext): Promise<object> {
   const executor = await ExecutorClient.spawn({ policy, diagnosticTools: true });
   try {
-    figures.enforcement = executor.enforcement;
-    Object.assign(figures, await benchRpc(executor));
+    return { enforcement: executor.enforcement, ...(await benchRpc(executor)) };
   } finally {
     await executor.shutdown();
   }
-  process.stderr.write('bench: small read_file and list_dir against the MCP filesystem server\n');
-  Object.assign(figures, await benchSmallCalls(policy));
-  process.stderr.write('bench: first shell call on a fresh executor\n');
-  Object.assign(figures, await benchFirstShell(policy));
-  process.stderr.write('bench: text deltas through the engine to stream-json\n');
-  Object.assign(figures, await benchTextDeltas());
-  process.stderr.write('bench: grep and glob on a 15k-file tree, against rg\n');
-  Object.assign(figures, await benchGrep());
-  process.stderr.write('bench: sessions (load 100k events, appends)\n');
-  Object.assign(figures, await benchSessions());
-  process.stderr.write('bench: turn-1 request bytes\n');
-  Object.assign(figures, await benchTurn1());
-  process.stderr.write('bench: sub-agents (ready time, 8 concurrent)\n');
-  Object.assign(figures, await benchSubagents());
-  process.stderr.write('bench: terminal UI (keys with 5k blocks, streaming, 100k-event first frame)\n');
-  Object.assign(figures, await benchTui());
+}
+
+/** Every section, in the order they run: add one line per new bench. */
+const sections: readonly BenchSection[] = [
+  { name: 'cold-start', what: 'executor cold start', run: ({ policy }) => benchColdStart(policy) },
+  { name: 'rpc', what: 'tool call round trip', run: rpcRoundTrip },
+  {
+    name: 'small-calls',
+    what: 'small read_file and list_dir against the MCP filesystem server',
+    run: ({ policy }) => benchSmallCalls(policy),
+  },
+  {
+    name: 'first-shell',
+    what: 'first shell call on a fresh executor',
+    run: ({ policy }) => benchFirstShell(policy),
+  },
+  {
+    name: 'first-request',
+    what: '`skate -p` spawn to its first API request',
+    run: () => benchFirstRequest(),
+  },
+  { name: 'engine', what: 'text deltas through the engine to stream-json', run: () => benchTextDeltas() },
+  { name: 'grep', what: 'grep and glob on a 15k-file tree, against rg', run: () => benchGrep() },
+  { name: 'sessions', what: 'sessions (load 100k events, appends)', run: () => benchSessions() },
+  { name: 'turn1', what: 'turn-1 request bytes', run: () => benchTurn1() },
+  { name: 'subagents', what: 'sub-agents (ready time, 8 concurrent)', run: () => benchSubagents() },
+  {
+    name: 'tui',
+    what: 'terminal UI (keys with 5k blocks, streaming, 100k-event first frame)',
+    run: () => benchTui(),
+  },
+];
+
+function chosenSections(names: readonly string[]): readonly BenchSection[] {
+  if (names.length === 0) return sections;
+  const unknown = names.filter((name) => !sections.some((section) => section.name === name));
+  if (unknown.length > 0) {
+    process.stderr.write(
+      `bench: unknown section ${unknown.join(', ')}; sections: ${sections.map((s) => s.name).join(' ')}\n`,
+    );
+    process.exit(2);
+  }
+  return sections.filter((section) => names.includes(section.name));
+}
+
+const chosen = chosenSections(process.argv.slice(2));
+const workspace = await realpath(await mkdtemp(path.join(tmpdir(), 'skate-bench-')));
+const figures: Record<string, unknown> = {};
+try {
+  const context: BenchContext = { workspace, policy: testPolicy(workspace, { name: 'bench' }) };
+  for (const section of chosen) {
+    process.stderr.write(`bench: ${section.what}\n`);
+    Object.assign(figures, await section.run(context));
+  }
 } finally {
   await rm(workspace, { recursive: true, force: true });
 }

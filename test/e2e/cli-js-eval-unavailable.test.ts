@@ -28,11 +28,13 @@ const build = isolatedVmBuildFor(process.versions.node);
 async function installWithoutIsolatedVm(root: string, brokenBinary: boolean): Promise<string> {
   const source = projectRoot();
   await cp(path.join(source, 'package.json'), path.join(root, 'package.json'));
-  // The tools' descriptions are read from dist/executor/tools/*.md at start.
+  // The tools' definitions (dist/executor/tool-definitions.json) are read at start, their
+  // descriptions (dist/executor/tools/*.md) when a tool first runs.
   for (const part of [
     'dist/cli',
     'dist/executor/bundle',
     'dist/executor/tools',
+    'dist/executor/tool-definitions.json',
     'dist/bin',
     'sandbox-policies',
   ]) {

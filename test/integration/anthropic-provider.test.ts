@@ -433,3 +433,27 @@ describe('createAnthropicProvider against a local Messages API', () => {
     expect(Date.now() - started).toBeLessThan(1000);
   });
 });
+
+describe('warming the HTTP client while the executor starts', () => {
+  it('sends nothing and opens no connection: the first request is still the first thing the API sees', async () => {
+    await using server = await fakeMessagesApi([
+      {
+        type: 'message',
+        blocks: [{ type: 'text', text: 'warm' }],
+        usage: { input_tokens: 3, output_tokens: 1 },
+      },
+    ]);
+    const provider = providerFor(server);
+    expect(provider.warm).toBeTypeOf('function');
+    await provider.warm!();
+    expect(server.connections).toBe(0);
+    expect(server.requests).toHaveLength(0);
+    expect(textOf(await collect(provider.stream(request(), new AbortController().signal)))).toBe('warm');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('leaves a fetch the caller gave alone', () => {
+    const provider = createAnthropicProvider({ apiKey: API_KEY, fetch: globalThis.fetch });
+    expect(provider.warm).toBeUndefined();
+  });
+});

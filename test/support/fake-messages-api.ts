@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** A content block the fake streams, as the API would produce it. */
 export type FakeBlock =
@@ -69,6 +69,10 @@ export interface FakeMessagesApi extends AsyncDisposable {
   /** The base URL to give the SDK. */
   readonly url: string;
   readonly requests: readonly RecordedRequest[];
+  /** `performance.now()` as each request arrived (its headers read), for timing a client's start. */
+  readonly arrivals: readonly number[];
+  /** TCP connections accepted so far: a warmed connection the SDK then reuses counts once. */
+  readonly connections: number;
   /** Replies not taken yet. */
   readonly pending: number;
   enqueue(...replies: FakeReply[]): void;
@@ -93,8 +97,11 @@ export function apiErrorReply(
 export async function fakeMessagesApi(replies: FakeReply[] = []): Promise<FakeMessagesApi> {
   const queue = [...replies];
   const requests: RecordedRequest[] = [];
+  const arrivals: number[] = [];
+  let connections = 0;
 
   const server = createServer((req, res) => {
+    arrivals.push(performance.now());
     let settle: (outcome: ReplyOutcome) => void = () => {};
     const finished = new Promise<ReplyOutcome>((resolve) => {
       settle = resolve;
@@ -111,12 +118,17 @@ export async function fakeMessagesApi(replies: FakeReply[] = []): Promise<FakeMe
     // A client that goes away mid-request is an outcome to record, not a crash of the test run.
     handle(req, res, record, requests.length, queue, settle).catch(() => res.destroy());
   });
+  server.on('connection', () => connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    arrivals,
+    get connections() {
+      return connections;
+    },
     get pending() {
       return queue.length;
     },

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool } from '../../define-tool.js';
 
 /** Streams numbered lines, optionally slowly; lets tests watch streaming and cancellation. */

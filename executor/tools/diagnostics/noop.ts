@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool } from '../../define-tool.js';
 
 /** Does nothing; measures the cost of the call path itself in tests and benchmarks. */

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ResourceLimits } from '../../../shared/executor-boot.js';
 import { EnforcementLevel, ResolvedPolicy } from '../../../shared/policy.js';
 import { jsEvalOutlook } from '../../policy/js-eval-outlook.js';

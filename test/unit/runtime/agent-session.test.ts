@@ -11,7 +11,7 @@ import type { EngineEvent } from '../../../shared/engine-events.js';
 import { RuntimeCommand } from '../../../shared/runtime-command.js';
 import { hostDir } from '../../support/host-dir.js';
 import { testPolicy } from '../../support/policies.js';
-import { processDescendants } from '../../support/process-descendants.js';
+import { commandLine, processDescendants } from '../../support/process-descendants.js';
 import { eventually, isAlive } from '../../support/processes.js';
 import { createScriptedProvider, type ScriptedTurn } from '../../support/scripted-provider.js';
 
@@ -63,6 +63,37 @@ describe('AgentSession (real executors)', () => {
     }
     const log = await loadSession(sessionFile(ws.path, agent.sessionId!));
     expect(log.conversationAt().length).toBe(4);
+  });
+
+  it('makes a provider given as a function once its executor process runs, and warms it before the first request', async () => {
+    await using ws = await hostDir('runtime-late-provider-');
+    const { provider: scripted, settings: s } = settings(ws.path, [text('made late')]);
+    let executorsWhenMade: string[] = [];
+    const order: string[] = [];
+    const agent = await createAgentSession({
+      ...s,
+      model: {
+        ...s.model,
+        provider: async () => {
+          const lines = await Promise.all((await processDescendants(process.pid)).map(commandLine));
+          executorsWhenMade = lines.filter((line) => line.includes('executor.js'));
+          order.push('made');
+          return Object.assign(scripted, {
+            warm: async () => {
+              order.push('warmed');
+            },
+          });
+        },
+      },
+    });
+    try {
+      // The SDK a real provider loads would otherwise compete with the sandbox setup for this thread.
+      expect(executorsWhenMade.length).toBeGreaterThan(0);
+      expect(order).toEqual(['made', 'warmed']);
+      expect((await agent.prompt('go')).finalMessage).toBe('made late');
+    } finally {
+      await agent.close();
+    }
   });
 
   it('setNetwork replaces the executor with one that reports the flipped network, and tells the model', async () => {

@@ -1,0 +1,139 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { distPath } from '../../harness/project-paths.js';
+import { fakeMessagesApi } from '../support/fake-messages-api.js';
+import { processDescendants } from '../support/process-descendants.js';
+import { median, round } from './stats.js';
+
+const RUNS = 9;
+/** Between RSS samples of the whole process tree; each sample reads /proc, so only one run samples. */
+const RSS_SAMPLE_MS = 10;
+
+export interface FirstRequestFigures {
+  /** `skate -p` spawned → its first request arrives at the local Messages API (median). */
+  first_request_ms: number;
+  first_request_min_ms: number;
+  first_request_max_ms: number;
+  /** `node -e 0` spawn → exit, alternating with the runs. */
+  first_request_node_ms: number;
+  /** `skate --version` spawn → exit: the CLI's own load, no executor, no SDK. */
+  first_request_version_ms: number;
+  first_request_vs_node: number;
+  /** The same runs to their exit (one short text reply). */
+  first_request_run_ms: number;
+  /** Peak resident memory of the CLI's whole process tree (harness, sandbox, executor) in one run, in MiB. */
+  first_request_peak_rss_mb: number;
+}
+
+interface Spawned {
+  startedAt: number;
+  exited: Promise<number>;
+  pid: number | undefined;
+}
+
+function start(args: string[], cwd: string, env: NodeJS.ProcessEnv): Spawned {
+  const startedAt = performance.now();
+  const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<number>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) =>
+      code === 0
+        ? resolve(performance.now())
+        : reject(new Error(`${args.join(' ')} exited ${code}:\n${stderr}`)),
+    );
+  });
+  return { startedAt, exited, pid: child.pid };
+}
+
+async function elapsed(args: string[], cwd: string): Promise<number> {
+  const run = start(args, cwd, process.env);
+  return (await run.exited) - run.startedAt;
+}
+
+async function treeRssKb(pid: number): Promise<number> {
+  let kb = 0;
+  for (const p of [pid, ...(await processDescendants(pid))]) {
+    const status = await readFile(`/proc/${p}/status`, 'utf8').catch(() => '');
+    kb += Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+  }
+  return kb;
+}
+
+/** One `skate -p` run against a fresh fake API: when its first request arrived, when it exited, its peak RSS. */
+async function agentRun(
+  workspace: string,
+  sampleRss: boolean,
+): Promise<{ firstMs: number; runMs: number; peakKb: number }> {
+  await using api = await fakeMessagesApi([
+    {
+      type: 'message',
+      blocks: [{ type: 'text', text: 'done' }],
+      usage: { input_tokens: 10, output_tokens: 1 },
+    },
+  ]);
+  const env = { ...process.env, ANTHROPIC_API_KEY: 'sk-ant-bench', ANTHROPIC_BASE_URL: api.url };
+  const run = start(
+    [distPath('cli', 'skate.js'), '-p', 'say done', '--workspace', workspace],
+    workspace,
+    env,
+  );
+  let peakKb = 0;
+  let sampling = sampleRss && run.pid !== undefined;
+  const sampler = (async () => {
+    while (sampling) {
+      peakKb = Math.max(peakKb, await treeRssKb(run.pid!));
+      await new Promise((resolve) => setTimeout(resolve, RSS_SAMPLE_MS));
+    }
+  })();
+  try {
+    const exitedAt = await run.exited;
+    const arrived = api.arrivals[0];
+    if (arrived === undefined) throw new Error('skate -p exited without a request to the API');
+    return { firstMs: arrived - run.startedAt, runMs: exitedAt - run.startedAt, peakKb };
+  } finally {
+    sampling = false;
+    await sampler;
+  }
+}
+
+/**
+ * `skate -p` as a user starts it (the built CLI, real SDK, a real sandboxed executor)
+ * against the local fake Messages API: spawn → first request, alternating with
+ * `node -e 0` and `skate --version` so all three see the same machine.
+ */
+export async function benchFirstRequest(): Promise<FirstRequestFigures> {
+  const workspace = await realpath(await mkdtemp(path.join(tmpdir(), 'skate-first-request-')));
+  try {
+    await agentRun(workspace, false); // warm the page cache and the sandbox probe cache
+    const first: number[] = [];
+    const whole: number[] = [];
+    const node: number[] = [];
+    const version: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      node.push(await elapsed(['-e', '0'], workspace));
+      version.push(await elapsed([distPath('cli', 'skate.js'), '--version'], workspace));
+      const run = await agentRun(workspace, false);
+      first.push(run.firstMs);
+      whole.push(run.runMs);
+    }
+    const sampled = await agentRun(workspace, true);
+    return {
+      first_request_ms: round(median(first)),
+      first_request_min_ms: round(Math.min(...first)),
+      first_request_max_ms: round(Math.max(...first)),
+      first_request_node_ms: round(median(node)),
+      first_request_version_ms: round(median(version)),
+      first_request_vs_node: round(median(first) / median(node), 2),
+      first_request_run_ms: round(median(whole)),
+      first_request_peak_rss_mb: round(sampled.peakKb / 1024),
+    };
+  } finally {
+    await rm(workspace, { recursive: true, force: true });
+  }
+}
