@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { ResolvedPolicy } from '../shared/policy.js';
 import type { OutputLine, ToolDisplay, ToolEffect, ToolErrorCode } from '../shared/tool.js';
 import type { PathGuard } from './path-guard.js';

@@ -15,7 +15,7 @@ import type {
   ForkSessionResponse,
   SessionCapabilities as UnstableSessionCapabilities,
 } from '@agentclientprotocol/sdk/unstable';
-import { z } from 'zod';
+import * as z from 'zod';
 import { deleteSession } from '../session/delete-session.js';
 import { SessionError } from '../session/session-error.js';
 import { listSessions } from '../session/session-store.js';

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { SettingsFile } from '../../shared/settings.js';
 import { SettingsError } from './settings-error.js';
 
