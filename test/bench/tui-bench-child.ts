@@ -263,14 +263,17 @@ async function streamPhase(perSecond: number, seconds: number): Promise<StreamFi
   const emittedAt = new Float64Array(deltas.length);
   const lags: number[] = [];
   let shown = 0;
+  let shownAllAt = 0;
   let framesInStream = 0;
   ui.onFrame = (frame) => {
+    if (shown === deltas.length) return; // frames after the one that showed the last delta are not counted
     framesInStream++;
     const last = frame.state.blocks.at(-1);
     const length = last?.kind === 'assistant' ? last.text.length : 0;
     while (shown < deltas.length && ends[shown]! <= length && emittedAt[shown]! > 0) {
       lags.push(frame.at - emittedAt[shown]!);
       shown++;
+      shownAllAt = frame.at;
     }
   };
   backend.emit({ type: 'turn_start', turn: 1 });
@@ -283,9 +286,10 @@ async function streamPhase(perSecond: number, seconds: number): Promise<StreamFi
     if (index === 0 || (ends[index - 1]! <= lastWordsAt && ends[index]! > lastWordsAt)) ui.terminal.mark();
   });
   await stream.done;
-  // The last deltas wait in the controller's queue for its next flush: the frame after that shows them.
-  const final = await ui.frameShowing(ui.seq() + 1);
-  const wallMs = final.at - start;
+  // The last deltas wait in the controller's queue for its next flush; states keep coming (the running
+  // turn's clock ticks), so wait frame by frame until one shows every delta (or fail after 10 s without one).
+  while (shown < deltas.length) await ui.frameShowing(ui.seq() + 1);
+  const wallMs = shownAllAt - start;
   const cpu = process.cpuUsage(cpuStart);
   const block = ui.controller.current.blocks.at(-1);
   const drawnText = block?.kind === 'assistant' ? block.text : '';
