@@ -339,7 +339,9 @@ async function interactive(): Promise<Record<string, number | boolean>> {
   loaded.conversation = conversation(2_500);
   const ui = mount(loaded);
   await sleep(300);
+  const quietCpu = process.cpuUsage();
   const quietLatencies = await keyLatencies(ui, 60, 20);
+  const quietCpuUsed = process.cpuUsage(quietCpu);
   loaded.emit({ type: 'turn_start', turn: 1 });
   const stream = streamDeltas(loaded, textDeltas(markdownReply(2_000), 5), 200);
   const streamingLatencies = await keyLatencies(ui, 150, 20);
@@ -352,6 +354,15 @@ async function interactive(): Promise<Record<string, number | boolean>> {
     tui_key_frame_empty_p50_ms: round(median(emptyLatencies), 2),
     tui_key_frame_empty_p99_ms: round(quantile(emptyLatencies, 0.99), 2),
     tui_key_frame_empty_cpu_core_share: round((idleCpuUsed.user + idleCpuUsed.system) / 1000 / idleWall, 2),
+    // CPU time per key (the whole process: Ink's input, reducer, React, Ink's frame), less sensitive to load.
+    tui_key_frame_empty_cpu_ms: round(
+      (idleCpuUsed.user + idleCpuUsed.system) / 1000 / emptyLatencies.length,
+      2,
+    ),
+    tui_key_frame_5k_cpu_ms: round(
+      (quietCpuUsed.user + quietCpuUsed.system) / 1000 / quietLatencies.length,
+      2,
+    ),
     tui_key_frame_5k_p50_ms: round(median(quietLatencies), 2),
     tui_key_frame_5k_p99_ms: round(quantile(quietLatencies, 0.99), 2),
     tui_key_frame_5k_streaming_p50_ms: round(median(streamingLatencies), 2),
