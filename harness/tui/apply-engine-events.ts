@@ -9,6 +9,9 @@ import {
   type UiState,
 } from './ui-state.js';
 
+/** The streamed lines of a call that has none (shared: blocks are never changed in place). */
+const NO_LINES: string[] = [];
+
 /** An engine event, or a prompt the person sent (in a recorded conversation being shown again). */
 export type UiEvent = EngineEvent | { type: 'user_prompt'; agent: []; text: string };
 
@@ -171,7 +174,7 @@ export function applyEngineEvents(state: UiState, events: readonly UiEvent[], no
           args: event.args,
           startedAt: now,
           status: 'running',
-          streamed: [],
+          streamed: NO_LINES,
           streamedCount: 0,
         });
         break;
@@ -187,6 +190,8 @@ export function applyEngineEvents(state: UiState, events: readonly UiEvent[], no
       case 'tool_call_result':
         updateTool(event.id, (block) => ({
           ...block,
+          // The output as it streamed is in the result now: keeping both doubled a shell call's memory.
+          streamed: NO_LINES,
           status: block.status === 'blocked' ? 'blocked' : event.isError ? 'error' : 'done',
           result: {
             output: event.output,

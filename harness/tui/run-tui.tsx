@@ -9,6 +9,18 @@ import { TuiController } from './tui-controller.js';
 import { createUiReducer } from './ui-reducer.js';
 import { initialUiState } from './ui-state.js';
 
+/**
+ * How Ink draws the UI. Ink's own frame cap is set far above 60/s so that a
+ * key is drawn at once instead of waiting for the next 60 Hz slot (it waited up
+ * to 17 ms while a reply streamed); the cap on streaming frames is the
+ * controller's: engine events are applied at most once per EVENT_BATCH_MS.
+ */
+export const INK_RENDER_OPTIONS = {
+  exitOnCtrlC: false,
+  maxFps: 1_000,
+  incrementalRendering: true,
+} as const;
+
 const ENTER_ALT_SCREEN = '\x1b[?1049h\x1b[H';
 const LEAVE_ALT_SCREEN = '\x1b[?1049l';
 const SHOW_CURSOR = '\x1b[?25h';
@@ -119,10 +131,8 @@ export async function runTui(options: RunTuiOptions): Promise<void> {
     const instance = render(<TuiApp controller={controller} cache={cache} now={now} />, {
       stdout,
       stdin,
-      exitOnCtrlC: false,
       patchConsole: true,
-      maxFps: 60,
-      incrementalRendering: true,
+      ...INK_RENDER_OPTIONS,
     });
     unmount = () => instance.unmount();
     clearScreen = () => instance.clear();

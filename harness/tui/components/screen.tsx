@@ -62,7 +62,7 @@ function conversationLines(state: UiState, cache: BlockLineCache, rows: number):
 export function Screen({ state, cache }: { state: UiState; cache: BlockLineCache }): ReactElement {
   const { overlay, pending, prompt } = chromeLines(state);
   const rows = Math.max(1, state.size.rows - 1 - overlay.length - pending.length - prompt.length);
-  cache.now = state.now;
+  cache.beginFrame(state);
   return (
     <Box flexDirection="column" width={state.size.columns} height={state.size.rows}>
       <Lines lines={conversationLines(state, cache, rows)} prefix="c" />

@@ -10,6 +10,8 @@ export interface BlockRenderOptions {
   expanded: boolean;
   /** For a running call's elapsed time and spinner. */
   now: number;
+  /** Renders a reply's Markdown; a streaming reply's is incremental (same lines as `markdownLines`). */
+  markdown?: (text: string, width: number) => string[];
 }
 
 const SPINNER = '⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏';
@@ -32,7 +34,7 @@ export function renderBlockLines(block: Block, options: BlockRenderOptions): str
         '',
       ];
     case 'assistant':
-      return block.text === '' ? [] : [...markdownLines(block.text, width), ''];
+      return block.text === '' ? [] : [...(options.markdown ?? markdownLines)(block.text, width), ''];
     case 'thinking': {
       const words = block.text.trim() === '' ? 0 : block.text.trim().split(/\s+/).length;
       const head = chalk.dim(

@@ -4,13 +4,20 @@ import { markedTerminal } from 'marked-terminal';
 /** One Marked instance per width: marked-terminal reflows paragraphs to the width it was made with. */
 const byWidth = new Map<number, Marked>();
 
-function markedFor(width: number): Marked {
-  let marked = byWidth.get(width);
+/** The Marked instance that renders Markdown for a text `width` columns wide. */
+export function markedFor(width: number): Marked {
+  const columns = Math.max(20, width);
+  let marked = byWidth.get(columns);
   if (!marked) {
     // marked-terminal's types lag behind marked's major version; its renderer object is what `use` takes.
-    const extension = markedTerminal({ width, reflowText: true, tab: 2, showSectionPrefix: false }) as never;
+    const extension = markedTerminal({
+      width: columns,
+      reflowText: true,
+      tab: 2,
+      showSectionPrefix: false,
+    }) as never;
     marked = new Marked(extension);
-    byWidth.set(width, marked);
+    byWidth.set(columns, marked);
   }
   return marked;
 }
@@ -23,11 +30,10 @@ function markedFor(width: number): Marked {
 export function markdownLines(text: string, width: number): string[] {
   let rendered: string;
   try {
-    rendered = markedFor(Math.max(20, width)).parse(text, { async: false }) as string;
+    rendered = markedFor(width).parse(text, { async: false }) as string;
   } catch {
     // Half-streamed Markdown that trips the renderer is shown as it came.
     rendered = text;
   }
-  const lines = rendered.replace(/\s+$/, '').split('\n');
-  return lines;
+  return rendered.replace(/\s+$/, '').split('\n');
 }

@@ -1,5 +1,5 @@
 import type { TokenUsage } from '../../../shared/engine-events.js';
-import type { UiState } from '../ui-state.js';
+import type { Block, UiState } from '../ui-state.js';
 
 /** Every input token of a request, cached or not: what `i:` counts (`c:` is the cached part). */
 const promptTokens = (usage: TokenUsage | undefined): number =>
@@ -52,15 +52,7 @@ function doing(state: UiState): string {
         : 'loop cap: continue?';
   if (!state.running) return '';
   const parts: string[] = [];
-  // Running calls belong to the current turn: look back to the last prompt only, not over the whole session.
-  const runningTools: string[] = [];
-  for (let i = state.blocks.length - 1; i >= 0; i--) {
-    const block = state.blocks[i]!;
-    if (block.kind === 'user') break;
-    if (block.kind === 'tool' && block.status === 'running' && !runningTools.includes(block.name)) {
-      runningTools.unshift(block.name);
-    }
-  }
+  const runningTools = runningToolNames(state.blocks);
   const last = state.blocks.at(-1);
   if (runningTools.length > 0) {
     parts.push(`running ${runningTools.join(', ')}`);
@@ -72,4 +64,23 @@ function doing(state: UiState): string {
   const subAgents = Object.values(state.agents).filter((run) => run.status === 'running').length;
   if (subAgents > 0) parts.push(`${subAgents} sub-agent${subAgents === 1 ? '' : 's'} running`);
   return parts.join(' · ');
+}
+
+/** Running tools' names per block list: a frame that changes no block (a key, a tick) does not look again. */
+const runningByBlocks = new WeakMap<readonly Block[], string[]>();
+
+function runningToolNames(blocks: readonly Block[]): string[] {
+  let names = runningByBlocks.get(blocks);
+  if (names) return names;
+  names = [];
+  // Running calls belong to the current turn: look back to the last prompt only, not over the whole session.
+  for (let i = blocks.length - 1; i >= 0; i--) {
+    const block = blocks[i]!;
+    if (block.kind === 'user') break;
+    if (block.kind === 'tool' && block.status === 'running' && !names.includes(block.name)) {
+      names.unshift(block.name);
+    }
+  }
+  runningByBlocks.set(blocks, names);
+  return names;
 }

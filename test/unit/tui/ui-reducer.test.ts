@@ -302,7 +302,8 @@ describe('engine events', () => {
     ]);
     expect(state.blocks.map((block) => block.kind)).toEqual(['assistant', 'tool']);
     expect(state.blocks[0]).toMatchObject({ text: 'Hello', streaming: false });
-    expect(state.blocks[1]).toMatchObject({ status: 'done', startedAt: 200, streamed: ['ok 1'] });
+    // The streamed line was counted; with the result in, the result's output is what is kept.
+    expect(state.blocks[1]).toMatchObject({ status: 'done', startedAt: 200, streamed: [], streamedCount: 1 });
     expect(state.usage.turn).toEqual(usage);
     expect(state.usage.total.inputTokens).toBe(2468);
     expect(state.usage.costUsd).toBeGreaterThan(0);
