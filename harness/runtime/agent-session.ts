@@ -7,7 +7,14 @@ import { filterToolHost } from '../agents/filtered-tool-host.js';
 import { createSubAgentInbox } from '../agents/sub-agent-inbox.js';
 import { type CommandInboxHandle, createCommandInbox } from '../engine/command-inbox.js';
 import { type Compacted, Engine } from '../engine/engine.js';
-import type { Emitter, EngineContext, MetaTool, RunOutcome } from '../engine/engine-types.js';
+import type {
+  ConversationLog,
+  Emitter,
+  EngineContext,
+  MetaTool,
+  RunOutcome,
+} from '../engine/engine-types.js';
+import { messageText } from '../engine/message-text.js';
 import type { ExecutorClient } from '../executor-client/executor-client.js';
 import { planFilePath } from '../planning/plan-file.js';
 import { readPlan } from '../planning/read-plan.js';
@@ -15,7 +22,9 @@ import type { ModelProvider } from '../provider/model-provider.js';
 import { AgentRuntimeError } from './agent-runtime-error.js';
 import type { AgentSettings, SessionSettings } from './agent-settings.js';
 import { appendedSystemPrompt, harnessTools } from './harness-tools.js';
+import type { LoggedMessage, MessageRef } from './logged-message.js';
 import { openSessionLog, type SessionLog } from './open-session-log.js';
+import { requestTitle, titleModel } from './session-title.js';
 import { type ExecutorView, type StartedAgent, startAgent } from './start-agent.js';
 import { spawnExecutor } from './start-executor.js';
 
@@ -58,6 +67,11 @@ export class AgentSession {
   /** Said to the model with the next prompt (a network switch). */
   private pendingNotes: string[] = [];
   private closed = false;
+  /** Where each message of the conversation is in the session log, for `fork` at a message. */
+  private refs = new WeakMap<Message, MessageRef>();
+  private readonly logListeners = new Set<(logged: LoggedMessage) => void>();
+  /** The title request in flight, if any (see `titleSession`). */
+  private titling: { controller: AbortController; done: Promise<void> } | undefined;
 
   /** The workspace, resolved once. */
   readonly workspace: string;
@@ -80,6 +94,7 @@ export class AgentSession {
     this.sessionLog = started.log;
     this.instructions = started.instructions;
     this.messages = [...this.sessionLog.history];
+    for (const [message, ref] of this.sessionLog.historyRefs) this.refs.set(message, ref);
     this.modelName = settings.model.name;
     this.inbox = settings.answerer === 'nobody' ? undefined : createCommandInbox();
     this.emitter = {
@@ -126,6 +141,21 @@ export class AgentSession {
   /** The agent's current executor (replaced by `setNetwork`). */
   get executorClient(): ExecutorClient {
     return this.executor;
+  }
+
+  /** Where `message` (one of `conversation`) is in the session log; undefined when it was not logged. */
+  messageRef(message: Message): MessageRef | undefined {
+    return this.refs.get(message);
+  }
+
+  /**
+   * Told of each message of this agent's own conversation as it is appended
+   * to the session log (not sub-agents'), after the events that showed it.
+   * Returns the unsubscribe.
+   */
+  onMessageLogged(listener: (logged: LoggedMessage) => void): () => void {
+    this.logListeners.add(listener);
+    return () => this.logListeners.delete(listener);
   }
 
   /** Receives every event of this agent and its sub-agents; returns the unsubscribe. */
@@ -190,6 +220,9 @@ export class AgentSession {
         return this;
       case 'fork':
         return this.fork(command.atEventId);
+      case 'set_approval':
+        this.setApproval(command.approval);
+        return this;
       case 'set_network':
         await this.setNetwork(command.network);
         return this;
@@ -204,6 +237,21 @@ export class AgentSession {
     if (name === this.modelName) return;
     this.sessionLog.writer?.append({ type: 'model_change', from: this.modelName, to: name });
     this.modelName = name;
+  }
+
+  /** When to ask before writes and commands; a run in progress uses it from its next tool calls. */
+  get approval(): AgentSettings['approval'] {
+    return this.settings.approval;
+  }
+
+  /**
+   * Changes the approval mode. Allowed during a run: the engine reads it
+   * before each turn's tool calls. Agents started from this one (plan,
+   * execute, fork) inherit it.
+   */
+  setApproval(mode: AgentSettings['approval']): void {
+    if (this.closed) throw new AgentRuntimeError('closed', 'this agent was closed');
+    this.settings.approval = mode;
   }
 
   /** Summarises the older conversation now. */
@@ -321,6 +369,7 @@ export class AgentSession {
     this.closed = true;
     this.interrupt();
     await this.whenIdle();
+    await this.stopTitling();
     await this.stopExecutor(this.executor, this.currentPolicy);
     await this.sessionLog.close();
   }
@@ -347,7 +396,7 @@ export class AgentSession {
           appendSystemPrompt: appendedSystemPrompt(this.settings),
         }),
         maxTurns: options.maxTurns ?? settings.maxTurns,
-        approval: settings.approval,
+        approval: () => this.settings.approval,
         ...(settings.approval === 'ask' && settings.approvalUnattended && { approvalUnattended: true }),
         workspace: this.view.workspace,
         policyName: this.view.policyName,
@@ -356,6 +405,7 @@ export class AgentSession {
       this.emitter,
     );
     this.messages = outcome.messages;
+    this.titleSession(text);
     return {
       ...outcome,
       model: this.modelName,
@@ -373,7 +423,35 @@ export class AgentSession {
       inbox: this.inbox?.inbox ?? createSubAgentInbox(),
       signal,
       ...(settings.agent && { agent: settings.agent }),
-      ...(this.sessionLog.log && { log: this.sessionLog.log }),
+      ...(this.sessionLog.log && { log: this.refLog(this.sessionLog) }),
+    };
+  }
+
+  /**
+   * The session log, telling `onMessageLogged` listeners where each message
+   * landed (the writer's last event id right after the append).
+   */
+  private refLog(sessionLog: SessionLog): ConversationLog {
+    const { log, writer } = sessionLog;
+    if (!log || !writer) return log!;
+    const logged = (message: Message, kind: LoggedMessage['kind'], append: () => void): void => {
+      const parentId = writer.lastEventId;
+      append();
+      const eventId = writer.lastEventId;
+      // Refused (a stopped log): nothing landed, so there is nowhere to fork.
+      if (eventId === null || eventId === parentId) return;
+      this.refs.set(message, { eventId, parentId });
+      const callIds = message.content.flatMap((block) =>
+        block.type === 'tool_result' ? [block.callId] : [],
+      );
+      for (const listener of this.logListeners) listener({ eventId, parentId, kind, callIds });
+    };
+    return {
+      userMessage: (message) => logged(message, 'prompt', () => log.userMessage(message)),
+      assistantMessage: (message, usage, model) =>
+        logged(message, 'reply', () => log.assistantMessage(message, usage, model)),
+      toolResults: (message) => logged(message, 'tool_results', () => log.toolResults(message)),
+      compaction: (summary, replaced, usage, model) => log.compaction(summary, replaced, usage, model),
     };
   }
 
@@ -420,8 +498,55 @@ export class AgentSession {
     return next;
   }
 
+  /**
+   * After the first run of a session that has no title: a cheap model call
+   * for one, recorded in the log when it comes. Not awaited: the person gets
+   * the prompt back at once, and the next run may start meanwhile. Asked
+   * once per session; a failure records nothing (the list then shows the
+   * first line of the first prompt).
+   */
+  private titleSession(prompt: string): void {
+    const writer = this.sessionLog.writer;
+    if (!this.settings.titleSessions || this.sessionLog.titled || !writer || this.titling) return;
+    this.sessionLog.titled = true;
+    const first = this.messages.find(
+      (message) => message.role === 'user' && !message.content.some((block) => block.type === 'tool_result'),
+    );
+    const firstPrompt = first ? messageText(first) || prompt : prompt;
+    const reply = this.messages.find((message) => message.role === 'assistant');
+    const model = titleModel(this.modelName);
+    const controller = new AbortController();
+    const done = requestTitle({
+      provider: this.provider,
+      model,
+      prompt: firstPrompt,
+      ...(reply && { reply: messageText(reply) }),
+      signal: controller.signal,
+    }).then((result) => {
+      // A session switched or closed meanwhile aborted this; its writer takes nothing more.
+      if (result && !controller.signal.aborted && writer.status === 'open') {
+        writer.append({ type: 'title', title: result.title, usage: result.usage, model });
+      }
+    });
+    this.titling = { controller, done };
+    void done.finally(() => {
+      if (this.titling?.done === done) this.titling = undefined;
+    });
+  }
+
+  /** Resolves once no title request is in flight; one still running is abandoned (aborted). */
+  async whenTitled(options: { abandon?: boolean } = {}): Promise<void> {
+    if (options.abandon) this.titling?.controller.abort();
+    await this.titling?.done;
+  }
+
+  private async stopTitling(): Promise<void> {
+    await this.whenTitled({ abandon: true });
+  }
+
   private async switchSession(session: SessionSettings): Promise<void> {
     this.assertIdle();
+    await this.stopTitling();
     const next = await openSessionLog(session, {
       workspace: this.workspace,
       model: this.modelName,
@@ -431,6 +556,7 @@ export class AgentSession {
     await this.sessionLog.close();
     this.sessionLog = next;
     this.messages = [...next.history];
+    this.refs = new WeakMap(next.historyRefs);
   }
 
   private async stopExecutor(executor: ExecutorClient, policy: ResolvedPolicy | undefined): Promise<void> {
