@@ -7,7 +7,12 @@ import { titleModel } from '../../harness/runtime/session-title.js';
 import { sessionFile } from '../../harness/session/session-paths.js';
 import { loadSession } from '../../harness/session/session-reader.js';
 import { listSessions } from '../../harness/session/session-store.js';
-import { apiErrorReply, type FakeMessagesApi, type FakeReply, fakeMessagesApi } from '../support/fake-messages-api.js';
+import {
+  apiErrorReply,
+  type FakeMessagesApi,
+  type FakeReply,
+  fakeMessagesApi,
+} from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { testPolicy } from '../support/policies.js';
 

@@ -15,7 +15,7 @@ export function askUserChoiceLines(
     return i === state.choice ? chalk.cyan(`❯ ${text}`) : `  ${text}`;
   });
   const hint = multiSelect
-    ? 'Space or a number ticks · Enter sends the ticked (or the one at ❯) · ↑↓/j/k · Esc declines'
+    ? 'Space or a number ticks · Enter sends the ticked (none: the one at ❯) · Esc declines'
     : '↑↓/j/k Enter or a number · Esc declines';
   return [...lines, chalk.dim(hint)];
 }
