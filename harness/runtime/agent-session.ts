@@ -28,6 +28,9 @@ import { requestTitle, titleModel } from './session-title.js';
 import { type ExecutorView, type StartedAgent, startAgent } from './start-agent.js';
 import { spawnExecutor } from './start-executor.js';
 
+/** How long closing or switching the session waits for a title request still out. */
+const TITLE_GRACE_MS = 2_000;
+
 /** What one `prompt` ends with: the engine's outcome and what the frontend reports with it. */
 export interface AgentRunResult extends RunOutcome {
   model: string;
@@ -540,7 +543,20 @@ export class AgentSession {
     await this.titling?.done;
   }
 
+  /**
+   * Before the session's log closes (a switch, or close): a title request
+   * still out gets a short grace (a cheap model answers in well under it),
+   * then is abandoned, so quitting right after the first answer keeps it.
+   */
   private async stopTitling(): Promise<void> {
+    const titling = this.titling;
+    if (!titling) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const grace = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, TITLE_GRACE_MS);
+    });
+    await Promise.race([titling.done, grace]);
+    clearTimeout(timer);
     await this.whenTitled({ abandon: true });
   }
 

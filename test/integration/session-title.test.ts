@@ -130,11 +130,11 @@ describe('session titles (the real SDK against the local Messages API)', () => {
     expect(listed).toMatchObject({ title: 'Rename the helper', titled: false });
   });
 
-  it('closing the agent while the title request is still out abandons it: nothing is recorded after close', async () => {
+  it('closing the agent waits a short grace for a title still out, then abandons it: nothing recorded', async () => {
     await using ws = await hostDir('title-close-');
     await using api = await fakeMessagesApi([
       reply('Done.'),
-      { ...reply('A slow title'), chunkDelayMs: 2_000 },
+      { ...reply('A slow title'), chunkDelayMs: 10_000 },
     ]);
     const agent = await createAgentSession(settings(ws.path, api, true));
     await agent.prompt('do the thing');
@@ -143,7 +143,8 @@ describe('session titles (the real SDK against the local Messages API)', () => {
     expect(api.requests).toHaveLength(2);
     const started = Date.now();
     await agent.close();
-    expect(Date.now() - started).toBeLessThan(1_500);
+    // The grace is 2 s; the title would have taken far longer.
+    expect(Date.now() - started).toBeLessThan(6_000);
     const log = await loadSession(sessionFile(ws.path, agent.sessionId!));
     expect(log.events.some((event) => event.payload.type === 'title')).toBe(false);
   });
