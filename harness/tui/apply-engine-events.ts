@@ -100,7 +100,7 @@ export function applyEngineEvents(state: UiState, events: readonly UiEvent[], no
     }
     switch (event.type) {
       case 'message_logged':
-        attachOrigins(blocks, event.logged);
+        attachOrigins(blocks, event.logged, state.blocks.length);
         break;
       case 'user_prompt':
         endStreaming();

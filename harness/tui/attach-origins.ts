@@ -1,4 +1,4 @@
-import type { LoggedMessage } from '../runtime/logged-message.js';
+import type { LoggedMessage, MessageRef } from '../runtime/logged-message.js';
 import type { Block } from './ui-state.js';
 
 /** A message of the main conversation landed in the session log (after the events that showed it). */
@@ -12,16 +12,26 @@ export interface MessageLoggedEvent {
  * Marks the blocks `logged` showed with where their message is in the log:
  * a prompt, the latest user block; a reply, its text, thinking and tool
  * blocks since the last marked one; tool results, the calls they answer.
- * Blocks are replaced, not changed (renderers cache by identity).
+ * Blocks from `fresh` on were made in this batch and never drawn, so they are
+ * marked in place (a copy per block tripled the time to load a long session);
+ * older ones are replaced, not changed, as renderers cache by identity.
  */
-export function attachOrigins(blocks: Block[], logged: LoggedMessage): void {
-  const origin = { eventId: logged.eventId, parentId: logged.parentId };
+export function attachOrigins(blocks: Block[], logged: LoggedMessage, fresh: number): void {
+  // The logged entry is a MessageRef already: no object per block (long sessions load thousands).
+  const origin: MessageRef = logged;
+  type Marked = Block & { origin?: MessageRef; resultEventId?: string };
+  const mark = (i: number, change: { origin: MessageRef } | { resultEventId: string }): void => {
+    const block = blocks[i] as Marked;
+    if (i < fresh) blocks[i] = { ...block, ...change } as Block;
+    else if ('origin' in change) block.origin = change.origin;
+    else block.resultEventId = change.resultEventId;
+  };
   switch (logged.kind) {
     case 'prompt':
       for (let i = blocks.length - 1; i >= 0; i--) {
         const block = blocks[i]!;
         if (block.kind !== 'user') continue;
-        if (!block.origin) blocks[i] = { ...block, origin };
+        if (!block.origin) mark(i, { origin });
         return;
       }
       return;
@@ -29,7 +39,7 @@ export function attachOrigins(blocks: Block[], logged: LoggedMessage): void {
       for (let i = blocks.length - 1; i >= 0; i--) {
         const block = blocks[i]!;
         if (block.kind === 'user' || (block.kind !== 'notice' && block.origin)) return;
-        if (block.kind !== 'notice') blocks[i] = { ...block, origin };
+        if (block.kind !== 'notice') mark(i, { origin });
       }
       return;
     case 'tool_results': {
@@ -38,7 +48,7 @@ export function attachOrigins(blocks: Block[], logged: LoggedMessage): void {
         const block = blocks[i]!;
         if (block.kind !== 'tool' || !open.has(block.callId)) continue;
         open.delete(block.callId);
-        blocks[i] = { ...block, resultEventId: logged.eventId };
+        mark(i, { resultEventId: logged.eventId });
       }
       return;
     }

@@ -2,6 +2,9 @@ import type { Message } from '../../shared/conversation.js';
 import type { MessageRef } from '../runtime/logged-message.js';
 import type { UiEvent } from './apply-engine-events.js';
 
+const NO_CALLS: string[] = [];
+const MAIN: [] = [];
+
 /**
  * A recorded conversation (a continued or resumed session) as the events the
  * UI would have seen live, so it is shown by the same code as a live run.
@@ -55,11 +58,16 @@ export function historyEvents(
     }
     const ref = refOf?.(message);
     if (ref) {
-      const callIds = message.content.flatMap((block) =>
-        block.type === 'tool_result' ? [block.callId] : [],
-      );
+      // Plain loops, shared empties, no spreads: this runs per message of sessions 100,000 events long.
+      let callIds: string[] = NO_CALLS;
+      for (const block of message.content) {
+        if (block.type !== 'tool_result') continue;
+        if (callIds === NO_CALLS) callIds = [];
+        callIds.push(block.callId);
+      }
       const kind = message.role === 'assistant' ? 'reply' : callIds.length > 0 ? 'tool_results' : 'prompt';
-      events.push({ type: 'message_logged', agent: [], logged: { ...ref, kind, callIds } });
+      const logged = { eventId: ref.eventId, parentId: ref.parentId, kind, callIds } as const;
+      events.push({ type: 'message_logged', agent: MAIN, logged });
     }
   }
   return events;

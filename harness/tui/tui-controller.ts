@@ -260,7 +260,8 @@ export class TuiController {
       .filter((session) => !session.parentSessionId)
       .map((session) => ({
         id: session.id,
-        title: session.title,
+        // A fork starts with its source's title: say which is which.
+        title: session.forkedFrom ? `(fork) ${session.title}` : session.title,
         lastActivity: session.lastActivity,
         tokens:
           session.total.usage.inputTokens +

@@ -15,7 +15,7 @@ import { hasTmux, tmuxTerminal } from '../support/tmux-terminal.js';
  */
 const tmux = await hasTmux();
 
-const text = (words: string, output = 20): FakeReply => ({
+const text = (words: string, output = 20): Extract<FakeReply, { type: 'message' }> => ({
   type: 'message',
   blocks: [{ type: 'text', text: words }],
   usage: { input_tokens: 400, output_tokens: output },
