@@ -14,7 +14,6 @@ import type {
   MetaTool,
   RunOutcome,
 } from '../engine/engine-types.js';
-import { messageText } from '../engine/message-text.js';
 import type { ExecutorClient } from '../executor-client/executor-client.js';
 import { planFilePath } from '../planning/plan-file.js';
 import { readPlan } from '../planning/read-plan.js';
@@ -24,12 +23,10 @@ import type { AgentSettings, SessionSettings } from './agent-settings.js';
 import { appendedSystemPrompt, harnessTools } from './harness-tools.js';
 import type { LoggedMessage, MessageRef } from './logged-message.js';
 import { openSessionLog, type SessionLog } from './open-session-log.js';
-import { requestTitle, titleModel } from './session-title.js';
+import { refLog } from './ref-log.js';
+import { SessionTitler } from './session-titler.js';
 import { type ExecutorView, type StartedAgent, startAgent } from './start-agent.js';
 import { spawnExecutor } from './start-executor.js';
-
-/** How long closing or switching the session waits for a title request still out. */
-const TITLE_GRACE_MS = 2_000;
 
 /** What one `prompt` ends with: the engine's outcome and what the frontend reports with it. */
 export interface AgentRunResult extends RunOutcome {
@@ -73,8 +70,7 @@ export class AgentSession {
   /** Where each message of the conversation is in the session log, for `fork` at a message. */
   private refs = new WeakMap<Message, MessageRef>();
   private readonly logListeners = new Set<(logged: LoggedMessage) => void>();
-  /** The title request in flight, if any (see `titleSession`). */
-  private titling: { controller: AbortController; done: Promise<void> } | undefined;
+  private readonly titler = new SessionTitler();
 
   /** The workspace, resolved once. */
   readonly workspace: string;
@@ -372,7 +368,7 @@ export class AgentSession {
     this.closed = true;
     this.interrupt();
     await this.whenIdle();
-    await this.stopTitling();
+    await this.titler.stop();
     await this.stopExecutor(this.executor, this.currentPolicy);
     await this.sessionLog.close();
   }
@@ -426,35 +422,7 @@ export class AgentSession {
       inbox: this.inbox?.inbox ?? createSubAgentInbox(),
       signal,
       ...(settings.agent && { agent: settings.agent }),
-      ...(this.sessionLog.log && { log: this.refLog(this.sessionLog) }),
-    };
-  }
-
-  /**
-   * The session log, telling `onMessageLogged` listeners where each message
-   * landed (the writer's last event id right after the append).
-   */
-  private refLog(sessionLog: SessionLog): ConversationLog {
-    const { log, writer } = sessionLog;
-    if (!log || !writer) return log!;
-    const logged = (message: Message, kind: LoggedMessage['kind'], append: () => void): void => {
-      const parentId = writer.lastEventId;
-      append();
-      const eventId = writer.lastEventId;
-      // Refused (a stopped log): nothing landed, so there is nowhere to fork.
-      if (eventId === null || eventId === parentId) return;
-      this.refs.set(message, { eventId, parentId });
-      const callIds = message.content.flatMap((block) =>
-        block.type === 'tool_result' ? [block.callId] : [],
-      );
-      for (const listener of this.logListeners) listener({ eventId, parentId, kind, callIds });
-    };
-    return {
-      userMessage: (message) => logged(message, 'prompt', () => log.userMessage(message)),
-      assistantMessage: (message, usage, model) =>
-        logged(message, 'reply', () => log.assistantMessage(message, usage, model)),
-      toolResults: (message) => logged(message, 'tool_results', () => log.toolResults(message)),
-      compaction: (summary, replaced, usage, model) => log.compaction(summary, replaced, usage, model),
+      ...(this.sessionLog.log && { log: this.loggedRefs(this.sessionLog) }),
     };
   }
 
@@ -501,68 +469,38 @@ export class AgentSession {
     return next;
   }
 
-  /**
-   * After the first run of a session that has no title: a cheap model call
-   * for one, recorded in the log when it comes. Not awaited: the person gets
-   * the prompt back at once, and the next run may start meanwhile. Asked
-   * once per session; a failure records nothing (the list then shows the
-   * first line of the first prompt).
-   */
+  /** The session log, remembering where each message landed and telling `onMessageLogged` listeners. */
+  private loggedRefs(sessionLog: SessionLog): ConversationLog | undefined {
+    const { log, writer } = sessionLog;
+    if (!log || !writer) return log;
+    return refLog(log, writer, (message, logged) => {
+      this.refs.set(message, { eventId: logged.eventId, parentId: logged.parentId });
+      for (const listener of this.logListeners) listener(logged);
+    });
+  }
+
+  /** After the first run of a session without a title: ask for one (`titleSessions`), once per session. */
   private titleSession(prompt: string): void {
     const writer = this.sessionLog.writer;
-    if (!this.settings.titleSessions || this.sessionLog.titled || !writer || this.titling) return;
+    if (!this.settings.titleSessions || this.sessionLog.titled || !writer) return;
     this.sessionLog.titled = true;
-    const first = this.messages.find(
-      (message) => message.role === 'user' && !message.content.some((block) => block.type === 'tool_result'),
-    );
-    const firstPrompt = first ? messageText(first) || prompt : prompt;
-    const reply = this.messages.find((message) => message.role === 'assistant');
-    const model = titleModel(this.modelName);
-    const controller = new AbortController();
-    const done = requestTitle({
+    this.titler.start({
       provider: this.provider,
-      model,
-      prompt: firstPrompt,
-      ...(reply && { reply: messageText(reply) }),
-      signal: controller.signal,
-    }).then((result) => {
-      // A session switched or closed meanwhile aborted this; its writer takes nothing more.
-      if (result && !controller.signal.aborted && writer.status === 'open') {
-        writer.append({ type: 'title', title: result.title, usage: result.usage, model });
-      }
-    });
-    this.titling = { controller, done };
-    void done.finally(() => {
-      if (this.titling?.done === done) this.titling = undefined;
+      model: this.modelName,
+      writer,
+      messages: this.messages,
+      prompt,
     });
   }
 
-  /** Resolves once no title request is in flight; one still running is abandoned (aborted). */
-  async whenTitled(options: { abandon?: boolean } = {}): Promise<void> {
-    if (options.abandon) this.titling?.controller.abort();
-    await this.titling?.done;
-  }
-
-  /**
-   * Before the session's log closes (a switch, or close): a title request
-   * still out gets a short grace (a cheap model answers in well under it),
-   * then is abandoned, so quitting right after the first answer keeps it.
-   */
-  private async stopTitling(): Promise<void> {
-    const titling = this.titling;
-    if (!titling) return;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const grace = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, TITLE_GRACE_MS);
-    });
-    await Promise.race([titling.done, grace]);
-    clearTimeout(timer);
-    await this.whenTitled({ abandon: true });
+  /** Resolves once no title request is in flight; with `abandon`, one still running is aborted. */
+  whenTitled(options: { abandon?: boolean } = {}): Promise<void> {
+    return this.titler.settled(options);
   }
 
   private async switchSession(session: SessionSettings): Promise<void> {
     this.assertIdle();
-    await this.stopTitling();
+    await this.titler.stop();
     const next = await openSessionLog(session, {
       workspace: this.workspace,
       model: this.modelName,
