@@ -16,6 +16,11 @@ export const RuntimeCommand = z.discriminatedUnion('type', [
   z.object({ type: z.literal('resume'), sessionId: z.string().min(1) }),
   /** A new agent on a new session holding the conversation up to `atEventId`. */
   z.object({ type: z.literal('fork'), atEventId: z.string().min(1) }),
+  /**
+   * When to ask before tools that write or run commands, from the next tool
+   * calls on (a run in progress included): `auto`, `ask`, or `deny-writes`.
+   */
+  z.object({ type: z.literal('set_approval'), approval: z.enum(['auto', 'ask', 'deny-writes']) }),
   /** Replaces the executor with one under the same policy, network on or off; the conversation stays. */
   z.object({ type: z.literal('set_network'), network: z.enum(['on', 'off']) }),
   /**

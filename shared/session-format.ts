@@ -58,6 +58,18 @@ export const SessionPayload = z.discriminatedUnion('type', [
     model: z.string().optional(),
   }),
   z.object({ type: z.literal('model_change'), from: z.string(), to: z.string() }),
+  /**
+   * A short title for the session (a cheap model call after its first turn).
+   * Shown by `skate sessions list` and the UI's picker; the latest one wins.
+   * Sessions without one are listed under their first prompt.
+   */
+  z.object({
+    type: z.literal('title'),
+    title: z.string().min(1).max(200),
+    /** What the title request cost, and the model it ran on (for the price). */
+    usage: TokenUsage.optional(),
+    model: z.string().optional(),
+  }),
   /** The `spawn_agent` call `callId` started sub-agent session `childSessionId`. */
   z.object({
     type: z.literal('subagent_link'),

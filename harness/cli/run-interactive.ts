@@ -6,18 +6,26 @@ import type { RunSettings } from './agent-settings-from-flags.js';
 import { note } from './note.js';
 
 /**
- * `skate` on a terminal with no task: the full-screen UI on the agent
- * runtime, the person answering its questions. Resolves to the exit code once
- * the UI is gone and the agent (executor, session log) is closed.
+ * `skate` on a terminal: the full-screen UI on the agent runtime, the person
+ * answering its questions; with a task (`skate "task"`), that task is sent
+ * once the UI is up. Sessions get a title from a cheap model call after their
+ * first run. Resolves to the exit code once the UI is gone and the agent
+ * (executor, session log) is closed.
  */
-export async function runInteractive(settings: RunSettings): Promise<number> {
-  const session = await createAgentSession({ ...settings, answerer: 'user', onNote: note });
+export async function runInteractive(settings: RunSettings, task?: string): Promise<number> {
+  const session = await createAgentSession({
+    ...settings,
+    answerer: 'user',
+    titleSessions: true,
+    onNote: note,
+  });
   // Ink and React load only here, so `skate --help` and `skate -p` never pay for them.
   const { runTui } = await importTuiOnTerminal();
   let current: { close(): Promise<void> } = session;
   try {
     await runTui({
       backend: session,
+      initialPrompt: task,
       onBackend: (backend) => {
         current = backend;
       },

@@ -1,6 +1,6 @@
 /** The whole CLI's usage text, printed by `--help` (a usage error is one line). */
 export const USAGE = `usage:
-  skate [--continue | --resume ID] [agent options]   on a terminal: the interactive UI (:help inside)
+  skate [--continue | --resume ID] [agent options] ["task"]   on a terminal: the interactive UI, starting on the task (:help inside)
   skate -p "task" [--output-format text|json|stream-json] [--model M] [--max-turns N] [--max-tokens N]
         [--thinking-budget N] [--approval auto|ask|deny-writes] [--system-prompt S] [--append-system-prompt S]
         [--policy P] [--network on|off] [--add-dir DIR]... [--workspace DIR] [--executor ws://HOST:PORT]

@@ -91,7 +91,8 @@ export interface RunRequest {
   appendSystemPrompt?: string;
   /** Model turns allowed before `loop_cap_reached` asks whether to go on. */
   maxTurns: number;
-  approval: ApprovalMode;
+  /** A function is read before each turn's tool calls, so a frontend can change the mode during a run. */
+  approval: ApprovalMode | (() => ApprovalMode);
   /** With `ask`: nobody is attached to answer (a headless run), so such calls are refused at once. */
   approvalUnattended?: boolean;
   /** Earlier conversation, for resumed sessions. */

@@ -170,7 +170,7 @@ export class Engine {
         tools: ctx.tools,
         metaTools: toolset.metaTools,
         definitions: toolset.definitions,
-        approval: request.approval,
+        approval: typeof request.approval === 'function' ? request.approval() : request.approval,
         ...(request.approvalUnattended && { approvalUnattended: true }),
         inbox: ctx.inbox,
         signal: ctx.signal,

@@ -7,7 +7,13 @@ import { filterToolHost } from '../agents/filtered-tool-host.js';
 import { createSubAgentInbox } from '../agents/sub-agent-inbox.js';
 import { type CommandInboxHandle, createCommandInbox } from '../engine/command-inbox.js';
 import { type Compacted, Engine } from '../engine/engine.js';
-import type { Emitter, EngineContext, MetaTool, RunOutcome } from '../engine/engine-types.js';
+import type {
+  ConversationLog,
+  Emitter,
+  EngineContext,
+  MetaTool,
+  RunOutcome,
+} from '../engine/engine-types.js';
 import type { ExecutorClient } from '../executor-client/executor-client.js';
 import { planFilePath } from '../planning/plan-file.js';
 import { readPlan } from '../planning/read-plan.js';
@@ -15,7 +21,10 @@ import type { ModelProvider } from '../provider/model-provider.js';
 import { AgentRuntimeError } from './agent-runtime-error.js';
 import type { AgentSettings, SessionSettings } from './agent-settings.js';
 import { appendedSystemPrompt, harnessTools } from './harness-tools.js';
+import type { LoggedMessage, MessageRef } from './logged-message.js';
 import { openSessionLog, type SessionLog } from './open-session-log.js';
+import { refLog } from './ref-log.js';
+import { SessionTitler } from './session-titler.js';
 import { type ExecutorView, type StartedAgent, startAgent } from './start-agent.js';
 import { spawnExecutor } from './start-executor.js';
 
@@ -58,6 +67,10 @@ export class AgentSession {
   /** Said to the model with the next prompt (a network switch). */
   private pendingNotes: string[] = [];
   private closed = false;
+  /** Where each message of the conversation is in the session log, for `fork` at a message. */
+  private refs = new WeakMap<Message, MessageRef>();
+  private readonly logListeners = new Set<(logged: LoggedMessage) => void>();
+  private readonly titler = new SessionTitler();
 
   /** The workspace, resolved once. */
   readonly workspace: string;
@@ -80,6 +93,7 @@ export class AgentSession {
     this.sessionLog = started.log;
     this.instructions = started.instructions;
     this.messages = [...this.sessionLog.history];
+    for (const [message, ref] of this.sessionLog.historyRefs) this.refs.set(message, ref);
     this.modelName = settings.model.name;
     this.inbox = settings.answerer === 'nobody' ? undefined : createCommandInbox();
     this.emitter = {
@@ -131,6 +145,21 @@ export class AgentSession {
   /** The agent's current executor (replaced by `setNetwork`). */
   get executorClient(): ExecutorClient {
     return this.executor;
+  }
+
+  /** Where `message` (one of `conversation`) is in the session log; undefined when it was not logged. */
+  messageRef(message: Message): MessageRef | undefined {
+    return this.refs.get(message);
+  }
+
+  /**
+   * Told of each message of this agent's own conversation as it is appended
+   * to the session log (not sub-agents'), after the events that showed it.
+   * Returns the unsubscribe.
+   */
+  onMessageLogged(listener: (logged: LoggedMessage) => void): () => void {
+    this.logListeners.add(listener);
+    return () => this.logListeners.delete(listener);
   }
 
   /** Receives every event of this agent and its sub-agents; returns the unsubscribe. */
@@ -195,6 +224,9 @@ export class AgentSession {
         return this;
       case 'fork':
         return this.fork(command.atEventId);
+      case 'set_approval':
+        this.setApproval(command.approval);
+        return this;
       case 'set_network':
         await this.setNetwork(command.network);
         return this;
@@ -209,6 +241,21 @@ export class AgentSession {
     if (name === this.modelName) return;
     this.sessionLog.writer?.append({ type: 'model_change', from: this.modelName, to: name });
     this.modelName = name;
+  }
+
+  /** When to ask before writes and commands; a run in progress uses it from its next tool calls. */
+  get approval(): AgentSettings['approval'] {
+    return this.settings.approval;
+  }
+
+  /**
+   * Changes the approval mode. Allowed during a run: the engine reads it
+   * before each turn's tool calls. Agents started from this one (plan,
+   * execute, fork) inherit it.
+   */
+  setApproval(mode: AgentSettings['approval']): void {
+    if (this.closed) throw new AgentRuntimeError('closed', 'this agent was closed');
+    this.settings.approval = mode;
   }
 
   /** Summarises the older conversation now. */
@@ -330,6 +377,7 @@ export class AgentSession {
     this.closed = true;
     this.interrupt();
     await this.whenIdle();
+    await this.titler.stop();
     await this.stopExecutor(this.executor, this.currentPolicy);
     await this.sessionLog.close();
   }
@@ -356,7 +404,7 @@ export class AgentSession {
           appendSystemPrompt: appendedSystemPrompt(this.settings),
         }),
         maxTurns: options.maxTurns ?? settings.maxTurns,
-        approval: settings.approval,
+        approval: () => this.settings.approval,
         ...(settings.approval === 'ask' && settings.approvalUnattended && { approvalUnattended: true }),
         workspace: this.view.workspace,
         policyName: this.view.policyName,
@@ -365,6 +413,7 @@ export class AgentSession {
       this.emitter,
     );
     this.messages = outcome.messages;
+    this.titleSession(text);
     return {
       ...outcome,
       model: this.modelName,
@@ -382,7 +431,7 @@ export class AgentSession {
       inbox: this.inbox?.inbox ?? createSubAgentInbox(),
       signal,
       ...(settings.agent && { agent: settings.agent }),
-      ...(this.sessionLog.log && { log: this.sessionLog.log }),
+      ...(this.sessionLog.log && { log: this.loggedRefs(this.sessionLog) }),
     };
   }
 
@@ -439,8 +488,38 @@ export class AgentSession {
     return next;
   }
 
+  /** The session log, remembering where each message landed and telling `onMessageLogged` listeners. */
+  private loggedRefs(sessionLog: SessionLog): ConversationLog | undefined {
+    const { log, writer } = sessionLog;
+    if (!log || !writer) return log;
+    return refLog(log, writer, (message, logged) => {
+      this.refs.set(message, { eventId: logged.eventId, parentId: logged.parentId });
+      for (const listener of this.logListeners) listener(logged);
+    });
+  }
+
+  /** After the first run of a session without a title: ask for one (`titleSessions`), once per session. */
+  private titleSession(prompt: string): void {
+    const writer = this.sessionLog.writer;
+    if (!this.settings.titleSessions || this.sessionLog.titled || !writer) return;
+    this.sessionLog.titled = true;
+    this.titler.start({
+      provider: this.provider,
+      model: this.modelName,
+      writer,
+      messages: this.messages,
+      prompt,
+    });
+  }
+
+  /** Resolves once no title request is in flight; with `abandon`, one still running is aborted. */
+  whenTitled(options: { abandon?: boolean } = {}): Promise<void> {
+    return this.titler.settled(options);
+  }
+
   private async switchSession(session: SessionSettings): Promise<void> {
     this.assertIdle();
+    await this.titler.stop();
     const next = await openSessionLog(session, {
       workspace: this.workspace,
       model: this.modelName,
@@ -450,6 +529,7 @@ export class AgentSession {
     await this.sessionLog.close();
     this.sessionLog = next;
     this.messages = [...next.history];
+    this.refs = new WeakMap(next.historyRefs);
   }
 
   private async stopExecutor(executor: ExecutorClient, policy: ResolvedPolicy | undefined): Promise<void> {

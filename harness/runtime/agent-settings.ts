@@ -126,6 +126,13 @@ export interface AgentSettings {
   /** Appended to the system prompt (before what the activity adds). */
   appendSystemPrompt?: string | undefined;
   session: SessionSettings;
+  /**
+   * After the first prompt's run, ask a cheap model for a short title and
+   * record it in the session log (the interactive UI). Off the run's path;
+   * a failure records nothing. Without it (headless runs: no extra request in
+   * scripts), sessions are listed under their first prompt.
+   */
+  titleSessions?: boolean | undefined;
   /** Offer spawn_agent; undefined for none. */
   subagents?: SubagentSettings | undefined;
   answerer: Answerer;

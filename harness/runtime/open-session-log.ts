@@ -6,6 +6,7 @@ import { forkSession, latestSession, resumeSession } from '../session/session-st
 import { createSessionWriter, type SessionWriter } from '../session/session-writer.js';
 import { AgentRuntimeError } from './agent-runtime-error.js';
 import type { SessionSettings } from './agent-settings.js';
+import type { MessageRef } from './logged-message.js';
 
 /** The session log an agent records into, and how its sub-agents get theirs. */
 export interface SessionLog {
@@ -17,6 +18,10 @@ export interface SessionLog {
   writer: SessionWriter | undefined;
   /** The conversation so far, for a continued, resumed or forked session. */
   history: Message[];
+  /** Whether the session already has a title record (only one is asked for). */
+  titled: boolean;
+  /** Where each message of `history` is in the log (the messages themselves are the keys). */
+  historyRefs: ReadonlyMap<Message, MessageRef>;
   /** Gives each sub-agent its own log, linked to the log of the agent that spawned it. */
   forChild(info: ChildSessionInfo): Promise<ChildSession | undefined>;
   close(): Promise<void>;
@@ -44,6 +49,8 @@ export async function openSessionLog(settings: SessionSettings, where: SessionPl
       sessionId,
       writer: undefined,
       history: [],
+      titled: false,
+      historyRefs: new Map(),
       forChild: async () => undefined,
       close: async () => {},
     };
@@ -51,6 +58,8 @@ export async function openSessionLog(settings: SessionSettings, where: SessionPl
   const onError = (error: SessionError) => where.note(`session log: ${error.message}`);
   let writer: SessionWriter;
   let history: Message[] = [];
+  let titled = false;
+  const historyRefs = new Map<Message, MessageRef>();
   try {
     let resumeId = settings.kind === 'resume' ? settings.id : undefined;
     if (settings.kind === 'continue') {
@@ -66,6 +75,9 @@ export async function openSessionLog(settings: SessionSettings, where: SessionPl
       for (const warning of opened.warnings) where.note(warning);
       writer = opened.writer;
       history = opened.messages;
+      titled = opened.titled;
+      for (const [message, event] of opened.eventOf)
+        historyRefs.set(message, { eventId: event.id, parentId: event.parentId });
     } else {
       writer = await createSessionWriter(
         { workspace: where.workspace, model: where.model, policy: where.policy },
@@ -82,6 +94,8 @@ export async function openSessionLog(settings: SessionSettings, where: SessionPl
     sessionId: writer.header.id,
     writer,
     history,
+    titled,
+    historyRefs,
     async forChild(info) {
       const parentId = info.parentSessionId ?? writer.header.id;
       const child = await createSessionWriter(

@@ -5,16 +5,24 @@ import type { SessionEvent } from '../../shared/session-format.js';
  * The messages the model would receive after the last of `path` (events from
  * the root, in order): messages as they were logged, whole, with compactions
  * replacing the first `replacedMessages` messages by the summary. Audit-only
- * events (model_change, subagent_link) add nothing.
+ * events (model_change, subagent_link, title) add nothing.
  */
-export function conversationFromEvents(path: readonly SessionEvent[]): Message[] {
+export function conversationFromEvents(
+  path: readonly SessionEvent[],
+  /** Told of each message taken whole from an event (not a compaction's summary), with that event. */
+  onMessage?: (message: Message, event: SessionEvent) => void,
+): Message[] {
   const messages: Message[] = [];
-  for (const { payload } of path) {
+  for (const event of path) {
+    const { payload } = event;
     switch (payload.type) {
       case 'user_message':
-      case 'assistant_message':
-        messages.push(copy(payload.message));
+      case 'assistant_message': {
+        const message = copy(payload.message);
+        messages.push(message);
+        onMessage?.(message, event);
         break;
+      }
       case 'compaction':
         messages.splice(
           0,
@@ -24,6 +32,7 @@ export function conversationFromEvents(path: readonly SessionEvent[]): Message[]
         break;
       case 'model_change':
       case 'subagent_link':
+      case 'title':
         break;
     }
   }

@@ -15,7 +15,7 @@ export function formatSessionList(sessions: readonly SessionSummary[], now: Date
     if (!session.parentSessionId || !ids.has(session.parentSessionId)) continue;
     childrenOf.set(session.parentSessionId, [...(childrenOf.get(session.parentSessionId) ?? []), session]);
   }
-  const rows: string[][] = [['ID', 'WHEN', 'TURNS', 'TOKENS in/out/cache', 'EST. COST', 'FIRST PROMPT']];
+  const rows: string[][] = [['ID', 'WHEN', 'TURNS', 'TOKENS in/out/cache', 'EST. COST', 'TITLE']];
   const addRow = (session: SessionSummary, depth: number, seen: Set<string>): void => {
     if (seen.has(session.id)) return;
     seen.add(session.id);
@@ -31,7 +31,7 @@ export function formatSessionList(sessions: readonly SessionSummary[], now: Date
       String(session.turns),
       formatTokenTriple(session.total.usage),
       formatCost(session.total),
-      truncate(note + session.firstPrompt, 60),
+      truncate(note + session.title, 72),
     ]);
     for (const child of childrenOf.get(session.id) ?? []) addRow(child, depth + 1, seen);
   };

@@ -66,6 +66,8 @@ function describe(event: SessionEvent, names: ReadonlyMap<string, string>): stri
       ];
     case 'model_change':
       return [`model: ${payload.from} → ${payload.to}`];
+    case 'title':
+      return [`title: ${payload.title}`];
     case 'subagent_link':
       return [
         `sub-agent session ${payload.childSessionId} (call ${payload.callId})`,

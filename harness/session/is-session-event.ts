@@ -64,6 +64,14 @@ function isPayload(payload: Record<string, unknown>): boolean {
       );
     case 'model_change':
       return typeof payload.from === 'string' && typeof payload.to === 'string';
+    case 'title':
+      return (
+        typeof payload.title === 'string' &&
+        payload.title.length >= 1 &&
+        payload.title.length <= 200 &&
+        (payload.usage === undefined || isUsage(payload.usage)) &&
+        (payload.model === undefined || typeof payload.model === 'string')
+      );
     case 'subagent_link':
       return (
         isUuid(payload.childSessionId) &&

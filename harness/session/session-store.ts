@@ -1,7 +1,11 @@
 import { open, readdir, stat, truncate } from 'node:fs/promises';
 import path from 'node:path';
 import type { Message } from '../../shared/conversation.js';
-import { SESSION_FORMAT_VERSION, type SessionHeader } from '../../shared/session-format.js';
+import {
+  SESSION_FORMAT_VERSION,
+  type SessionEvent,
+  type SessionHeader,
+} from '../../shared/session-format.js';
 import { closeOpenCalls } from './close-open-calls.js';
 import { conversationFromEvents } from './conversation-from-events.js';
 import { rewriteSessionFile } from './rewrite-session-file.js';
@@ -102,6 +106,10 @@ export interface OpenedSession {
   writer: SessionWriter;
   /** Spent so far by this session and its sub-agents (zero for a new fork). */
   totals: SessionTotals;
+  /** Whether the session (a fork: the path it copied) already has a title record. */
+  titled: boolean;
+  /** The event each message of `messages` was read from (a compaction's summary has none). */
+  eventOf: ReadonlyMap<Message, SessionEvent>;
   /** What was repaired or skipped on the way, one sentence each. */
   warnings: string[];
 }
@@ -160,12 +168,21 @@ async function resumeLocked(
     await closeFile();
     await unlock();
   };
-  const messages = session.conversationAt();
+  const eventOf = new Map<Message, SessionEvent>();
+  const messages = conversationFromEvents(session.pathTo(), (message, event) => eventOf.set(message, event));
   const closed = closeOpenCalls(messages, writer);
   if (closed > 0)
     warnings.push(`${file}: ${closed} tool call(s) had no result; recorded them as interrupted`);
   const totals = await sessionTotals(workspace, session, warnings);
-  return { header: session.header, messages, writer, totals, warnings };
+  return {
+    header: session.header,
+    messages,
+    writer,
+    totals,
+    titled: hasTitle(session.events),
+    eventOf,
+    warnings,
+  };
 }
 
 /**
@@ -195,13 +212,26 @@ export async function forkSession(
     },
     options,
   );
-  const messages = conversationFromEvents(path_);
+  const eventOf = new Map<Message, SessionEvent>();
+  const messages = conversationFromEvents(path_, (message, event) => eventOf.set(message, event));
   const warnings = [...source.warnings];
   const closed = closeOpenCalls(messages, writer);
   if (closed > 0)
     warnings.push(`${closed} tool call(s) at the fork point had no result; recorded them as not run`);
   // Nothing is spent in a fork yet: its copied path was paid for by the source.
-  return { header: writer.header, messages, writer, totals: zeroTotals(), warnings };
+  return {
+    header: writer.header,
+    messages,
+    writer,
+    totals: zeroTotals(),
+    titled: hasTitle(path_),
+    eventOf,
+    warnings,
+  };
+}
+
+function hasTitle(events: LoadedSession['events']): boolean {
+  return events.some((event) => event.payload.type === 'title');
 }
 
 /** The model in use after `events`: the last one an assistant message or a switch named. */

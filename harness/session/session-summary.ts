@@ -1,4 +1,5 @@
 import type { SessionHeader } from '../../shared/session-format.js';
+import { fallbackTitle } from './fallback-title.js';
 import type { LoadedSession } from './session-reader.js';
 import { ownTotals, type SessionTotals } from './session-totals.js';
 
@@ -19,6 +20,10 @@ export interface SessionSummary {
   forkedFrom?: SessionHeader['forkedFrom'];
   /** The first user prompt's text, whitespace collapsed, cut to 100 characters. */
   firstPrompt: string;
+  /** The latest recorded title; without one, the first line of the first prompt (`fallbackTitle`). */
+  title: string;
+  /** Whether `title` was recorded (a model wrote it) rather than taken from the first prompt. */
+  titled: boolean;
   /** User prompts. */
   prompts: number;
   /** Model turns: assistant messages, as the engine counts turns. */
@@ -40,6 +45,7 @@ export function summarizeSession(session: LoadedSession): SessionSummary {
   let prompts = 0;
   let turns = 0;
   let model = header.model;
+  let title: string | undefined;
   for (const { payload } of events) {
     if (payload.type === 'user_message') {
       // A tool results message (whatever user text rode along) is not a prompt.
@@ -50,6 +56,7 @@ export function summarizeSession(session: LoadedSession): SessionSummary {
       turns++;
       model = payload.model;
     } else if (payload.type === 'model_change') model = payload.to;
+    else if (payload.type === 'title') title = payload.title;
   }
   const own = ownTotals(session);
   return {
@@ -63,7 +70,9 @@ export function summarizeSession(session: LoadedSession): SessionSummary {
     policy: header.policy,
     ...(header.parentSessionId ? { parentSessionId: header.parentSessionId } : {}),
     ...(header.forkedFrom ? { forkedFrom: header.forkedFrom } : {}),
-    firstPrompt: truncate(firstPrompt ?? '', PROMPT_CHARS),
+    firstPrompt: truncate((firstPrompt ?? '').replace(/\s+/g, ' ').trim(), PROMPT_CHARS),
+    title: title ?? fallbackTitle(firstPrompt ?? ''),
+    titled: title !== undefined,
     prompts,
     turns,
     events: events.length,
@@ -77,7 +86,7 @@ function promptText(content: readonly { type: string; text?: string }[]): string
   const text = content
     .map((block) => (block.type === 'text' ? block.text : block.type === 'image' ? '[image]' : ''))
     .join(' ');
-  return text.replace(/\s+/g, ' ').trim();
+  return text.trim();
 }
 
 /** Cuts `text` to `max` characters, ending in an ellipsis when it was cut. */

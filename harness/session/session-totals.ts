@@ -36,8 +36,12 @@ export function ownTotals(session: LoadedSession): SessionTotals {
   let costUsd = 0;
   const unpriced = new Set<string>();
   for (const { payload } of ownEvents(session)) {
-    // Replies and the summaries compactions asked for are what a session pays for.
-    if (payload.type !== 'assistant_message' && !(payload.type === 'compaction' && payload.usage)) continue;
+    // Replies and the summaries and titles it asked for are what a session pays for.
+    if (
+      payload.type !== 'assistant_message' &&
+      !((payload.type === 'compaction' || payload.type === 'title') && payload.usage)
+    )
+      continue;
     if (!payload.usage || !payload.model) continue;
     usage.inputTokens += payload.usage.inputTokens;
     usage.outputTokens += payload.usage.outputTokens;

@@ -1,6 +1,9 @@
 import type { Message } from '../../shared/conversation.js';
 import type { EngineCommand, EngineEvent } from '../../shared/engine-events.js';
+import type { ResolvedPolicy } from '../../shared/policy.js';
 import type { RuntimeCommand } from '../../shared/runtime-command.js';
+import type { ApprovalMode } from '../engine/engine-types.js';
+import type { LoggedMessage, MessageRef } from '../runtime/logged-message.js';
 
 /**
  * What the terminal UI drives: the runtime's `AgentSession`
@@ -10,11 +13,21 @@ import type { RuntimeCommand } from '../../shared/runtime-command.js';
 export interface AgentBackend {
   readonly model: string;
   readonly sessionId: string | undefined;
+  /** The workspace, resolved: whose sessions `:sessions` lists. */
+  readonly workspace: string;
   readonly activity: { kind: 'agent' | 'plan' | 'execute' };
+  /** The approval mode of the next tool calls (`:approval` changes it). */
+  readonly approval: ApprovalMode;
+  /** The policy the executor enforces; undefined for a remote executor. */
+  readonly policy: ResolvedPolicy | undefined;
   /** The conversation so far: shown when the UI opens on a continued session, and after resume or fork. */
   readonly conversation: readonly Message[];
+  /** Where a message of `conversation` is in the session log (for `:fork`). */
+  messageRef(message: Message): MessageRef | undefined;
   /** Every event of this agent and its sub-agents; returns the unsubscribe. */
   subscribe(listener: (event: EngineEvent) => void): () => void;
+  /** Each message of this agent's conversation as it lands in the session log; returns the unsubscribe. */
+  onMessageLogged(listener: (logged: LoggedMessage) => void): () => void;
   /** Runs the model on `text` until it is done; one run at a time. */
   prompt(text: string): Promise<unknown>;
   interrupt(): void;

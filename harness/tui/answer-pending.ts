@@ -70,7 +70,14 @@ export function answerPending(state: UiState, key: KeyInput): Result {
       const next = (answer: string): Result => {
         const answers = [...current.answers, answer];
         if (answers.length < current.questions.length) {
-          return replace({ ...current, index: current.index + 1, answers, choice: 0, text: '' });
+          return replace({
+            ...current,
+            index: current.index + 1,
+            answers,
+            choice: 0,
+            selected: [],
+            text: '',
+          });
         }
         return answered({ type: 'ask_user_response', requestId: current.requestId, answers });
       };
@@ -90,6 +97,22 @@ export function answerPending(state: UiState, key: KeyInput): Result {
       }
       const moved = moveChoice(current.choice, options.length, key);
       if (moved !== undefined) return replace({ ...current, choice: moved.choice });
+      if (question?.multiSelect) {
+        // Several answers: Space or a digit ticks, Enter sends the ticked ones (none: the one at the cursor).
+        const toggle = (i: number): Result => {
+          const selected = current.selected.includes(i)
+            ? current.selected.filter((each) => each !== i)
+            : [...current.selected, i].sort((a, b) => a - b);
+          return replace({ ...current, choice: i, selected });
+        };
+        if (key.text === ' ' && key.name === undefined) return toggle(current.choice);
+        if (key.name === 'return') {
+          const chosen = current.selected.length > 0 ? current.selected : [current.choice];
+          return next(chosen.map((i) => options[i]!).join(', '));
+        }
+        const digit = pickedChoice(current.choice, options.length, key);
+        return digit === undefined ? { state, effects: [] } : toggle(digit);
+      }
       const picked = pickedChoice(current.choice, options.length, key);
       return picked === undefined ? { state, effects: [] } : next(options[picked]!);
     }

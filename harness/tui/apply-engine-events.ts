@@ -1,6 +1,7 @@
 import type { EngineEvent } from '../../shared/engine-events.js';
 import { addUsage, zeroUsage } from '../engine/token-usage.js';
 import { estimateCostUsd } from '../provider/model-catalog.js';
+import { attachOrigins, type MessageLoggedEvent } from './attach-origins.js';
 import {
   type Block,
   MAX_STREAMED_LINES,
@@ -12,8 +13,11 @@ import {
 /** The streamed lines of a call that has none (shared: blocks are never changed in place). */
 const NO_LINES: string[] = [];
 
-/** An engine event, or a prompt the person sent (in a recorded conversation being shown again). */
-export type UiEvent = EngineEvent | { type: 'user_prompt'; agent: []; text: string };
+/**
+ * An engine event, a prompt the person sent (in a recorded conversation being
+ * shown again), or a message landing in the session log.
+ */
+export type UiEvent = EngineEvent | { type: 'user_prompt'; agent: []; text: string } | MessageLoggedEvent;
 
 /**
  * Folds engine events into the UI state. Takes a batch so that loading a long
@@ -117,6 +121,9 @@ export function applyEngineEvents(state: UiState, events: readonly UiEvent[], no
       if (event.type !== 'approval_request' && event.type !== 'ask_user_request') continue;
     }
     switch (event.type) {
+      case 'message_logged':
+        attachOrigins(blocks, event.logged, state.blocks.length);
+        break;
       case 'user_prompt':
         endStreaming();
         blocks.push({ kind: 'user', id: newId('user'), text: event.text });
@@ -229,6 +236,7 @@ export function applyEngineEvents(state: UiState, events: readonly UiEvent[], no
             index: 0,
             answers: [],
             choice: 0,
+            selected: [],
             text: '',
           },
         ];

@@ -1,13 +1,21 @@
 import type { Message } from '../../shared/conversation.js';
+import type { MessageRef } from '../runtime/logged-message.js';
 import type { UiEvent } from './apply-engine-events.js';
+
+const NO_CALLS: string[] = [];
+const MAIN: [] = [];
 
 /**
  * A recorded conversation (a continued or resumed session) as the events the
  * UI would have seen live, so it is shown by the same code as a live run.
  * Tool results carry no display (it is not recorded): summaries fall back to
- * the output's first line.
+ * the output's first line. With `refOf`, each message is followed by where it
+ * is in the session log, as a live run's messages are.
  */
-export function historyEvents(messages: readonly Message[]): UiEvent[] {
+export function historyEvents(
+  messages: readonly Message[],
+  refOf?: (message: Message) => MessageRef | undefined,
+): UiEvent[] {
   const events: UiEvent[] = [];
   const names = new Map<string, string>();
   for (const message of messages) {
@@ -47,6 +55,19 @@ export function historyEvents(messages: readonly Message[]): UiEvent[] {
         default:
           break;
       }
+    }
+    const ref = refOf?.(message);
+    if (ref) {
+      // Plain loops, shared empties, no spreads: this runs per message of sessions 100,000 events long.
+      let callIds: string[] = NO_CALLS;
+      for (const block of message.content) {
+        if (block.type !== 'tool_result') continue;
+        if (callIds === NO_CALLS) callIds = [];
+        callIds.push(block.callId);
+      }
+      const kind = message.role === 'assistant' ? 'reply' : callIds.length > 0 ? 'tool_results' : 'prompt';
+      const logged = { eventId: ref.eventId, parentId: ref.parentId, kind, callIds } as const;
+      events.push({ type: 'message_logged', agent: MAIN, logged });
     }
   }
   return events;

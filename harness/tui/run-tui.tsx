@@ -32,6 +32,8 @@ export interface RunTuiOptions {
   now?: () => number;
   /** Told of every agent the UI switches to (plan, execute, fork), so the caller closes the last one. */
   onBackend?: (backend: AgentBackend) => void;
+  /** Sent as the first prompt once the UI is up (`skate "task"` on a terminal). */
+  initialPrompt?: string | undefined;
   /** The plan file (created if missing) for `Space e`; without it there is no plan editing. */
   planFile?: () => Promise<{ file: string; read: () => Promise<string> }>;
   /** A sub-agent's recorded conversation for its replay (agent tree, Enter); without it there is none. */
@@ -137,6 +139,9 @@ export async function runTui(options: RunTuiOptions): Promise<void> {
     unmount = () => instance.unmount();
     clearScreen = () => instance.clear();
     controller.start();
+    if (options.initialPrompt?.trim()) {
+      controller.dispatch({ type: 'submit', text: options.initialPrompt, now: now() });
+    }
     await instance.waitUntilExit();
   } finally {
     restore();

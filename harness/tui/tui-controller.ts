@@ -1,11 +1,15 @@
 import type { Message } from '../../shared/conversation.js';
-import type { EngineEvent } from '../../shared/engine-events.js';
 import type { RuntimeCommand } from '../../shared/runtime-command.js';
+import { formatCost } from '../session/format-units.js';
+import { listSessions } from '../session/session-store.js';
 import type { AgentBackend } from './agent-backend.js';
+import type { UiEvent } from './apply-engine-events.js';
+import { forkPoint } from './attach-origins.js';
 import { historyEvents } from './history-events.js';
+import { costOverlay, policyOverlay } from './info-overlays.js';
 import type { UiCommand } from './ui-command.js';
 import type { UiInput, UiReducer } from './ui-reducer.js';
-import type { Effect, UiState } from './ui-state.js';
+import type { Effect, Overlay, SessionPick, UiState } from './ui-state.js';
 
 /** Engine events are applied at most this often: a stream of deltas costs one render per frame, not one per delta. */
 export const EVENT_BATCH_MS = 16;
@@ -38,7 +42,7 @@ export class TuiController {
   private unsubscribe: () => void = () => {};
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
   private ticker: ReturnType<typeof setInterval> | undefined;
-  private queue: EngineEvent[] = [];
+  private queue: UiEvent[] = [];
   private flushScheduled = false;
   private stopped = false;
   private readonly listeners = new Set<(state: UiState) => void>();
@@ -111,12 +115,21 @@ export class TuiController {
 
   private subscribe(): void {
     this.unsubscribe();
-    this.unsubscribe = this.backend.subscribe((event) => {
+    const enqueue = (event: UiEvent): void => {
       this.queue.push(event);
       if (this.flushScheduled) return;
       this.flushScheduled = true;
       this.later(EVENT_BATCH_MS, () => this.flushEvents());
-    });
+    };
+    // One queue for both, in the order they happen: a message is logged after the events that showed it.
+    const events = this.backend.subscribe(enqueue);
+    const logged = this.backend.onMessageLogged((entry) =>
+      enqueue({ type: 'message_logged', agent: [], logged: entry }),
+    );
+    this.unsubscribe = () => {
+      events();
+      logged();
+    };
   }
 
   /** Applies the events waiting for the next frame; done early when a run ends, so none lands after its end. */
@@ -130,9 +143,10 @@ export class TuiController {
 
   /** The agent's conversation so far (a continued, resumed or forked session), drawn as blocks. */
   private showHistory(): void {
-    const { conversation } = this.backend;
-    if (conversation.length > 0) {
-      this.dispatch({ type: 'events', events: historyEvents(conversation), now: this.now() });
+    const backend = this.backend;
+    if (backend.conversation.length > 0) {
+      const events = historyEvents(backend.conversation, (message) => backend.messageRef(message));
+      this.dispatch({ type: 'events', events, now: this.now() });
     }
   }
 
@@ -197,7 +211,7 @@ export class TuiController {
   }
 
   /** Applies a state-changing command; a new agent (plan, execute, fork) replaces the one driven. */
-  private async apply(command: RuntimeCommand): Promise<void> {
+  private async apply(command: RuntimeCommand, retype?: string): Promise<void> {
     const before = this.backend;
     const next = await before.apply(command);
     if (next !== before) {
@@ -218,6 +232,7 @@ export class TuiController {
       network,
       ...(next.sessionId !== undefined && { sessionId: next.sessionId }),
       reset: next !== before || command.type === 'clear' || command.type === 'resume',
+      ...(retype !== undefined && { retype }),
     });
     if (next !== before || command.type === 'resume') this.showHistory();
   }
@@ -242,6 +257,14 @@ export class TuiController {
           if (!this.options.editPlan) return this.flash('no editor available here');
           await this.options.editPlan();
           return;
+        case 'sessions':
+          return await this.openSessionPicker();
+        case 'fork_focused':
+          return await this.forkFocused();
+        case 'policy':
+          return this.showOverlay(await policyOverlay(this.backend, this.state.size.rows));
+        case 'cost':
+          return this.showOverlay(await costOverlay(this.backend, this.state));
         default:
           this.flash(`:${command.type.replace('_', ' ')} is not in the terminal UI yet`);
       }
@@ -249,6 +272,48 @@ export class TuiController {
       const what = command.type === 'backend' ? describe(command.command) : command.type;
       this.flash(`${what} failed: ${message(error)}`);
     }
+  }
+
+  /** `:sessions`: the workspace's sessions as `skate sessions list` finds them, top-level ones only. */
+  private async openSessionPicker(): Promise<void> {
+    const { sessions } = await listSessions(this.backend.workspace);
+    const current = this.backend.sessionId;
+    const picks: SessionPick[] = sessions
+      .filter((session) => !session.parentSessionId)
+      .map((session) => ({
+        id: session.id,
+        // A fork starts with its source's title: say which is which.
+        title: session.forkedFrom ? `(fork) ${session.title}` : session.title,
+        lastActivity: session.lastActivity,
+        tokens:
+          session.total.usage.inputTokens +
+          session.total.usage.outputTokens +
+          session.total.usage.cacheReadTokens +
+          session.total.usage.cacheWriteTokens,
+        cost: formatCost(session.total),
+        current: session.id === current,
+      }));
+    this.showOverlay({ type: 'sessions', sessions: picks, selected: 0 });
+  }
+
+  /** `:fork`: a new agent on a new session branching where the focused block's message is in the log. */
+  private async forkFocused(): Promise<void> {
+    const { blocks, focus } = this.state;
+    const block = blocks.find((each) => each.id === focus);
+    if (!block) return this.flash(':fork needs a focused block ([ or ])');
+    const point = forkPoint(blocks, block);
+    if ('error' in point) return this.flash(`cannot fork there: ${point.error}`);
+    this.flash('forking…');
+    await this.apply({ type: 'fork', atEventId: point.atEventId }, point.retype);
+    this.flash(
+      point.retype !== undefined
+        ? 'forked before that prompt: edit it and press Enter'
+        : `forked into session ${this.backend.sessionId?.slice(0, 13) ?? ''}`,
+    );
+  }
+
+  private showOverlay(overlay: Overlay): void {
+    this.dispatch({ type: 'overlay', overlay });
   }
 }
 
@@ -258,6 +323,8 @@ function describe(command: RuntimeCommand): string {
       return `model ${command.model}`;
     case 'set_network':
       return `network ${command.network}`;
+    case 'set_approval':
+      return `approval ${command.approval}`;
     case 'set_activity':
       return command.activity === 'plan' ? 'switching to PLAN' : 'switching to EXECUTE';
     default:

@@ -1,8 +1,6 @@
 import { parseRuntimeCommandLine } from '../../shared/parse-runtime-command-line.js';
 import type { RuntimeCommand } from '../../shared/runtime-command.js';
-
-/** Approval modes as `--approval` names them. */
-export type ApprovalMode = 'auto' | 'ask' | 'deny-writes';
+import type { ApprovalMode } from '../engine/engine-types.js';
 
 /**
  * Everything a `:` command, a `/` alias or a leader chord can ask for: one
@@ -20,7 +18,6 @@ export type UiCommand =
   | { type: 'help' }
   | { type: 'sessions' }
   | { type: 'fork_focused' }
-  | { type: 'approval'; mode: ApprovalMode }
   | { type: 'policy' }
   | { type: 'cost' };
 
@@ -35,9 +32,9 @@ export const COMMAND_HELP: ReadonlyArray<readonly [string, string]> = [
   [':sessions', "pick one of this workspace's sessions"],
   [':resume ID', 'continue session ID'],
   [':fork', 'a new session branching at the focused block'],
-  [':approval MODE', 'auto | ask | deny-writes'],
+  [':approval MODE', 'auto | ask | deny-writes, from the next tool calls on'],
   [':policy', 'the resolved policy and what this machine enforces'],
-  [':cost', 'tokens and cost of this session'],
+  [':cost', 'tokens and cost of this session, sub-agents included'],
   [':help', 'this list'],
 ];
 
@@ -72,7 +69,7 @@ export function parseUiCommand(line: string): ParsedCommand {
       return noArg({ type: 'fork_focused' });
     case 'approval':
       if (!APPROVAL_MODES.includes(arg as ApprovalMode)) return needs(APPROVAL_MODES.join(' | '));
-      return ok({ type: 'approval', mode: arg as ApprovalMode });
+      return ok({ type: 'backend', command: { type: 'set_approval', approval: arg as ApprovalMode } });
     case 'policy':
       return noArg({ type: 'policy' });
     case 'cost':

@@ -36,11 +36,15 @@ export type UiInput =
       sessionId?: string;
       /** A new conversation: drop the blocks. */
       reset?: boolean;
+      /** Put this in the prompt, to be edited and sent (a prompt forked away to be asked again). */
+      retype?: string;
     }
   | { type: 'flash'; text: string; now: number }
   | { type: 'overlay'; overlay: Overlay | undefined }
   /** A sub-agent's session log, read for its replay (or why it could not be). */
-  | { type: 'replay_loaded'; agent: string; conversation?: readonly Message[]; error?: string; now: number };
+  | { type: 'replay_loaded'; agent: string; conversation?: readonly Message[]; error?: string; now: number }
+  /** Sends `text` as if typed and entered (`skate "task"` opening the UI on its task). */
+  | { type: 'submit'; text: string; now: number };
 
 export interface UiStep {
   state: UiState;
@@ -71,6 +75,10 @@ export function createUiReducer(metrics: ViewMetrics): UiReducer {
           ...(input.activity !== undefined && { activity: input.activity }),
           ...(input.network !== undefined && { network: input.network }),
           ...(input.sessionId !== undefined && { sessionId: input.sessionId }),
+          ...(input.retype !== undefined && {
+            mode: 'insert' as const,
+            input: { text: input.retype, cursor: input.retype.length },
+          }),
         };
         if (!input.reset) return { state: next, effects: [] };
         const { focus: _focus, ...rest } = next;
@@ -88,6 +96,12 @@ export function createUiReducer(metrics: ViewMetrics): UiReducer {
       }
       case 'flash':
         return { state: flash({ ...state, now: input.now }, input.text), effects: [] };
+      case 'submit':
+        return submitPrompt({
+          ...state,
+          now: input.now,
+          input: { text: input.text, cursor: input.text.length },
+        });
       case 'overlay': {
         const { overlay: _old, ...rest } = state;
         return { state: input.overlay ? { ...rest, overlay: input.overlay } : rest, effects: [] };
@@ -177,6 +191,7 @@ function onCtrlC(state: UiState): UiStep {
 }
 
 function onOverlayKey(state: UiState, overlay: Overlay, key: KeyInput): UiStep {
+  if (overlay.type === 'sessions') return onPickerKey(state, overlay, key);
   if (overlay.type === 'agent_tree') return onAgentTreeKey(state, overlay.selected, key);
   if (overlay.type === 'which_key' && key.text === ' ' && state.mode === 'normal') {
     // Space with the overlay up starts a chord as usual; the overlay stays until toggled off.
@@ -201,6 +216,28 @@ function onReplayKey(state: UiState, key: KeyInput, metrics: ViewMetrics): UiSte
   }
   // Movement keys give no effects; the replay's view takes what they did.
   return { state: withShownView(state, onNormalKey(shownState(state), key, metrics).state), effects: [] };
+}
+
+/** The `:sessions` picker: j/k or arrows move, Enter resumes the selected session, Esc closes. */
+function onPickerKey(state: UiState, overlay: Extract<Overlay, { type: 'sessions' }>, key: KeyInput): UiStep {
+  const count = overlay.sessions.length;
+  const select = (selected: number): UiStep => ({
+    state: { ...state, overlay: { ...overlay, selected } },
+    effects: [],
+  });
+  const { overlay: _closed, ...closed } = state;
+  if (key.name === 'escape' || key.text === 'q') return { state: closed, effects: [] };
+  if (count === 0) return { state: closed, effects: [] };
+  if (key.text === 'j' || key.name === 'down') return select(Math.min(count - 1, overlay.selected + 1));
+  if (key.text === 'k' || key.name === 'up') return select(Math.max(0, overlay.selected - 1));
+  if (key.text === 'g') return select(0);
+  if (key.text === 'G') return select(count - 1);
+  if (key.name === 'return') {
+    const chosen = overlay.sessions[overlay.selected]!;
+    if (chosen.current) return { state: flash(closed, 'that is this session'), effects: [] };
+    return runCommand(closed, { type: 'backend', command: { type: 'resume', sessionId: chosen.id } });
+  }
+  return { state, effects: [] };
 }
 
 function onLeaderKey(state: UiState, key: KeyInput): UiStep {
@@ -362,29 +399,16 @@ export function runCommand(state: UiState, command: UiCommand): UiStep {
     }
     case 'agent_tree':
       return { state: { ...state, overlay: { type: 'agent_tree', selected: 0 } }, effects: [] };
-    case 'cost':
-      return { state: { ...state, overlay: costOverlay(state) }, effects: [] };
     case 'fork_focused':
       if (state.focus === undefined)
         return { state: flash(state, ':fork needs a focused block ([ or ])'), effects: [] };
+      if (state.running) return { state: flash(state, 'a turn is running: Ctrl-C first'), effects: [] };
       return { state, effects: [{ type: 'command', command }] };
     default:
-      if (state.running && command.type === 'backend') {
+      // The approval mode may change mid-run: the engine reads it before each turn's calls.
+      if (state.running && command.type === 'backend' && command.command.type !== 'set_approval') {
         return { state: flash(state, 'a turn is running: Ctrl-C first'), effects: [] };
       }
       return { state, effects: [{ type: 'command', command }] };
   }
-}
-
-function costOverlay(state: UiState): Overlay {
-  const { total, costUsd } = state.usage;
-  return {
-    type: 'message',
-    title: 'cost of this session',
-    lines: [
-      `input ${total.inputTokens}  output ${total.outputTokens}`,
-      `cache read ${total.cacheReadTokens}  cache write ${total.cacheWriteTokens}`,
-      `estimated $${costUsd.toFixed(2)} (${state.model}; sub-agents included)`,
-    ],
-  };
 }

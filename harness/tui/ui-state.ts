@@ -1,6 +1,7 @@
 import type { EngineCommand, EngineEvent, TokenUsage } from '../../shared/engine-events.js';
 import type { ToolDisplay } from '../../shared/tool.js';
 import { zeroUsage } from '../engine/token-usage.js';
+import type { MessageRef } from '../runtime/logged-message.js';
 import type { UiCommand } from './ui-command.js';
 
 /** Vim-like modes: typing the prompt, moving around, typing a `:` command. */
@@ -8,11 +9,15 @@ export type Mode = 'insert' | 'normal' | 'command';
 
 export type ToolStatus = 'running' | 'done' | 'error' | 'blocked' | 'cancelled';
 
-/** One thing in the conversation; ids are unique and stable, so focus and expansion can name them. */
+/**
+ * One thing in the conversation; ids are unique and stable, so focus and
+ * expansion can name them. `origin` is where the block's message is in the
+ * session log, once it is there (`:fork` branches at it).
+ */
 export type Block =
-  | { kind: 'user'; id: string; text: string }
-  | { kind: 'assistant'; id: string; text: string; streaming: boolean }
-  | { kind: 'thinking'; id: string; text: string; streaming: boolean }
+  | { kind: 'user'; id: string; text: string; origin?: MessageRef }
+  | { kind: 'assistant'; id: string; text: string; streaming: boolean; origin?: MessageRef }
+  | { kind: 'thinking'; id: string; text: string; streaming: boolean; origin?: MessageRef }
   | ToolBlock
   | { kind: 'notice'; id: string; level: 'info' | 'warn' | 'error' | 'compaction'; text: string };
 
@@ -29,6 +34,9 @@ export interface ToolBlock {
   streamedCount: number;
   result?: { output: string; isError: boolean; display?: ToolDisplay; durationMs: number };
   blockedReason?: string;
+  origin?: MessageRef;
+  /** The session event holding this call's result (the message after `origin`'s). */
+  resultEventId?: string;
 }
 
 /** A sub-agent's run as the agent tree shows it. */
@@ -68,6 +76,8 @@ export type Pending =
       index: number;
       answers: string[];
       choice: number;
+      /** The options toggled on (Space) of a question that allows several answers. */
+      selected: number[];
       /** Free text, for a question without options (or after choosing "other"). */
       text: string;
     }
@@ -78,6 +88,8 @@ export type Overlay =
   /** Shown by `Space ?` until toggled off (the leader's own which-key goes with the leader). */
   | { type: 'which_key' }
   | { type: 'agent_tree'; selected: number }
+  /** `:sessions`: this workspace's sessions, newest first; Enter resumes the selected one. */
+  | { type: 'sessions'; sessions: SessionPick[]; selected: number }
   | { type: 'message'; title: string; lines: string[] };
 
 /** Where the conversation is scrolled, what is focused and expanded: one per conversation shown. */
@@ -100,6 +112,20 @@ export interface Replay {
   /** True until its session log is read. */
   loading: boolean;
   view: ConversationView;
+}
+
+/** One session in the `:sessions` picker. */
+export interface SessionPick {
+  id: string;
+  title: string;
+  /** ISO time of its last event (shown relative to `now`). */
+  lastActivity: string;
+  /** Input, output and cache tokens, sub-agents included. */
+  tokens: number;
+  /** The estimated cost as the session list words it ("$0.42", "<$0.01", "?"). */
+  cost: string;
+  /** The session the UI is in now. */
+  current: boolean;
 }
 
 /** What the reducer asks the shell to do; the reducer itself does no I/O and keeps no timers. */

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PolicyReport } from '../../harness/cli/commands/policy-show-command.js';
+import { PolicyReport } from '../../harness/policy/policy-report.js';
 import { distPath } from '../../harness/project-paths.js';
 import { probeSandbox } from '../../harness/sandbox/probe-sandbox.js';
 import { hostDir } from '../support/host-dir.js';

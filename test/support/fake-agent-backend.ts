@@ -1,6 +1,9 @@
+import type { ApprovalMode } from '../../harness/engine/engine-types.js';
+import type { LoggedMessage, MessageRef } from '../../harness/runtime/logged-message.js';
 import type { AgentBackend } from '../../harness/tui/agent-backend.js';
 import type { Message } from '../../shared/conversation.js';
 import type { EngineCommand, EngineEvent } from '../../shared/engine-events.js';
+import type { ResolvedPolicy } from '../../shared/policy.js';
 import type { RuntimeCommand } from '../../shared/runtime-command.js';
 
 /** An engine event whose `agent` may be left out (the main agent's). */
@@ -16,7 +19,12 @@ type Script = (backend: FakeAgentBackend, text: string, signal: AbortSignal) => 
 export class FakeAgentBackend implements AgentBackend {
   model = 'claude-sonnet-4-5';
   sessionId: string | undefined = 'session-1';
+  workspace = '/tmp/fake-workspace';
+  approval: ApprovalMode = 'auto';
+  policy: ResolvedPolicy | undefined = undefined;
   activity: { kind: 'agent' | 'plan' | 'execute' } = { kind: 'agent' };
+  /** Where each message of `conversation` is, as a resumed session's log would say. */
+  readonly refs = new Map<Message, MessageRef>();
   networkMode: 'on' | 'off' = 'off';
   conversation: Message[] = [];
   readonly prompts: string[] = [];
@@ -24,6 +32,7 @@ export class FakeAgentBackend implements AgentBackend {
   readonly applied: RuntimeCommand[] = [];
   interrupts = 0;
   private readonly listeners = new Set<(event: EngineEvent) => void>();
+  private readonly logListeners = new Set<(logged: LoggedMessage) => void>();
   private controller: AbortController | undefined;
   private readonly waiting = new Map<string, (command: EngineCommand) => void>();
 
@@ -32,6 +41,20 @@ export class FakeAgentBackend implements AgentBackend {
   subscribe(listener: (event: EngineEvent) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  messageRef(message: Message): MessageRef | undefined {
+    return this.refs.get(message);
+  }
+
+  onMessageLogged(listener: (logged: LoggedMessage) => void): () => void {
+    this.logListeners.add(listener);
+    return () => this.logListeners.delete(listener);
+  }
+
+  /** Says a message landed in the session log, as the runtime does after the events that showed it. */
+  logged(logged: LoggedMessage): void {
+    for (const listener of this.logListeners) listener(logged);
   }
 
   emit(event: LooseEvent): void {
@@ -69,6 +92,12 @@ export class FakeAgentBackend implements AgentBackend {
     this.applied.push(command);
     if (command.type === 'set_network') this.networkMode = command.network;
     if (command.type === 'set_model') this.model = command.model;
+    if (command.type === 'set_approval') this.approval = command.approval;
+    if (command.type === 'fork') {
+      const next = new FakeAgentBackend(this.script);
+      next.sessionId = `fork-at-${command.atEventId}`;
+      return next;
+    }
     if (command.type === 'set_activity') {
       const next = new FakeAgentBackend(this.script);
       next.activity = { kind: command.activity };

@@ -9,20 +9,17 @@ import { UsageError } from '../usage-error.js';
  * `skate -p "task"`, `skate -c -p "task"`, `echo task | skate -p` (Claude Code's shape: -p/--print
  * is a switch, the task the positional argument or stdin, flags in any order): one agent run,
  * headless, with spawn_agent unless `--no-subagents`. Without ANTHROPIC_API_KEY it runs the
- * first-run demo. Without -p and a task on a terminal (`skate`, `skate --continue`): the interactive UI.
+ * first-run demo. Without -p on a terminal (`skate`, `skate --continue`, `skate "task"`): the
+ * interactive UI, starting on the task when one is given.
  */
 export const run: CommandMain = async (args) => {
   const { values, positionals } = parseAgentArgs(args);
   if (values.help) return help();
   const prompt = positionals.length > 0 ? positionals.join(' ') : undefined;
   const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
-  if (!values.print && prompt !== undefined) {
+  if (!values.print && prompt !== undefined && !terminal) {
     const example = `skate ${values.continue ? '-c ' : ''}-p "${prompt}"`;
-    throw new UsageError(
-      terminal
-        ? `the interactive UI takes its task inside it: run skate and type it there, or run headless with ${example}`
-        : `no terminal for the interactive UI; run headless with ${example}`,
-    );
+    throw new UsageError(`no terminal for the interactive UI; run headless with ${example}`);
   }
   const flags = await agentFlags(values);
   const apiKey = process.env.ANTHROPIC_API_KEY;
@@ -31,7 +28,7 @@ export const run: CommandMain = async (args) => {
     if (!apiKey)
       throw new UsageError('the interactive UI needs ANTHROPIC_API_KEY (skate -p runs the demo without it)');
     const { runInteractive } = await import('../run-interactive.js');
-    return runInteractive(runSettingsFrom(flags, anthropicModel(flags, apiKey)));
+    return runInteractive(runSettingsFrom(flags, anthropicModel(flags, apiKey)), prompt);
   }
   if (!apiKey) {
     const { runDemo } = await import('../../demo/run-demo.js');

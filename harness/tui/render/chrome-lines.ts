@@ -6,7 +6,9 @@ import { COMMAND_HELP } from '../ui-command.js';
 import { whichKeyVisible } from '../ui-reducer.js';
 import type { UiState } from '../ui-state.js';
 import { approvalPreview } from './approval-preview.js';
+import { askUserChoiceLines } from './ask-user-lines.js';
 import { wrapLines } from './block-lines.js';
+import { sessionPickerLines } from './session-picker-lines.js';
 import { callLabel } from './tool-summary.js';
 
 /** At most this many rows of a long prompt are shown while it is typed. */
@@ -92,11 +94,7 @@ export function pendingLines(state: UiState, width: number): string[] {
           chalk.dim('Enter answers · Esc declines'),
         ];
       }
-      return [
-        ...lines,
-        ...list(options, current.choice),
-        chalk.dim('↑↓/j/k Enter or a number · Esc declines'),
-      ];
+      return [...lines, ...askUserChoiceLines(options, current, question?.multiSelect === true)];
     }
     case 'loop_cap':
       return [
@@ -139,6 +137,11 @@ export function overlayLines(state: UiState, width: number): string[] {
       ]);
     case 'message':
       return box(state.overlay.title, state.overlay.lines);
+    case 'sessions':
+      return box(
+        'sessions, newest first',
+        sessionPickerLines(state.overlay.sessions, state.overlay.selected, state.now, width - 4),
+      );
     case 'agent_tree':
       // A side panel beside the conversation (agent-tree-lines.ts), not rows under it.
       return [];

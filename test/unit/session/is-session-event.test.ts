@@ -40,6 +40,13 @@ const VALID: unknown[] = [
   },
   { type: 'compaction', summary: 's', replacedMessages: 0 },
   { type: 'model_change', from: 'a', to: 'b' },
+  { type: 'title', title: 'Fix the flaky test' },
+  {
+    type: 'title',
+    title: 't',
+    model: 'm',
+    usage: { inputTokens: 1, outputTokens: 2, cacheReadTokens: 0, cacheWriteTokens: 0 },
+  },
   { type: 'subagent_link', childSessionId: ID, callId: 'c', task: 't' },
 ].map((payload, i) => ({
   id: ID,

@@ -92,7 +92,7 @@ describe('skate sessions list', () => {
     const now = new Date(Date.now() + 5 * 60_000);
     expect(await sessionsListCommand({ workspace: dir.path, json: false, ...io, now })).toBe(0);
     const lines = io.text.out.split('\n');
-    expect(lines[0]).toMatch(/^ID\s+WHEN\s+TURNS\s+TOKENS in\/out\/cache\s+EST\. COST\s+FIRST PROMPT$/);
+    expect(lines[0]).toMatch(/^ID\s+WHEN\s+TURNS\s+TOKENS in\/out\/cache\s+EST\. COST\s+TITLE$/);
     expect(lines[1]).toMatch(
       new RegExp(
         `^${parentId.slice(0, 13)}\\s+5m ago\\s+2\\s+13.4k/798/99.2k\\s+\\$0.08\\s+Fix the failing test in src/foo.ts please, it has been red …$`,

@@ -215,7 +215,7 @@ describe('commands', () => {
     expect(slashCommand('/usr/bin is missing')).toBeUndefined();
     expect(parseUiCommand('approval deny-writes')).toEqual({
       ok: true,
-      command: { type: 'approval', mode: 'deny-writes' },
+      command: { type: 'backend', command: { type: 'set_approval', approval: 'deny-writes' } },
     });
     expect(parseUiCommand('approval maybe').ok).toBe(false);
     expect(parseUiCommand('model').ok).toBe(false);
