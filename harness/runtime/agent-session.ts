@@ -109,6 +109,11 @@ export class AgentSession {
     return this.sessionLog.sessionId;
   }
 
+  /** The last event recorded in the session log: a fork point for "as it is now"; undefined before any. */
+  get lastEventId(): string | undefined {
+    return this.sessionLog.writer?.lastEventId ?? undefined;
+  }
+
   /** The conversation so far. */
   get conversation(): readonly Message[] {
     return this.messages;

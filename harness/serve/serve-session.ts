@@ -1,0 +1,287 @@
+import { randomUUID } from 'node:crypto';
+import type { EngineEvent } from '../../shared/engine-events.js';
+import type { ResolvedPolicy } from '../../shared/policy.js';
+import type { RunResult } from '../../shared/run-result.js';
+import type { CommandRequest, PromptRequest, SessionInfo } from '../../shared/serve-api.js';
+import type { ApprovalMode } from '../engine/engine-types.js';
+import { estimateCostUsd } from '../provider/model-catalog.js';
+import type { AgentRunResult, AgentSession } from '../runtime/agent-session.js';
+import type { SessionSettings } from '../runtime/agent-settings.js';
+import { RunBuffer } from './run-buffer.js';
+import { ServeError } from './serve-error.js';
+
+/** How a session's agent is started (and restarted from its log after an idle stop). */
+export interface AgentStart {
+  workspace: string;
+  policy: ResolvedPolicy;
+  approval: ApprovalMode;
+  model: string;
+  session: SessionSettings;
+}
+
+export interface ServeSessionOptions {
+  start(settings: AgentStart): Promise<AgentSession>;
+  /** An idle session's agent (and executor) is stopped after this long; restarted on the next prompt. */
+  idleMs: number;
+  /** Messages kept per run for reconnects. */
+  replayLimit: number;
+  /** Takes one of the server's run slots, or throws `too_many_runs`; the returned function gives it back. */
+  takeRunSlot(): () => void;
+  onLog?(line: string): void;
+}
+
+/**
+ * One session of the HTTP API: an `AgentSession` of the runtime, its runs
+ * (one at a time) and their buffered streams. Its id is the Skate session's,
+ * so its log, transcript and `skate --resume` are the usual ones. While idle
+ * past `idleMs` the agent is closed (its executor stopped, its log flushed)
+ * and the next prompt resumes it from its log.
+ */
+export class ServeSession {
+  readonly id: string;
+  readonly created = new Date();
+  private lastActivity = new Date();
+  private agent: AgentSession | undefined;
+  private starting: Promise<AgentSession> | undefined;
+  private unsubscribe: (() => void) | undefined;
+  private run: RunBuffer | undefined;
+  private runDone: Promise<void> | undefined;
+  private nextEventId = 1;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+  readonly model: string;
+
+  private constructor(
+    private readonly spec: Omit<AgentStart, 'session'>,
+    agent: AgentSession,
+    private readonly options: ServeSessionOptions,
+  ) {
+    const id = agent.sessionId;
+    if (!id) throw new ServeError('internal', 'the agent records no session log');
+    this.id = id;
+    this.model = spec.model;
+    this.adopt(agent);
+  }
+
+  /** Starts the agent for a new (or resumed) session. */
+  static async open(start: AgentStart, options: ServeSessionOptions): Promise<ServeSession> {
+    const agent = await options.start(start);
+    const { session: _session, ...spec } = start;
+    return new ServeSession(spec, agent, options);
+  }
+
+  /** Wraps an agent already started (a fork's). */
+  static adopt(
+    spec: Omit<AgentStart, 'session'>,
+    agent: AgentSession,
+    options: ServeSessionOptions,
+  ): ServeSession {
+    return new ServeSession(spec, agent, options);
+  }
+
+  get workspace(): string {
+    return this.spec.workspace;
+  }
+
+  get running(): boolean {
+    return this.run !== undefined && !this.run.isEnded;
+  }
+
+  /** The live agent's executor pid, for tests and logs; undefined while stopped. */
+  get executorPid(): number | undefined {
+    return this.agent?.executorPid;
+  }
+
+  info(): SessionInfo {
+    const status = this.running ? 'running' : this.agent ? 'idle' : 'stopped';
+    return {
+      id: this.id,
+      workspace: this.spec.workspace,
+      policy: this.spec.policy.name,
+      network: this.spec.policy.network.mode,
+      approval: this.spec.approval,
+      model: this.model,
+      status,
+      ...(this.run && { runId: this.run.runId }),
+      lastEventId: this.nextEventId - 1,
+      created: this.created.toISOString(),
+      lastActivity: this.lastActivity.toISOString(),
+    };
+  }
+
+  /**
+   * Starts a run of `request` and returns its buffer at once; the run goes on
+   * whether or not anyone reads it. A second prompt while one runs is `busy`.
+   */
+  prompt(request: PromptRequest): RunBuffer {
+    this.assertOpen();
+    if (this.running) {
+      throw new ServeError(
+        'busy',
+        `session ${this.id} is running ${this.run?.runId}; wait for its result, or interrupt it (POST /v1/sessions/${this.id}/commands {"type":"interrupt"})`,
+      );
+    }
+    const release = this.options.takeRunSlot();
+    this.touch();
+    const run = new RunBuffer(`run_${randomUUID()}`, this.nextEventId, this.options.replayLimit);
+    this.run = run;
+    this.push({ type: 'run_start', runId: run.runId, sessionId: this.id });
+    const started = performance.now();
+    this.runDone = (async () => {
+      let result: RunResult;
+      try {
+        const agent = await this.live();
+        const outcome = await agent.prompt(request.text, request.images ? { images: request.images } : {});
+        result = resultOf(outcome, started);
+      } catch (error) {
+        const message = ServeError.fromUnknown(error).message;
+        this.push({ type: 'error', agent: [], message });
+        result = failedResult(this.model, this.id, started, message);
+      }
+      this.push(result);
+      run.end();
+      release();
+      this.touch();
+    })();
+    return run;
+  }
+
+  /** The run a reconnecting client reads: the current or last one, checked against its Last-Event-ID. */
+  runFor(lastEventId: number | undefined): RunBuffer {
+    const run = this.run;
+    if (!run) throw new ServeError('not_found', `session ${this.id} has had no run yet`);
+    if (lastEventId !== undefined && lastEventId < run.firstId - 1) {
+      throw new ServeError(
+        'replay_gone',
+        `events after ${lastEventId} belong to an earlier run, no longer kept; the transcript has the conversation (GET /v1/sessions/${this.id}/transcript)`,
+      );
+    }
+    return run;
+  }
+
+  /** An answer (approval, ask_user, loop cap) or an interrupt for the running engine. */
+  command(command: CommandRequest): void {
+    this.assertOpen();
+    this.touch();
+    const taken = this.agent?.answer(command) ?? false;
+    if (!taken) {
+      throw new ServeError(
+        'not_pending',
+        command.type === 'interrupt'
+          ? `session ${this.id} has no run in progress`
+          : `session ${this.id} has no pending request ${command.requestId} (answered already, or the run ended)`,
+      );
+    }
+  }
+
+  /** A new session (its own agent and executor) holding this one's conversation up to `atEventId`. */
+  async fork(atEventId: string | undefined): Promise<ServeSession> {
+    this.assertOpen();
+    if (this.running)
+      throw new ServeError('busy', `session ${this.id} is running; fork it when the run ends`);
+    const agent = await this.live();
+    const at = atEventId ?? agent.lastEventId;
+    if (!at) throw new ServeError('bad_request', `session ${this.id} has no events to fork from yet`);
+    const forked = await agent.fork(at);
+    this.touch();
+    return ServeSession.adopt(this.spec, forked, this.options);
+  }
+
+  /** Interrupts any run, stops the agent and its executor, flushes the log. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.idleTimer);
+    this.agent?.interrupt();
+    await this.runDone;
+    await this.stopAgent();
+  }
+
+  /** Interrupts the run in progress, if any (shutdown). */
+  interrupt(): void {
+    this.agent?.interrupt();
+  }
+
+  private push(message: Parameters<RunBuffer['push']>[0]): void {
+    const run = this.run;
+    if (!run || run.isEnded) return;
+    this.nextEventId = run.push(message).id + 1;
+  }
+
+  /** The agent, restarted from the session log when it was stopped while idle. */
+  private async live(): Promise<AgentSession> {
+    if (this.agent) return this.agent;
+    this.starting ??= this.options
+      .start({ ...this.spec, session: { kind: 'resume', id: this.id } })
+      .then((agent) => {
+        this.options.onLog?.(`session ${this.id}: agent restarted from its log`);
+        this.adopt(agent);
+        return agent;
+      })
+      .finally(() => {
+        this.starting = undefined;
+      });
+    return this.starting;
+  }
+
+  private adopt(agent: AgentSession): void {
+    this.agent = agent;
+    this.unsubscribe = agent.subscribe((event: EngineEvent) => this.push(event));
+    this.touch();
+  }
+
+  private async stopAgent(): Promise<void> {
+    const agent = this.agent;
+    this.agent = undefined;
+    this.unsubscribe?.();
+    await agent?.close();
+  }
+
+  /** Marks activity and re-arms the idle stop. */
+  private touch(): void {
+    this.lastActivity = new Date();
+    clearTimeout(this.idleTimer);
+    if (this.closed) return;
+    this.idleTimer = setTimeout(() => {
+      if (this.running || this.starting || !this.agent) return;
+      this.options.onLog?.(`session ${this.id}: idle, stopping its executor`);
+      void this.stopAgent();
+    }, this.options.idleMs);
+    this.idleTimer.unref();
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new ServeError('not_found', `session ${this.id} was deleted`);
+  }
+}
+
+function resultOf(outcome: AgentRunResult, started: number): RunResult {
+  const cost = estimateCostUsd(outcome.model, outcome.usage);
+  return {
+    type: 'result',
+    status: outcome.status,
+    finalMessage: outcome.finalMessage,
+    turns: outcome.turns,
+    toolCalls: outcome.toolCalls,
+    usage: outcome.usage,
+    ...(cost !== undefined && { costUsd: Math.round(cost * 1e6) / 1e6 }),
+    model: outcome.model,
+    ...(outcome.sessionId && { sessionId: outcome.sessionId }),
+    durationMs: Math.round(performance.now() - started),
+    ...(outcome.error && { error: outcome.error }),
+  };
+}
+
+function failedResult(model: string, sessionId: string, started: number, error: string): RunResult {
+  return {
+    type: 'result',
+    status: 'error',
+    finalMessage: '',
+    turns: 0,
+    toolCalls: 0,
+    usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    model,
+    sessionId,
+    durationMs: Math.round(performance.now() - started),
+    error,
+  };
+}
