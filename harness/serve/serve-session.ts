@@ -47,6 +47,8 @@ export class ServeSession {
   private run: RunBuffer | undefined;
   private runDone: Promise<void> | undefined;
   private nextEventId = 1;
+  /** Requests of the running engine a client may answer, by id: the answer type each waits for. */
+  private readonly pending = new Map<string, CommandRequest['type']>();
   private idleTimer: NodeJS.Timeout | undefined;
   private closed = false;
   readonly model: string;
@@ -140,6 +142,7 @@ export class ServeSession {
       }
       this.push(result);
       run.end();
+      this.pending.clear();
       release();
       this.touch();
     })();
@@ -163,15 +166,21 @@ export class ServeSession {
   command(command: CommandRequest): void {
     this.assertOpen();
     this.touch();
-    const taken = this.agent?.answer(command) ?? false;
-    if (!taken) {
+    if (command.type === 'interrupt') {
+      if (!this.running) throw new ServeError('not_pending', `session ${this.id} has no run in progress`);
+      this.agent?.interrupt();
+      return;
+    }
+    const waiting = this.pending.get(command.requestId);
+    if (waiting !== command.type || !this.agent?.answer(command)) {
       throw new ServeError(
         'not_pending',
-        command.type === 'interrupt'
-          ? `session ${this.id} has no run in progress`
-          : `session ${this.id} has no pending request ${command.requestId} (answered already, or the run ended)`,
+        waiting
+          ? `request ${command.requestId} waits for a ${waiting}, not a ${command.type}`
+          : `session ${this.id} has no pending request ${command.requestId} (answered already, or its run ended)`,
       );
     }
+    this.pending.delete(command.requestId);
   }
 
   /** A new session (its own agent and executor) holding this one's conversation up to `atEventId`. */
@@ -204,6 +213,8 @@ export class ServeSession {
   private push(message: Parameters<RunBuffer['push']>[0]): void {
     const run = this.run;
     if (!run || run.isEnded) return;
+    const answer = ANSWERS[message.type];
+    if (answer && 'requestId' in message) this.pending.set(message.requestId, answer);
     this.nextEventId = run.push(message).id + 1;
   }
 
@@ -253,6 +264,13 @@ export class ServeSession {
     if (this.closed) throw new ServeError('not_found', `session ${this.id} was deleted`);
   }
 }
+
+/** The engine's requests a client answers, and the command type that answers each. */
+const ANSWERS: Partial<Record<string, CommandRequest['type']>> = {
+  approval_request: 'approval_response',
+  ask_user_request: 'ask_user_response',
+  loop_cap_reached: 'loop_decision',
+};
 
 function resultOf(outcome: AgentRunResult, started: number): RunResult {
   const cost = estimateCostUsd(outcome.model, outcome.usage);

@@ -14,6 +14,8 @@ export interface SkateServe extends AsyncDisposable {
   request(path: string, init?: RequestInit): Promise<Response>;
   /** Sends `signal` and resolves to the exit code (or signal name). */
   stop(signal?: NodeJS.Signals): Promise<number | string>;
+  /** Resolves to the exit code (or signal name) once the process has exited. */
+  exited(): Promise<number | string>;
 }
 
 export async function startSkateServe(args: string[], env: NodeJS.ProcessEnv): Promise<SkateServe> {
@@ -59,6 +61,10 @@ export async function startSkateServe(args: string[], env: NodeJS.ProcessEnv): P
         headers: { authorization: `Bearer ${SERVE_TOKEN}`, ...(init.headers as Record<string, string>) },
       }),
     stop,
+    exited: async () => {
+      const [code, by] = await exited;
+      return code ?? by ?? 'unknown';
+    },
     async [Symbol.asyncDispose]() {
       const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
       await stop();
