@@ -82,6 +82,7 @@ export async function startServeHttp(options: ServeHttpOptions): Promise<Running
       server.closeIdleConnections();
       await options.state.shutdown();
       // Streams have written their results and ended; whatever is still open is cut.
+      server.closeIdleConnections();
       setTimeout(() => server.closeAllConnections(), 1_000).unref();
       await closed;
     },

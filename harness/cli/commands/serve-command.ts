@@ -132,5 +132,8 @@ export const run: CommandMain = async (args) => {
   process.once('SIGINT', force);
   process.once('SIGTERM', force);
   await server.close();
+  // Every session, executor and connection of ours is closed; an idle keep-alive socket to the model
+  // API would still hold the process for seconds. Exit once main has set the status.
+  setImmediate(() => process.exit()).unref();
   return 0;
 };
