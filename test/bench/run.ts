@@ -12,6 +12,7 @@ import { benchTextDeltas } from './engine-bench.js';
 import { benchFirstShell } from './first-shell-bench.js';
 import { benchGrep } from './grep-bench.js';
 import { benchRpc } from './rpc-bench.js';
+import { benchServe } from './serve-bench.js';
 import { benchSessions } from './session-bench.js';
 import { benchSmallCalls } from './small-calls-bench.js';
 import { benchSubagents } from './subagent-bench.js';
@@ -48,6 +49,8 @@ try {
   Object.assign(figures, await benchSubagents());
   process.stderr.write('bench: terminal UI (keys with 5k blocks, streaming, 100k-event first frame)\n');
   Object.assign(figures, await benchTui());
+  process.stderr.write('bench: skate serve (50 sessions × 20 prompts; latency vs skate -p)\n');
+  Object.assign(figures, await benchServe());
 } finally {
   await rm(workspace, { recursive: true, force: true });
 }
