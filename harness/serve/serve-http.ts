@@ -66,7 +66,10 @@ export async function startServeHttp(options: ServeHttpOptions): Promise<Running
   });
   // A stream may stay quiet for long (a tool running); the heartbeat keeps it open, not a timeout.
   server.requestTimeout = 0;
-  server.headersTimeout = 30_000;
+  // Longer than the usual client and proxy idle timeouts, so the server is not the side that closes an
+  // idle keep-alive connection just as a client sends on it (a reset POST the client cannot retry).
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

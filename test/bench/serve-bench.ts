@@ -18,8 +18,10 @@ import { median, quantile, round } from './stats.js';
 const KEY = 'sk-ant-bench-key';
 /** A reply of about 60 text deltas (the fake cuts text into 1–7 character pieces). */
 const REPLY_TEXT = 'The quick brown fox jumps over the lazy dog; '.repeat(5);
+/** The latency runs' reply: about 330 deltas, 2 ms apart, so most of each run is past the warm-up. */
+const LATENCY_TEXT = REPLY_TEXT.repeat(5);
 /** Text deltas at the start of each latency run that are not counted. */
-const WARM_UP_DELTAS = 10;
+const WARM_UP_DELTAS = 50;
 
 export interface ServeBenchOptions {
   sessions?: number;
@@ -34,6 +36,7 @@ export interface ServeFigures {
   serve_load_sessions: number;
   serve_load_runs_completed: number;
   serve_load_runs_planned: number;
+  serve_load_runs_failed: number;
   serve_load_seconds: number;
   serve_events_per_s: number;
   /** Per text delta: from the fake API writing it to the client reading it, streamed by skate serve… */
@@ -56,9 +59,9 @@ function env(api: FakeMessagesApi): NodeJS.ProcessEnv {
   return { ...process.env, ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: api.url };
 }
 
-const text = (delayMs = 0): FakeReply => ({
+const text = (delayMs = 0, body = REPLY_TEXT): FakeReply => ({
   type: 'message',
-  blocks: [{ type: 'text', text: REPLY_TEXT }],
+  blocks: [{ type: 'text', text: body }],
   ...(delayMs > 0 && { chunkDelayMs: delayMs }),
 });
 
@@ -99,11 +102,14 @@ async function streamPrompt(
  * reading the event that carries it (matched by text offset, so coalescing on
  * the way is accounted for: an event counts from its last piece's write).
  */
-function latencies(sent: readonly { event: string; at: number }[], received: { text: string; at: number }[]) {
+function latencies(
+  sent: readonly { event: string; at: number }[],
+  received: { text: string; at: number }[],
+): number[] {
   const written = sent.filter((entry) => entry.event === 'content_block_delta');
   const ends: number[] = [];
   let end = 0;
-  for (const piece of awkwardChunks(REPLY_TEXT)) ends.push((end += piece.length));
+  for (const piece of awkwardChunks(LATENCY_TEXT)) ends.push((end += piece.length));
   const out: number[] = [];
   let offset = 0;
   for (const [index, delta] of received.entries()) {
@@ -187,17 +193,25 @@ export async function benchServe(options: ServeBenchOptions = {}): Promise<Serve
       const started = performance.now();
       let messages = 0;
       let completed = 0;
+      const failures: string[] = [];
       await Promise.all(
         created.map(async (session) => {
           for (let index = 0; index < prompts && performance.now() < deadline; index++) {
-            const run = await streamPrompt(server, session.id);
-            messages += run.messages;
-            if (run.status === 'complete') completed++;
+            try {
+              const run = await streamPrompt(server, session.id);
+              messages += run.messages;
+              if (run.status === 'complete') completed++;
+            } catch (error) {
+              failures.push(`${(error as Error).message} ${String((error as Error).cause ?? '')}`);
+            }
           }
         }),
       );
       const seconds = (performance.now() - started) / 1000;
-      return { seconds, messages, completed };
+      if (failures.length > 0) {
+        process.stderr.write(`serve bench: ${failures.length} prompts failed, first: ${failures[0]}\n`);
+      }
+      return { seconds, messages, completed, failed: failures.length };
     })();
 
     // Latency: the same slowly streamed reply, through skate serve and through skate -p, alternating.
@@ -209,10 +223,10 @@ export async function benchServe(options: ServeBenchOptions = {}): Promise<Serve
       await using server = await startSkateServe(['--workspace', workspace, '--approval', 'auto'], env(api));
       const session = await createSession(server);
       for (let run = 0; run < latencyRuns; run++) {
-        api.enqueue(text(2));
+        api.enqueue(text(2, LATENCY_TEXT));
         const served = await streamPrompt(server, session.id);
         serveLatency.push(...latencies(api.requests.at(-1)!.sent, served.deltas));
-        api.enqueue(text(2));
+        api.enqueue(text(2, LATENCY_TEXT));
         const headless = await headlessRun(workspace, api);
         headlessLatency.push(...latencies(api.requests.at(-1)!.sent, headless));
       }
@@ -250,6 +264,7 @@ export async function benchServe(options: ServeBenchOptions = {}): Promise<Serve
       serve_load_sessions: sessions,
       serve_load_runs_completed: load.completed,
       serve_load_runs_planned: sessions * prompts,
+      serve_load_runs_failed: load.failed,
       serve_load_seconds: round(load.seconds, 2),
       serve_events_per_s: Math.round(load.messages / load.seconds),
       serve_event_latency_p50_ms: p(serveLatency, 0.5),

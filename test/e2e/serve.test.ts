@@ -13,6 +13,7 @@ import { type FakeReply, fakeMessagesApi } from '../support/fake-messages-api.js
 import { hostDir } from '../support/host-dir.js';
 import { processDescendants } from '../support/process-descendants.js';
 import { eventually, isAlive } from '../support/processes.js';
+import { runCli } from '../support/run-cli.js';
 import {
   allSseMessages,
   SERVE_TOKEN,
@@ -275,7 +276,7 @@ describe('skate serve over real HTTP', () => {
           type: 'tool_use',
           id: `${id}_ls`,
           name: 'shell',
-          input: { command: 'ls ../a; cat ../a/secret-a.txt' },
+          input: { command: 'ls ../a; cat ../a/secret-a.txt; env' },
         },
       ],
     });
@@ -307,6 +308,13 @@ describe('skate serve over real HTTP', () => {
     expect(inA.find((r) => r.id.endsWith('_ls'))!.output).toContain('only for a');
     expect(inB.find((r) => r.id.endsWith('_ls'))!.output).not.toContain('only for a');
     expect(inB.find((r) => r.id.endsWith('_ls'))!.output).toMatch(/No such file|cannot access/);
+    // Neither the server's token nor the API key reaches a sandbox.
+    for (const run of [inA, inB]) {
+      const env = run.find((r) => r.id.endsWith('_ls'))!.output;
+      expect(env).toContain('SKATE_SANDBOX=1');
+      expect(env).not.toContain(SERVE_TOKEN);
+      expect(env).not.toContain(KEY);
+    }
     // On the host: each wrote its own workspace only; a's `../a/from-b.txt` is its own directory, b's was refused.
     expect(await readFile(path.join(a, 'mine.txt'), 'utf8')).toBe('mine');
     expect(await readFile(path.join(b, 'mine.txt'), 'utf8')).toBe('mine');
@@ -529,5 +537,43 @@ describe('skate serve over real HTTP', () => {
     expect(performance.now() - started).toBeLessThan(30_000);
     const listed = (await (await server.request('/v1/sessions')).json()) as { sessions: SessionInfo[] };
     expect(listed.sessions.map((s) => s.lastEventId).every((id) => id > 0)).toBe(true);
+  });
+
+  it('refuses bad flags and a short token before anything starts', async () => {
+    const env = { ...process.env, ANTHROPIC_API_KEY: KEY, SKATE_SERVE_TOKEN: SERVE_TOKEN };
+    const noListen = await runCli(['serve'], { env });
+    expect(noListen.code).toBe(2);
+    expect(noListen.stderr).toMatch(/needs --listen HOST:PORT/);
+    const badListen = await runCli(['serve', '--listen', 'localhost'], { env });
+    expect(badListen.code).toBe(2);
+    expect(badListen.stderr).toMatch(/HOST:PORT/);
+    const headless = await runCli(['serve', '--listen', '127.0.0.1:0', '--output-format', 'json'], { env });
+    expect(headless.code).toBe(2);
+    expect(headless.stderr).toMatch(/drop --output-format/);
+    const short = await runCli(['serve', '--listen', '127.0.0.1:0'], {
+      env: { ...env, SKATE_SERVE_TOKEN: 'short' },
+    });
+    expect(short.code).toBe(2);
+    expect(short.stderr).toMatch(/SKATE_SERVE_TOKEN is shorter than 16 characters/);
+    expect(short.stderr).not.toMatch(/listening/);
+  });
+
+  it('generates a token and prints it once when none is given', async () => {
+    await using ws = await hostDir('serve-token-');
+    await using api = await fakeMessagesApi();
+    await using server = await startSkateServe(['--workspace', ws.path], {
+      ...serveEnv(api.url),
+      SKATE_SERVE_TOKEN: '',
+    });
+    const tokenLine = /token \(send as .*\): (\S+)\n/;
+    expect(await eventually(() => tokenLine.test(server.stderr()))).toBe(true);
+    const token = tokenLine.exec(server.stderr())?.[1];
+    expect(token).toBeDefined();
+    expect(token!.length).toBeGreaterThanOrEqual(16);
+    expect(server.stderr().split(token!).length).toBe(2);
+    expect(
+      (await fetch(`${server.url}/v1/sessions`, { headers: { authorization: `Bearer ${token}` } })).status,
+    ).toBe(200);
+    expect((await server.request('/v1/sessions')).status).toBe(401);
   });
 });
