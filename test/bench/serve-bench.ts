@@ -109,7 +109,10 @@ function latencies(
   const written = sent.filter((entry) => entry.event === 'content_block_delta');
   const ends: number[] = [];
   let end = 0;
-  for (const piece of awkwardChunks(LATENCY_TEXT)) ends.push((end += piece.length));
+  for (const piece of awkwardChunks(LATENCY_TEXT)) {
+    end += piece.length;
+    ends.push(end);
+  }
   const out: number[] = [];
   let offset = 0;
   for (const [index, delta] of received.entries()) {
