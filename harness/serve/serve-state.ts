@@ -49,7 +49,12 @@ export class ServeState {
         model: request.model ?? this.options.defaultModel,
         session: request.resume ? { kind: 'resume', id: request.resume } : { kind: 'new' },
       };
-      const session = await ServeSession.open(start, this.sessionOptions());
+      const session = await ServeSession.open(start, this.sessionOptions()).catch((error: unknown) => {
+        const failure = ServeError.fromUnknown(error);
+        // The runtime's own refusals keep their codes; anything else is the agent failing to start.
+        if (failure.code !== 'internal') throw failure;
+        throw new ServeError('start_failed', `the session's agent could not start: ${failure.message}`);
+      });
       return this.add(session);
     } finally {
       this.opening--;
