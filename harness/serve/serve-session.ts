@@ -4,9 +4,9 @@ import type { ResolvedPolicy } from '../../shared/policy.js';
 import type { RunResult } from '../../shared/run-result.js';
 import type { CommandRequest, PromptRequest, SessionInfo } from '../../shared/serve-api.js';
 import type { ApprovalMode } from '../engine/engine-types.js';
-import { estimateCostUsd } from '../provider/model-catalog.js';
-import type { AgentRunResult, AgentSession } from '../runtime/agent-session.js';
+import type { AgentSession } from '../runtime/agent-session.js';
 import type { SessionSettings } from '../runtime/agent-settings.js';
+import { runResultOf } from '../runtime/run-result-of.js';
 import { RunBuffer } from './run-buffer.js';
 import { ServeError } from './serve-error.js';
 
@@ -134,7 +134,7 @@ export class ServeSession {
       try {
         const agent = await this.live();
         const outcome = await agent.prompt(request.text, request.images ? { images: request.images } : {});
-        result = resultOf(outcome, started);
+        result = runResultOf(outcome, performance.now() - started);
       } catch (error) {
         const message = ServeError.fromUnknown(error).message;
         this.push({ type: 'error', agent: [], message });
@@ -176,7 +176,7 @@ export class ServeSession {
       throw new ServeError(
         'not_pending',
         waiting
-          ? `request ${command.requestId} waits for a ${waiting}, not a ${command.type}`
+          ? `request ${command.requestId} waits for ${waiting}, not ${command.type}`
           : `session ${this.id} has no pending request ${command.requestId} (answered already, or its run ended)`,
       );
     }
@@ -271,23 +271,6 @@ const ANSWERS: Partial<Record<string, CommandRequest['type']>> = {
   ask_user_request: 'ask_user_response',
   loop_cap_reached: 'loop_decision',
 };
-
-function resultOf(outcome: AgentRunResult, started: number): RunResult {
-  const cost = estimateCostUsd(outcome.model, outcome.usage);
-  return {
-    type: 'result',
-    status: outcome.status,
-    finalMessage: outcome.finalMessage,
-    turns: outcome.turns,
-    toolCalls: outcome.toolCalls,
-    usage: outcome.usage,
-    ...(cost !== undefined && { costUsd: Math.round(cost * 1e6) / 1e6 }),
-    model: outcome.model,
-    ...(outcome.sessionId && { sessionId: outcome.sessionId }),
-    durationMs: Math.round(performance.now() - started),
-    ...(outcome.error && { error: outcome.error }),
-  };
-}
 
 function failedResult(model: string, sessionId: string, started: number, error: string): RunResult {
   return {

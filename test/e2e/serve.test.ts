@@ -240,6 +240,61 @@ describe('skate serve over real HTTP', () => {
     expect(seen.at(-1)!.data).toMatchObject({ status: 'complete', finalMessage: 'Wrote it.' });
   });
 
+  it('ask_user and the turn cap are answered through the command endpoint too', async () => {
+    await using ws = await hostDir('serve-ask-');
+    await using api = await fakeMessagesApi([
+      {
+        type: 'message',
+        blocks: [
+          {
+            type: 'tool_use',
+            id: 'tu_ask',
+            name: 'ask_user',
+            input: { questions: [{ question: 'Which colour?', options: ['red', 'blue'] }] },
+          },
+        ],
+      },
+      { type: 'message', blocks: [{ type: 'text', text: 'Blue it is.' }] },
+    ]);
+    await using server = await startSkateServe(
+      ['--workspace', ws.path, '--max-turns', '1'],
+      serveEnv(api.url),
+    );
+    const session = await createSession(server);
+    const stream = sseMessages(await prompt(server, session.id, 'pick a colour'));
+    const seen = await readUntil(stream, 'ask_user_request');
+    const ask = seen.at(-1)!.data as Extract<StreamMessage, { type: 'ask_user_request' }>;
+    expect(ask.questions).toEqual([{ question: 'Which colour?', options: ['red', 'blue'] }]);
+    // An answer of the wrong kind for this request is refused; the right one is taken.
+    const wrongKind = await command(server, session.id, {
+      type: 'approval_response',
+      requestId: ask.requestId,
+      decision: 'approve',
+    });
+    expect(wrongKind.status).toBe(409);
+    expect((await errorOf(wrongKind)).message).toMatch(/waits for ask_user_response, not approval_response/);
+    const answered = await command(server, session.id, {
+      type: 'ask_user_response',
+      requestId: ask.requestId,
+      answers: ['blue'],
+    });
+    expect(answered.status).toBe(202);
+    await readUntil(stream, 'loop_cap_reached', seen);
+    const cap = seen.at(-1)!.data as Extract<StreamMessage, { type: 'loop_cap_reached' }>;
+    const goOn = await command(server, session.id, {
+      type: 'loop_decision',
+      requestId: cap.requestId,
+      decision: 'continue',
+    });
+    expect(goOn.status).toBe(202);
+    await readUntil(stream, 'result', seen);
+    const result = seen.find((m) => m.data.type === 'tool_call_result')!.data as { output: string };
+    expect(result.output).toContain('A: blue');
+    expect(seen.at(-1)!.data).toMatchObject({ status: 'complete', finalMessage: 'Blue it is.' });
+    // The model was told the answer.
+    expect(JSON.stringify(api.requests[1]!.body!.messages)).toContain('A: blue');
+  });
+
   it("two concurrent sessions in different workspaces do not see or touch each other's files", async () => {
     await using root = await hostDir('serve-two-');
     const [a, b] = [path.join(root.path, 'a'), path.join(root.path, 'b')];
