@@ -43,6 +43,8 @@ export class ServeSession {
   private lastActivity = new Date();
   private agent: AgentSession | undefined;
   private starting: Promise<AgentSession> | undefined;
+  /** An idle stop in progress: a restart waits for it, so the log's lock is free. */
+  private stopping: Promise<void> | undefined;
   private unsubscribe: (() => void) | undefined;
   private run: RunBuffer | undefined;
   private runDone: Promise<void> | undefined;
@@ -221,8 +223,8 @@ export class ServeSession {
   /** The agent, restarted from the session log when it was stopped while idle. */
   private async live(): Promise<AgentSession> {
     if (this.agent) return this.agent;
-    this.starting ??= this.options
-      .start({ ...this.spec, session: { kind: 'resume', id: this.id } })
+    this.starting ??= (this.stopping ?? Promise.resolve())
+      .then(() => this.options.start({ ...this.spec, session: { kind: 'resume', id: this.id } }))
       .then((agent) => {
         this.options.onLog?.(`session ${this.id}: agent restarted from its log`);
         this.adopt(agent);
@@ -244,7 +246,12 @@ export class ServeSession {
     const agent = this.agent;
     this.agent = undefined;
     this.unsubscribe?.();
-    await agent?.close();
+    if (!agent) return this.stopping;
+    const stopping = agent.close().finally(() => {
+      if (this.stopping === stopping) this.stopping = undefined;
+    });
+    this.stopping = stopping;
+    await stopping;
   }
 
   /** Marks activity and re-arms the idle stop. */
