@@ -48,6 +48,8 @@ export class ServeSession {
   private unsubscribe: (() => void) | undefined;
   private run: RunBuffer | undefined;
   private runDone: Promise<void> | undefined;
+  /** An interrupt that came while the run's agent was still being restarted. */
+  private interruptedEarly = false;
   private nextEventId = 1;
   /** Requests of the running engine a client may answer, by id: the answer type each waits for. */
   private readonly pending = new Map<string, CommandRequest['type']>();
@@ -127,6 +129,7 @@ export class ServeSession {
     }
     const release = this.options.takeRunSlot();
     this.touch();
+    this.interruptedEarly = false;
     const run = new RunBuffer(`run_${randomUUID()}`, this.nextEventId, this.options.replayLimit);
     this.run = run;
     this.push({ type: 'run_start', runId: run.runId, sessionId: this.id });
@@ -135,12 +138,16 @@ export class ServeSession {
       let result: RunResult;
       try {
         const agent = await this.live();
-        const outcome = await agent.prompt(request.text, request.images ? { images: request.images } : {});
-        result = runResultOf(outcome, performance.now() - started);
+        if (this.interruptedEarly) {
+          result = { ...emptyResult(this.model, this.id, started), status: 'cancelled' };
+        } else {
+          const outcome = await agent.prompt(request.text, request.images ? { images: request.images } : {});
+          result = runResultOf(outcome, performance.now() - started);
+        }
       } catch (error) {
         const message = ServeError.fromUnknown(error).message;
         this.push({ type: 'error', agent: [], message });
-        result = failedResult(this.model, this.id, started, message);
+        result = { ...emptyResult(this.model, this.id, started), error: message };
       }
       this.push(result);
       run.end();
@@ -170,7 +177,7 @@ export class ServeSession {
     this.touch();
     if (command.type === 'interrupt') {
       if (!this.running) throw new ServeError('not_pending', `session ${this.id} has no run in progress`);
-      this.agent?.interrupt();
+      this.interrupt();
       return;
     }
     const waiting = this.pending.get(command.requestId);
@@ -202,13 +209,14 @@ export class ServeSession {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.idleTimer);
-    this.agent?.interrupt();
+    this.interrupt();
     await this.runDone;
     await this.stopAgent();
   }
 
-  /** Interrupts the run in progress, if any (shutdown). */
+  /** Interrupts the run in progress, if any, even one whose agent is still restarting. */
   interrupt(): void {
+    if (this.running) this.interruptedEarly = true;
     this.agent?.interrupt();
   }
 
@@ -279,7 +287,8 @@ const ANSWERS: Partial<Record<string, CommandRequest['type']>> = {
   loop_cap_reached: 'loop_decision',
 };
 
-function failedResult(model: string, sessionId: string, started: number, error: string): RunResult {
+/** A run that never reached the model: an error (its `error` added) or cancelled before it began. */
+function emptyResult(model: string, sessionId: string, started: number): RunResult {
   return {
     type: 'result',
     status: 'error',
@@ -290,6 +299,5 @@ function failedResult(model: string, sessionId: string, started: number, error: 
     model,
     sessionId,
     durationMs: Math.round(performance.now() - started),
-    error,
   };
 }

@@ -39,6 +39,10 @@ export interface ServeFigures {
   serve_load_runs_failed: number;
   serve_load_seconds: number;
   serve_events_per_s: number;
+  /** CPU time of the skate serve process (harness only, not executors) per completed run… */
+  serve_cpu_ms_per_run: number;
+  /** …and of this process (the 50 SSE clients and the fake Messages API) per run, for scale. */
+  bench_client_and_fake_api_cpu_ms_per_run: number;
   /** Per text delta: from the fake API writing it to the client reading it, streamed by skate serve… */
   serve_event_latency_p50_ms: number;
   serve_event_latency_p99_ms: number;
@@ -143,6 +147,14 @@ async function headlessRun(workspace: string, api: FakeMessagesApi): Promise<{ t
   return deltas;
 }
 
+/** CPU time (user + system) a process has used, in ms. */
+async function cpuMs(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime and stime are fields 14 and 15 of stat (12 and 13 after the command), in clock ticks of 10 ms.
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 /** RSS in MiB of a process and everything below it (shared pages counted in each). */
 async function treeRssMib(pid: number): Promise<{ own: number; tree: number }> {
   const rss = async (p: number): Promise<number> => {
@@ -193,6 +205,8 @@ export async function benchServe(options: ServeBenchOptions = {}): Promise<Serve
       );
       const created = await Promise.all(Array.from({ length: sessions }, () => createSession(server)));
       const deadline = performance.now() + budgetMs;
+      const cpuBefore = await cpuMs(server.child.pid!);
+      const benchCpuBefore = process.cpuUsage();
       const started = performance.now();
       let messages = 0;
       let completed = 0;
@@ -211,10 +225,20 @@ export async function benchServe(options: ServeBenchOptions = {}): Promise<Serve
         }),
       );
       const seconds = (performance.now() - started) / 1000;
+      const serverCpu = (await cpuMs(server.child.pid!)) - cpuBefore;
+      const benchCpu = process.cpuUsage(benchCpuBefore);
       if (failures.length > 0) {
         process.stderr.write(`serve bench: ${failures.length} prompts failed, first: ${failures[0]}\n`);
       }
-      return { seconds, messages, completed, failed: failures.length };
+      const runs = Math.max(1, completed);
+      return {
+        seconds,
+        messages,
+        completed,
+        failed: failures.length,
+        serverCpuPerRun: serverCpu / runs,
+        benchCpuPerRun: (benchCpu.user + benchCpu.system) / 1000 / runs,
+      };
     })();
 
     // Latency: the same slowly streamed reply, through skate serve and through skate -p, alternating.
@@ -270,6 +294,8 @@ export async function benchServe(options: ServeBenchOptions = {}): Promise<Serve
       serve_load_runs_failed: load.failed,
       serve_load_seconds: round(load.seconds, 2),
       serve_events_per_s: Math.round(load.messages / load.seconds),
+      serve_cpu_ms_per_run: round(load.serverCpuPerRun, 2),
+      bench_client_and_fake_api_cpu_ms_per_run: round(load.benchCpuPerRun, 2),
       serve_event_latency_p50_ms: p(serveLatency, 0.5),
       serve_event_latency_p99_ms: p(serveLatency, 0.99),
       headless_event_latency_p50_ms: p(headlessLatency, 0.5),
