@@ -17,6 +17,7 @@ const COMMANDS: Record<string, () => Promise<{ run: CommandMain }>> = {
   policy: () => import('./commands/policy-show-command.js'),
   sandbox: () => import('./commands/sandbox-command.js'),
   acp: () => import('./commands/acp-command.js'),
+  serve: () => import('./commands/serve-command.js'),
 };
 
 const agent = async (argv: string[]): Promise<number> =>

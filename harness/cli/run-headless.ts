@@ -1,12 +1,11 @@
-import type { TokenUsage } from '../../shared/engine-events.js';
-import type { RunResult, SystemInit } from '../../shared/run-result.js';
+import type { SystemInit } from '../../shared/run-result.js';
 import { createCollectingEmitter } from '../emitters/collecting-emitter.js';
 import { createJsonLinesEmitter } from '../emitters/json-lines-emitter.js';
 import { createTerminalEmitter } from '../emitters/terminal-emitter.js';
 import type { Emitter } from '../engine/engine-types.js';
 import { describeInstructions } from '../instructions/load-project-instructions.js';
-import { estimateCostUsd } from '../provider/model-catalog.js';
 import { type AgentRunResult, type AgentSession, createAgentSession } from '../runtime/agent-session.js';
+import { runResultOf } from '../runtime/run-result-of.js';
 import { skateVersion } from '../skate-version.js';
 import type { RunSettings } from './agent-settings-from-flags.js';
 import { previewPaint } from './approval-preview.js';
@@ -102,19 +101,7 @@ export async function runHeadless(run: HeadlessRun): Promise<number> {
     }
     const outcome = await agent.prompt(run.prompt);
     terminal?.close();
-    const result: RunResult = {
-      type: 'result',
-      status: outcome.status,
-      finalMessage: outcome.finalMessage,
-      turns: outcome.turns,
-      toolCalls: outcome.toolCalls,
-      usage: outcome.usage,
-      ...costOf(outcome.model, outcome.usage),
-      model: outcome.model,
-      ...(outcome.sessionId && { sessionId: outcome.sessionId }),
-      durationMs: Math.round(performance.now() - started),
-      ...(outcome.error && { error: outcome.error }),
-    };
+    const result = runResultOf(outcome, performance.now() - started);
     if (jsonLines) {
       await jsonLines.flush();
       process.stdout.write(`${JSON.stringify(result)}\n`);
@@ -129,11 +116,6 @@ export async function runHeadless(run: HeadlessRun): Promise<number> {
     process.off('SIGINT', onSigint);
     await agent.close();
   }
-}
-
-function costOf(model: string, usage: TokenUsage): { costUsd?: number } {
-  const cost = estimateCostUsd(model, usage);
-  return cost === undefined ? {} : { costUsd: Math.round(cost * 1e6) / 1e6 };
 }
 
 /** What the model hears when ask_user gets no answer, said as what happened. */

@@ -19,6 +19,9 @@ export const USAGE = `usage:
   skate sandbox [--policy P] [--workspace DIR] [--sandbox best-effort] -- CMD [ARGS...]
   skate acp [--policy P] [--approval ask|auto|deny-writes] [--model M] [agent options]
                                          an ACP agent on stdin/stdout, for editors (Zed, JetBrains…)
+  skate serve --listen HOST:PORT [--policy P] [--workspace DIR] [--approval ask|auto|deny-writes] [--token-file FILE]
+        [--max-sessions N] [--max-runs N] [--max-body-bytes N] [--idle-timeout SECONDS] [--replay-buffer N]
+                                         an HTTP API with SSE (token in SKATE_SERVE_TOKEN, or printed once)
   skate --version
 
 options:

@@ -1,11 +1,11 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import { startExecutorProcess } from '../executor-client/executor-process.js';
 import type { ExecutorLauncher } from '../sandbox/executor-launch.js';
+import { bearerCheck } from './bearer-token.js';
 
 export interface ExecutorServerOptions {
   host: string;
@@ -25,17 +25,6 @@ export interface RunningExecutorServer {
   close(): Promise<void>;
 }
 
-function digest(text: string): Buffer {
-  return createHash('sha256').update(text).digest();
-}
-
-/** Constant-time check of the bearer token, so timing does not reveal how much of a guess was right. */
-function authorized(request: IncomingMessage, expected: Buffer): boolean {
-  const header = request.headers.authorization ?? '';
-  const match = /^Bearer (.+)$/.exec(header);
-  return match !== null && timingSafeEqual(digest(match[1]!), expected);
-}
-
 function reject(socket: Duplex, status: number, text: string): void {
   socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
 }
@@ -48,7 +37,7 @@ function reject(socket: Duplex, status: number, text: string): void {
  * never reaches an executor.
  */
 export async function serveExecutors(options: ExecutorServerOptions): Promise<RunningExecutorServer> {
-  const expected = digest(options.token);
+  const authorized = bearerCheck(options.token);
   const http: Server = createServer((_request, response) => {
     response
       .writeHead(426, { 'content-type': 'text/plain' })
@@ -63,7 +52,7 @@ export async function serveExecutors(options: ExecutorServerOptions): Promise<Ru
   const live = new Set<number>();
 
   http.on('upgrade', (request, socket, head) => {
-    if (!authorized(request, expected)) {
+    if (!authorized(request.headers.authorization)) {
       log(`refused ${request.socket.remoteAddress}: bad or missing token`);
       reject(socket, 401, 'Unauthorized');
       return;

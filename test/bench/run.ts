@@ -15,6 +15,7 @@ import { benchFirstRequest } from './first-request-bench.js';
 import { benchFirstShell } from './first-shell-bench.js';
 import { benchGrep } from './grep-bench.js';
 import { benchRpc } from './rpc-bench.js';
+import { benchServe } from './serve-bench.js';
 import { benchSessions } from './session-bench.js';
 import { benchSmallCalls } from './small-calls-bench.js';
 import { benchSubagents } from './subagent-bench.js';
@@ -72,6 +73,11 @@ const sections: readonly BenchSection[] = [
     name: 'tui',
     what: 'terminal UI (keys with 5k blocks, streaming, 100k-event first frame)',
     run: () => benchTui(),
+  },
+  {
+    name: 'serve',
+    what: 'skate serve (50 sessions × 20 prompts; latency vs skate -p)',
+    run: () => benchServe(),
   },
 ];
 

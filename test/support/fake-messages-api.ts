@@ -63,6 +63,8 @@ export interface RecordedRequest {
   /** The parsed JSON body; undefined when it was not a valid Messages request. */
   body: RecordedBody | undefined;
   finished: Promise<ReplyOutcome>;
+  /** Each SSE event of a streamed reply and when it was written (`performance.now()`), for latency benches. */
+  sent: { event: string; at: number }[];
 }
 
 export interface FakeMessagesApi extends AsyncDisposable {
@@ -112,6 +114,7 @@ export async function fakeMessagesApi(replies: FakeReply[] = []): Promise<FakeMe
       headers: req.headers,
       body: undefined,
       finished,
+      sent: [],
     };
     requests.push(record);
     res.on('close', () => settle(res.writableFinished ? 'completed' : 'client_closed'));
@@ -179,7 +182,7 @@ async function handle(
   if (reply.type === 'failure') return sendJson(res, reply.status, reply.body, reply.headers);
   const id = `msg_fake_${number}`;
   if (!parsed.data.stream) return sendJson(res, 200, wholeMessage(id, parsed.data.model, reply));
-  await streamMessage(res, id, parsed.data.model, reply, number, () => settle('dropped'));
+  await streamMessage(res, id, parsed.data.model, reply, number, () => settle('dropped'), record.sent);
 }
 
 async function streamMessage(
@@ -189,6 +192,7 @@ async function streamMessage(
   reply: Extract<FakeReply, { type: 'message' }>,
   number: number,
   onDrop: () => void,
+  sent: RecordedRequest['sent'],
 ): Promise<void> {
   res.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
@@ -226,6 +230,7 @@ async function streamMessage(
   for (const [index, [event, data]] of events.entries()) {
     if (index > 0 && reply.chunkDelayMs) await sleep(reply.chunkDelayMs);
     if (res.destroyed) return;
+    sent.push({ event, at: performance.now() });
     await write(res, `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     if (event.startsWith('content_block_')) contentEvents++;
     if (reply.dropAfterContentEvents !== undefined && contentEvents >= reply.dropAfterContentEvents) {
@@ -281,7 +286,8 @@ function blockEvents(block: FakeBlock, index: number): [string, unknown][] {
 }
 
 /** Splits text into chunks of 1, 4, 2, 7, 3, ... characters: never at a convenient place. */
-function awkwardChunks(text: string): string[] {
+/** How the fake cuts a text (or thinking) block into deltas: 1, 4, 2, 7, 3 characters in turn. */
+export function awkwardChunks(text: string): string[] {
   const sizes = [1, 4, 2, 7, 3];
   const chunks: string[] = [];
   for (let at = 0, i = 0; at < text.length; i++) {

@@ -1,11 +1,10 @@
-import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { DEFAULT_MAX_FRAME_BYTES } from '../../executor-client/executor-client.js';
 import { serveExecutors } from '../../executor-relay/executor-relay-server.js';
 import { resolvePolicy, resolveWorkspace } from '../../runtime/start-executor.js';
 import { launcherFor, type SandboxMode } from '../../sandbox/choose-launcher.js';
 import { COMMON, type CommandMain, parsed, sandboxMode } from '../cli-flags.js';
+import { parseListen, readServerToken } from '../server-options.js';
 import { help } from '../usage.js';
 import { UsageError } from '../usage-error.js';
 
@@ -36,34 +35,12 @@ export interface ExecutorServeOptions {
   sandbox: SandboxMode;
 }
 
-function parseListen(listen: string): { host: string; port: number } {
-  const match = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(listen);
-  const port = match ? Number(match[3]) : Number.NaN;
-  if (!match || port > 65_535)
-    throw new UsageError(`--listen takes HOST:PORT, e.g. 127.0.0.1:7700; got "${listen}"`);
-  return { host: (match[1] ?? match[2])!, port };
-}
-
-async function readToken(tokenFile: string | undefined): Promise<{ token: string; generated: boolean }> {
-  if (tokenFile) {
-    const token = (await readFile(tokenFile, 'utf8')).trim();
-    if (token.length < 16) throw new UsageError(`the token in ${tokenFile} is shorter than 16 characters`);
-    return { token, generated: false };
-  }
-  const fromEnv = process.env.SKATE_EXECUTOR_TOKEN;
-  if (fromEnv) {
-    if (fromEnv.length < 16) throw new UsageError('SKATE_EXECUTOR_TOKEN is shorter than 16 characters');
-    return { token: fromEnv, generated: false };
-  }
-  return { token: randomBytes(24).toString('base64url'), generated: true };
-}
-
 /** `skate executor serve --listen HOST:PORT`: serves sandboxed executors to remote harnesses. */
 export async function executorServeCommand(options: ExecutorServeOptions): Promise<number> {
   const { host, port } = parseListen(options.listen);
   const workspace = await resolveWorkspace(options.workspace);
   const policy = await resolvePolicy(options.policy, workspace);
-  const { token, generated } = await readToken(options.tokenFile);
+  const { token, generated } = await readServerToken(options.tokenFile, 'SKATE_EXECUTOR_TOKEN');
   const server = await serveExecutors({
     host,
     port,

@@ -1,0 +1,93 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { bearerCheck } from '../executor-relay/bearer-token.js';
+import { sendError } from './http-io.js';
+import { openApiDocument } from './openapi-document.js';
+import { compileRoutes, matchRoute } from './route-table.js';
+import { ServeError } from './serve-error.js';
+import { serveRoutes } from './serve-routes.js';
+import type { ServeState } from './serve-state.js';
+
+export interface ServeHttpOptions {
+  host: string;
+  port: number;
+  /** Every request must carry `Authorization: Bearer <token>`. */
+  token: string;
+  state: ServeState;
+  maxBodyBytes: number;
+  version: string;
+  onLog?(line: string): void;
+}
+
+export interface RunningServeHttp {
+  readonly url: string;
+  /**
+   * Stops taking requests, interrupts every run, lets the streams send their
+   * results, closes every session (executors stopped, logs flushed) and the
+   * remaining connections.
+   */
+  close(): Promise<void>;
+}
+
+/**
+ * `skate serve`'s HTTP server: plain `node:http` and a small route table (no
+ * framework: a dozen routes, and SSE is a response left open). The token is
+ * checked first, before the route, the body or any session is touched.
+ */
+export async function startServeHttp(options: ServeHttpOptions): Promise<RunningServeHttp> {
+  const authorized = bearerCheck(options.token);
+  let document: Record<string, unknown> | undefined;
+  const routes = serveRoutes({
+    state: options.state,
+    maxBodyBytes: options.maxBodyBytes,
+    openApi: () => {
+      document ??= openApiDocument(routes, options.version);
+      return document;
+    },
+  });
+  const compiled = compileRoutes(routes);
+  let closing = false;
+
+  const server: Server = createServer((request, response) => {
+    const handle = async (): Promise<void> => {
+      if (!authorized(request.headers.authorization)) {
+        throw new ServeError('unauthorized', 'send the server\'s token as "Authorization: Bearer <token>"');
+      }
+      if (closing) throw new ServeError('shutting_down', 'the server is shutting down');
+      const url = new URL(request.url ?? '/', 'http://localhost');
+      const { route, params } = matchRoute(compiled, request.method ?? 'GET', url.pathname);
+      await route.handle({ request, response, params, url });
+    };
+    handle().catch((error: unknown) => {
+      const failure = ServeError.fromUnknown(error);
+      if (failure.status >= 500) options.onLog?.(`${request.method} ${request.url}: ${failure.message}`);
+      sendError(response, failure, request);
+    });
+  });
+  // A stream may stay quiet for long (a tool running); the heartbeat keeps it open, not a timeout.
+  server.requestTimeout = 0;
+  // Longer than the usual client and proxy idle timeouts, so the server is not the side that closes an
+  // idle keep-alive connection just as a client sends on it (a reset POST the client cannot retry).
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, resolve);
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${host}:${address.port}`,
+    async close() {
+      closing = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await options.state.shutdown();
+      // Streams have written their results and ended; whatever is still open is cut.
+      server.closeIdleConnections();
+      setTimeout(() => server.closeAllConnections(), 1_000).unref();
+      await closed;
+    },
+  };
+}

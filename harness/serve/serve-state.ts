@@ -1,0 +1,155 @@
+import type { ResolvedPolicy } from '../../shared/policy.js';
+import type { CreateSessionRequest, SessionInfo, Transcript } from '../../shared/serve-api.js';
+import { loadSession } from '../session/session-reader.js';
+import { resolveSession, sessionTotals } from '../session/session-store.js';
+import { ServeError } from './serve-error.js';
+import { type AgentStart, ServeSession, type ServeSessionOptions } from './serve-session.js';
+import { grantSession, type ServerLimits } from './session-policy.js';
+
+export interface ServeStateOptions extends Omit<ServeSessionOptions, 'takeRunSlot'> {
+  server: ServerLimits;
+  /** The server's policy resolved for its own workspace: what session workspaces are checked against. */
+  rootPolicy: ResolvedPolicy;
+  /** The model when a session names none. */
+  defaultModel: string;
+  maxSessions: number;
+  maxRuns: number;
+}
+
+/**
+ * The server's sessions and limits, without HTTP: create (checked against
+ * the server's policy), find, list, fork, delete, and the run slots every
+ * session's runs share.
+ */
+export class ServeState {
+  private readonly sessions = new Map<string, ServeSession>();
+  /** Sessions being created, counted against the limit before they exist. */
+  private opening = 0;
+  private runs = 0;
+  private shuttingDown = false;
+
+  constructor(private readonly options: ServeStateOptions) {}
+
+  get runningCount(): number {
+    return this.runs;
+  }
+
+  async create(request: CreateSessionRequest): Promise<ServeSession> {
+    this.assertAccepting();
+    this.assertRoom();
+    if (request.resume) {
+      const open = [...this.sessions.values()].find((s) => s.id.startsWith(request.resume!.toLowerCase()));
+      if (open) throw new ServeError('busy', `session ${open.id} is already open here; use it`);
+    }
+    this.opening++;
+    try {
+      const grant = await grantSession(this.options.server, this.options.rootPolicy, request);
+      const start: AgentStart = {
+        ...grant,
+        model: request.model ?? this.options.defaultModel,
+        session: request.resume ? { kind: 'resume', id: request.resume } : { kind: 'new' },
+      };
+      const session = await ServeSession.open(start, this.sessionOptions()).catch((error: unknown) => {
+        const failure = ServeError.fromUnknown(error);
+        // The runtime's own refusals keep their codes; anything else is the agent failing to start.
+        if (failure.code !== 'internal') throw failure;
+        throw new ServeError('start_failed', `the session's agent could not start: ${failure.message}`);
+      });
+      return this.add(session);
+    } finally {
+      this.opening--;
+    }
+  }
+
+  get(id: string): ServeSession {
+    const session = this.sessions.get(id);
+    if (!session)
+      throw new ServeError('not_found', `no session ${id} on this server (GET /v1/sessions lists them)`);
+    return session;
+  }
+
+  list(): SessionInfo[] {
+    return [...this.sessions.values()].map((session) => session.info());
+  }
+
+  async fork(id: string, atEventId: string | undefined): Promise<ServeSession> {
+    this.assertAccepting();
+    const source = this.get(id);
+    this.assertRoom();
+    this.opening++;
+    try {
+      return this.add(await source.fork(atEventId));
+    } finally {
+      this.opening--;
+    }
+  }
+
+  async delete(id: string): Promise<void> {
+    const session = this.get(id);
+    this.sessions.delete(id);
+    await session.close();
+  }
+
+  /** The session's log as `skate sessions show --json` prints it. */
+  async transcript(id: string): Promise<Transcript> {
+    const session = this.get(id);
+    const { file } = await resolveSession(session.workspace, session.id);
+    const loaded = await loadSession(file);
+    const totals = await sessionTotals(session.workspace, loaded);
+    return { header: loaded.header, events: [...loaded.events], totals };
+  }
+
+  /** Refuses new sessions and runs, interrupts every run, and closes every session. */
+  async shutdown(): Promise<void> {
+    this.shuttingDown = true;
+    for (const session of this.sessions.values()) session.interrupt();
+    await Promise.allSettled([...this.sessions.values()].map((session) => session.close()));
+    this.sessions.clear();
+  }
+
+  private add(session: ServeSession): ServeSession {
+    if (this.shuttingDown) {
+      void session.close();
+      throw new ServeError('shutting_down', 'the server is shutting down');
+    }
+    this.sessions.set(session.id, session);
+    return session;
+  }
+
+  private sessionOptions(): ServeSessionOptions {
+    return {
+      start: this.options.start,
+      idleMs: this.options.idleMs,
+      replayLimit: this.options.replayLimit,
+      ...(this.options.onLog && { onLog: this.options.onLog }),
+      takeRunSlot: () => {
+        this.assertAccepting();
+        if (this.runs >= this.options.maxRuns) {
+          throw new ServeError(
+            'too_many_runs',
+            `${this.runs} runs are in progress, the server's limit (--max-runs ${this.options.maxRuns}); retry when one ends`,
+          );
+        }
+        this.runs++;
+        let released = false;
+        return () => {
+          if (!released) this.runs--;
+          released = true;
+        };
+      },
+    };
+  }
+
+  private assertRoom(): void {
+    if (this.sessions.size + this.opening >= this.options.maxSessions) {
+      throw new ServeError(
+        'too_many_sessions',
+        `${this.sessions.size} sessions are open, the server's limit (--max-sessions ${this.options.maxSessions}); delete one first`,
+      );
+    }
+  }
+
+  private assertAccepting(): void {
+    if (this.shuttingDown) throw new ServeError('shutting_down', 'the server is shutting down');
+  }
+}

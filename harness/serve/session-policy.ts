@@ -1,0 +1,81 @@
+import path from 'node:path';
+import { isNarrowerOrEqual } from '../../shared/narrow-policy.js';
+import { isGlob } from '../../shared/path-patterns.js';
+import { isWithin } from '../../shared/path-within.js';
+import type { ResolvedPolicy } from '../../shared/policy.js';
+import type { CreateSessionRequest } from '../../shared/serve-api.js';
+import type { ApprovalMode } from '../engine/engine-types.js';
+import { resolvePolicy, resolveWorkspace } from '../runtime/start-executor.js';
+import { ServeError } from './serve-error.js';
+
+/** What the server was started with: the ceiling of every session. */
+export interface ServerLimits {
+  /** `--workspace`, real: every session's workspace lies inside it. */
+  root: string;
+  /** `--policy`: applied to each session's workspace, the widest a session may get. */
+  policy: string;
+  /** `--network`, when given: the server policy's network for every session. */
+  network?: 'on' | 'off' | undefined;
+  /** `--approval`: sessions may ask for stricter, never laxer. */
+  approval: ApprovalMode;
+}
+
+/** What a session gets, checked. */
+export interface SessionGrant {
+  workspace: string;
+  policy: ResolvedPolicy;
+  approval: ApprovalMode;
+}
+
+/** How strict an approval mode is: a session may only move right. */
+const STRICTNESS: readonly ApprovalMode[] = ['auto', 'ask', 'deny-writes'];
+
+/**
+ * The workspace, policy and approval mode of a new session, never wider than
+ * the server's. The server's policy is resolved for the session's workspace
+ * (a subdirectory gets the same rules, rooted there) and is the ceiling:
+ * the requested policy must be `isNarrowerOrEqual` to it, the check
+ * sub-agents' policies pass. The workspace must lie inside the server's and
+ * not inside anything the server's policy protects or hides.
+ */
+export async function grantSession(
+  server: ServerLimits,
+  rootPolicy: ResolvedPolicy,
+  request: Pick<CreateSessionRequest, 'workspace' | 'policy' | 'network' | 'approval'>,
+): Promise<SessionGrant> {
+  const workspace = await resolveWorkspace(path.resolve(server.root, request.workspace ?? '.'));
+  if (!isWithin(server.root, workspace)) {
+    throw new ServeError('forbidden', `workspace ${workspace} is outside the server's ${server.root}`);
+  }
+  const shut = [...rootPolicy.protected, ...rootPolicy.read.deny].find(
+    (p) => !isGlob(p) && isWithin(p, workspace),
+  );
+  if (shut) {
+    throw new ServeError(
+      'forbidden',
+      `workspace ${workspace} is inside ${shut}, which the server's policy protects`,
+    );
+  }
+  const withNetwork = (policy: ResolvedPolicy, mode: 'on' | 'off' | undefined): ResolvedPolicy =>
+    mode ? { ...policy, network: { mode } } : policy;
+  const ceiling = withNetwork(await resolvePolicy(server.policy, workspace), server.network);
+  const wanted = withNetwork(
+    request.policy ? await resolvePolicy(request.policy, workspace) : ceiling,
+    request.network,
+  );
+  if (!isNarrowerOrEqual(wanted, ceiling)) {
+    const network = request.network ? ` with network ${request.network}` : '';
+    throw new ServeError(
+      'forbidden',
+      `policy ${request.policy ?? ceiling.name}${network} is wider than the server's (${ceiling.name}, network ${ceiling.network.mode})`,
+    );
+  }
+  const approval = request.approval ?? server.approval;
+  if (STRICTNESS.indexOf(approval) < STRICTNESS.indexOf(server.approval)) {
+    throw new ServeError(
+      'forbidden',
+      `approval ${approval} is laxer than the server's ${server.approval} (auto < ask < deny-writes)`,
+    );
+  }
+  return { workspace, policy: wanted, approval };
+}

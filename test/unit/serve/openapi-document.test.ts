@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { openApiDocument } from '../../../harness/serve/openapi-document.js';
+import { serveRoutes } from '../../../harness/serve/serve-routes.js';
+import type { ServeState } from '../../../harness/serve/serve-state.js';
+
+interface Operation {
+  parameters?: { name: string; in: string }[];
+  requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown> } }> };
+  responses: Record<string, { content?: Record<string, { schema: Record<string, unknown> }> }>;
+}
+
+describe('the OpenAPI document', () => {
+  // The document only reads the table; no handler runs.
+  const routes = serveRoutes({ state: {} as ServeState, maxBodyBytes: 1, openApi: () => ({}) });
+  const document = openApiDocument(routes, '9.9.9') as {
+    openapi: string;
+    info: { version: string };
+    paths: Record<string, Record<string, Operation>>;
+    components: { schemas: Record<string, unknown> };
+  };
+
+  it('describes every route of the table, with its path parameters', () => {
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.info.version).toBe('9.9.9');
+    for (const route of routes) {
+      const operation = document.paths[route.path]?.[route.method.toLowerCase()];
+      expect(operation, `${route.method} ${route.path}`).toBeDefined();
+      const names = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => name);
+      expect(operation!.parameters?.filter((p) => p.in === 'path').map((p) => p.name) ?? []).toEqual(names);
+      expect(operation!.responses.default).toBeDefined();
+    }
+  });
+
+  it('generates request and response schemas from the zod shapes', () => {
+    const create = document.paths['/v1/sessions']!.post!;
+    const body = create.requestBody!.content['application/json']!.schema;
+    expect(Object.keys(body.properties ?? {})).toEqual(
+      expect.arrayContaining(['workspace', 'policy', 'network', 'approval', 'model', 'resume']),
+    );
+    const prompt = document.paths['/v1/sessions/{id}/prompt']!.post!;
+    const stream = prompt.responses['200']!.content!['text/event-stream']!.schema;
+    const variants = (stream.oneOf ?? stream.anyOf) as { properties: { type: { const: string } } }[];
+    const types = variants.map((variant) => variant.properties.type.const);
+    expect(types).toEqual(expect.arrayContaining(['run_start', 'text_delta', 'approval_request', 'result']));
+    expect(prompt.responses['200']!.content!['application/json']).toBeDefined();
+    const commands = document.paths['/v1/sessions/{id}/commands']!.post!;
+    const answers = commands.requestBody!.content['application/json']!.schema as unknown as {
+      oneOf?: { properties: { type: { const: string } } }[];
+      anyOf?: { properties: { type: { const: string } } }[];
+    };
+    const commandTypes = (answers.oneOf ?? answers.anyOf)!.map((v) => v.properties.type.const);
+    expect(commandTypes.sort()).toEqual([
+      'approval_response',
+      'ask_user_response',
+      'interrupt',
+      'loop_decision',
+    ]);
+    expect(document.components.schemas.Error).toBeDefined();
+  });
+});
