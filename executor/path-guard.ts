@@ -1,4 +1,4 @@
-import { realpath } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import picomatch from 'picomatch';
 import { isGlob } from '../shared/path-patterns.js';
@@ -23,13 +23,17 @@ function matcherFor(pattern: string): Matcher {
   };
 }
 
-/** Resolves a path to its real location even when its last components do not exist yet. */
-export async function realpathDeep(absolute: string): Promise<string> {
+/**
+ * Resolves a path to its real location even when its last components do not exist yet.
+ * Synchronous: the native realpath(3) is ~5 µs here against ~30 µs for a thread-pool round trip
+ * (the same call), a fifth of a whole small read_file.
+ */
+export function realpathDeep(absolute: string): string {
   const missing: string[] = [];
   let current = absolute;
   for (;;) {
     try {
-      const real = await realpath(current);
+      const real = realpathSync.native(current);
       return missing.length === 0 ? real : path.join(real, ...missing.reverse());
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
@@ -62,13 +66,13 @@ export class PathGuard {
   }
 
   async forRead(input: string): Promise<string> {
-    const real = await this.resolve(input, 'read');
+    const real = this.resolve(input, 'read');
     this.checkReadable(input, real);
     return real;
   }
 
   async forWrite(input: string): Promise<string> {
-    const real = await this.resolve(input, 'write');
+    const real = this.resolve(input, 'write');
     this.checkReadable(input, real);
     const name = this.policy.name;
     if (!this.policy.write.allow.some((root) => isWithin(root, real))) {
@@ -118,10 +122,10 @@ export class PathGuard {
     }
   }
 
-  private async resolve(input: string, access: 'read' | 'write'): Promise<string> {
+  private resolve(input: string, access: 'read' | 'write'): string {
     if (input.includes('\0')) throw new ToolFailure('invalid_input', 'path contains a NUL byte');
     const absolute = this.absolute(input);
-    const real = await realpathDeep(absolute);
+    const real = realpathDeep(absolute);
     for (const candidate of [absolute, real]) {
       const root = MAGIC_ROOTS.find((magic) => isWithin(magic, candidate));
       if (root) {

@@ -1,10 +1,10 @@
 import { initTRPC, type TRPCError } from '@trpc/server';
-import superjson from 'superjson';
 import { z } from 'zod';
 import { RPC_CODE_BY_TRPC_CODE, type RpcErrorCode } from './rpc-error.js';
+import { superjsonFast } from './superjson-fast.js';
 
-/** The transformer both ends use for procedure inputs, outputs and error shapes. */
-export const transformer = superjson;
+/** The transformer both ends use for procedure inputs, outputs and error shapes: superjson's format. */
+export const transformer = superjsonFast;
 
 /** An RPC failure that names its Skate code; thrown as the `cause` of a TRPCError. */
 export class RpcFault extends Error {
