@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { PathGuard } from '../path-guard.js';
-import { nameFilter, rejectedPattern, runRipgrep, sortWalkOrder, walkFlags } from './ripgrep.js';
+import { joinTo, nameFilter, rejectedPattern, runRipgrep, sortWalkOrder, walkFlags } from './ripgrep.js';
 
 /** One file's matches, rendered the way grep shows them. */
 export interface FileHits {
@@ -17,7 +17,7 @@ export interface RipgrepGrepOptions {
   readonly binary: string;
   readonly wrapper: readonly string[];
   readonly signal: AbortSignal;
-  readonly paths: Pick<PathGuard, 'readable'>;
+  readonly paths: Pick<PathGuard, 'readableUnder'>;
   /** Real path of the file or directory searched, and whether it is a directory. */
   readonly root: string;
   readonly isDirectory: boolean;
@@ -55,11 +55,13 @@ const PREVIEW_BYTES = 2000;
 export async function ripgrepGrep(options: RipgrepGrepOptions): Promise<FileHits[] | 'rejected'> {
   const { mode, limit, paths } = options;
   const dir = options.isDirectory ? options.root : path.dirname(options.root);
+  const shownPath = joinTo(path.normalize(options.shownRoot));
   const shownFor = (relative: string): string =>
-    options.isDirectory ? path.join(options.shownRoot, relative) : options.shownRoot;
-  // The kernel sandbox hides denied paths; without one, this check keeps them out of the output.
-  const readable = (relative: string): boolean =>
-    wanted(relative) && paths.readable(path.join(dir, relative));
+    options.isDirectory ? shownPath(relative) : options.shownRoot;
+  // Denied files the sandbox could not hide (one created after it started) are kept out here.
+  const realPath = joinTo(dir);
+  const readableReal = paths.readableUnder(dir);
+  const readable = (relative: string): boolean => wanted(relative) && readableReal(realPath(relative));
   const args = [
     ...walkFlags(true),
     `--max-filesize=${options.maxFileBytes}`,
