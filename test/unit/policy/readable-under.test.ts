@@ -5,7 +5,18 @@ import { testPolicy } from '../../support/policies.js';
 
 // Paths and rules that keep landing on each other: plain paths, globs with and without a base.
 const DIRS = ['/', '/ws', '/ws/src', '/ws/src/a', '/ws/.git', '/ws2', '/ws/node_modules/pkg', '/etc/ssh'];
-const NAMES = ['main.ts', '.env', '.env.example', '.env.local', '.envrc', 'key', 'ssh_host_rsa_key', 'src', 'a', 'b'];
+const NAMES = [
+  'main.ts',
+  '.env',
+  '.env.example',
+  '.env.local',
+  '.envrc',
+  'key',
+  'ssh_host_rsa_key',
+  'src',
+  'a',
+  'b',
+];
 const RULES = [
   '/ws/src',
   '/ws/src/a',
