@@ -121,6 +121,7 @@ function readEntries(
   }
   let hidden = 0;
   const nodes: { node: Node; real: string }[] = [];
+  const readable = ctx.paths.readableUnder(dir);
   for (const dirent of dirents) {
     if (!includeHidden && dirent.name.startsWith('.')) {
       hidden++;
@@ -133,7 +134,7 @@ function readEntries(
       continue;
     }
     // Denied entries (a `.env`, a secrets directory) are left out, not shown as denied.
-    if (!ctx.paths.readable(full)) continue;
+    if (!readable(full)) continue;
     const kind = dirent.isDirectory() ? 'dir' : dirent.isFile() ? 'file' : 'other';
     nodes.push({ node: { name: dirent.name, kind }, real: full });
   }
