@@ -164,6 +164,43 @@ export function sortWalkOrder<T>(items: readonly T[], pathOf: (item: T) => strin
   return keyed.map(({ item }) => item);
 }
 
+/**
+ * The first `count` items of `sortWalkOrder`, without sorting the rest: items are grouped by the
+ * path segment at `offset`, groups taken in name order, and only the group the cut falls in is
+ * looked into further. Thousands of glob matches cost a grouping pass and a sort of `count`.
+ */
+export function firstInWalkOrder<T>(
+  items: readonly T[],
+  pathOf: (item: T) => string,
+  count: number,
+  offset = 0,
+): T[] {
+  // Small groups, and (defensively) paths exhausted by repeated names, are sorted outright.
+  if (items.length <= 2 * count || items.length <= 64 || offset > 4096) {
+    return sortWalkOrder(items, pathOf).slice(0, count);
+  }
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const full = pathOf(item);
+    const slash = full.indexOf('/', offset);
+    const name = slash === -1 ? full.slice(offset) : full.slice(offset, slash);
+    const group = groups.get(name);
+    if (group) group.push(item);
+    else groups.set(name, [item]);
+  }
+  const first: T[] = [];
+  // Names in code-unit order: a directory's entries follow its name as in the walk.
+  for (const name of [...groups.keys()].sort()) {
+    const group = groups.get(name)!;
+    const left = count - first.length;
+    first.push(
+      ...(group.length === 1 ? group : firstInWalkOrder(group, pathOf, left, offset + name.length + 1)),
+    );
+    if (first.length >= count) break;
+  }
+  return first.slice(0, count);
+}
+
 /** Files a gitignore hides under `cwd`: the difference between two listings, run together. */
 export async function countIgnored(
   options: Omit<RipgrepOptions, 'args' | 'separator' | 'onRecord'> & { extra: readonly string[] },

@@ -4,7 +4,7 @@ import picomatch from 'picomatch';
 import { z } from 'zod';
 import { defineTool, ToolFailure } from '../define-tool.js';
 import { mapOrdered } from '../fs/map-ordered.js';
-import { countIgnored, joinTo, nameFilter, runRipgrep, sortWalkOrder, walkFlags } from '../fs/ripgrep.js';
+import { countIgnored, firstInWalkOrder, joinTo, nameFilter, runRipgrep, walkFlags } from '../fs/ripgrep.js';
 import { walkFiles } from '../fs/walk-files.js';
 import { toolDescription } from '../tool-description.js';
 
@@ -116,9 +116,7 @@ export const globTool = defineTool({
       dated.sort((a, b) => b.mtime - a.mtime || (a.relative < b.relative ? -1 : 1));
       shown = dated.map((item) => item.relative);
     } else {
-      shown = sortWalkOrder(found, (item) => item.relative)
-        .slice(0, MAX_SHOWN)
-        .map((item) => item.relative);
+      shown = firstInWalkOrder(found, (item) => item.relative, MAX_SHOWN).map((item) => item.relative);
     }
     const truncated = !byAge || !complete;
     const lines =
