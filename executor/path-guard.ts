@@ -26,14 +26,18 @@ function ruleFor(pattern: string): Rule {
   if (!isGlob(pattern)) return { matches: (candidate) => isWithin(pattern, candidate), base: pattern };
   const glob = picomatch(pattern, { dot: true });
   const base = picomatch.scan(pattern).base;
+  const prefix = namePrefix(pattern);
+  // Whatever the glob matches, the path or an ancestor, has a name the path shows after a `/`.
+  const needle = prefix === undefined ? '' : `/${prefix}`;
   // A glob denies what it matches and everything beneath a matching directory.
   const matches = (candidate: string): boolean => {
+    if (!candidate.includes(needle)) return false;
     for (let p = candidate; ; p = path.dirname(p)) {
       if (glob(p)) return true;
       if (p === '/') return false;
     }
   };
-  return { matches, glob, base: path.isAbsolute(base) ? base : '', namePrefix: namePrefix(pattern) };
+  return { matches, glob, base: path.isAbsolute(base) ? base : '', namePrefix: prefix };
 }
 
 /**

@@ -1,6 +1,10 @@
+import path from 'node:path';
 import fc from 'fast-check';
+import picomatch from 'picomatch';
 import { describe, expect, it } from 'vitest';
 import { PathGuard } from '../../../executor/path-guard.js';
+import { isGlob } from '../../../shared/path-patterns.js';
+import { isWithin } from '../../../shared/path-within.js';
 import { testPolicy } from '../../support/policies.js';
 
 // Paths and rules that keep landing on each other: plain paths, globs with and without a base.
@@ -37,8 +41,21 @@ const RULES = [
 ];
 const ALLOW = ['/', '/ws', '/ws/src', '/ws2', '/etc'];
 
-describe('PathGuard.readableUnder', () => {
-  it('agrees with readable for every path, whatever the rules and the directory searched', () => {
+/** The rules read literally: a path is denied when a rule matches it or any of its ancestors. */
+function reference(allow: readonly string[], deny: readonly string[], real: string): boolean {
+  const ancestors: string[] = [];
+  for (let p = real; ; p = path.dirname(p)) {
+    ancestors.push(p);
+    if (p === '/') break;
+  }
+  const denied = deny.some((rule) =>
+    isGlob(rule) ? ancestors.some((p) => picomatch(rule, { dot: true })(p)) : isWithin(rule, real),
+  );
+  return allow.some((root) => isWithin(root, real)) && !denied;
+}
+
+describe('PathGuard.readable and readableUnder', () => {
+  it('agree with the rules read literally, whatever the rules, the path and the directory searched', () => {
     fc.assert(
       fc.property(
         fc.subarray(RULES),
@@ -53,6 +70,7 @@ describe('PathGuard.readableUnder', () => {
           const readable = guard.readableUnder(dir);
           for (const [base, names] of paths) {
             const real = [base === '/' ? '' : base, ...names].join('/') || '/';
+            expect(guard.readable(real), real).toBe(reference(allow, deny, real));
             expect(readable(real), `${real} under ${dir}`).toBe(guard.readable(real));
           }
         },
