@@ -1,4 +1,4 @@
-import { realpath } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import picomatch from 'picomatch';
 import { isGlob } from '../shared/path-patterns.js';
@@ -11,25 +11,58 @@ const MAGIC_ROOTS = ['/proc', '/sys', '/dev'];
 
 type Matcher = (candidate: string) => boolean;
 
-function matcherFor(pattern: string): Matcher {
-  if (!isGlob(pattern)) return (candidate) => isWithin(pattern, candidate);
-  const match = picomatch(pattern, { dot: true });
+interface Rule {
+  /** The rule applied to a path and all its ancestors. */
+  readonly matches: Matcher;
+  /** A glob's test of one path, ancestors not included; absent for a plain path. */
+  readonly glob?: Matcher;
+  /** The directory everything the rule can match lies in ('' when unknown). */
+  readonly base: string;
+  /** How the name of anything a glob matches starts, when the glob says so for certain. */
+  readonly namePrefix?: string | undefined;
+}
+
+function ruleFor(pattern: string): Rule {
+  if (!isGlob(pattern)) return { matches: (candidate) => isWithin(pattern, candidate), base: pattern };
+  const glob = picomatch(pattern, { dot: true });
+  const base = picomatch.scan(pattern).base;
+  const prefix = namePrefix(pattern);
+  // Whatever the glob matches, the path or an ancestor, has a name the path shows after a `/`.
+  const needle = prefix === undefined ? '' : `/${prefix}`;
   // A glob denies what it matches and everything beneath a matching directory.
-  return (candidate) => {
+  const matches = (candidate: string): boolean => {
+    if (!candidate.includes(needle)) return false;
     for (let p = candidate; ; p = path.dirname(p)) {
-      if (match(p)) return true;
+      if (glob(p)) return true;
       if (p === '/') return false;
     }
   };
+  return { matches, glob, base: path.isAbsolute(base) ? base : '', namePrefix: prefix };
 }
 
-/** Resolves a path to its real location even when its last components do not exist yet. */
-export async function realpathDeep(absolute: string): Promise<string> {
+/**
+ * The literal start of a glob's last segment (`.env.` of `.env.!(example)`), which every name it
+ * matches begins with; undefined when unsure: a negated glob, escapes, or a group or class before
+ * the last `/` (which might then sit inside it).
+ */
+function namePrefix(pattern: string): string | undefined {
+  const cut = pattern.lastIndexOf('/');
+  if (pattern.startsWith('!') || /[{}()[\]\\]/.test(pattern.slice(0, cut + 1))) return undefined;
+  const literal = /^[^*?[\]{}()!+@\\]*/.exec(pattern.slice(cut + 1))![0];
+  return literal === '' ? undefined : literal;
+}
+
+/**
+ * Resolves a path to its real location even when its last components do not exist yet.
+ * Synchronous: the native realpath(3) is ~5 µs here against ~30 µs for a thread-pool round trip
+ * (the same call), a fifth of a whole small read_file.
+ */
+export function realpathDeep(absolute: string): string {
   const missing: string[] = [];
   let current = absolute;
   for (;;) {
     try {
-      const real = await realpath(current);
+      const real = realpathSync.native(current);
       return missing.length === 0 ? real : path.join(real, ...missing.reverse());
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
@@ -48,12 +81,12 @@ export async function realpathDeep(absolute: string): Promise<string> {
  * exists for clear messages and for executors running without one.
  */
 export class PathGuard {
-  private readonly readDeny: Matcher[];
+  private readonly readDeny: Rule[];
   private readonly protectedPaths: Matcher[];
 
   constructor(private readonly policy: ResolvedPolicy) {
-    this.readDeny = policy.read.deny.map(matcherFor);
-    this.protectedPaths = policy.protected.map(matcherFor);
+    this.readDeny = policy.read.deny.map(ruleFor);
+    this.protectedPaths = policy.protected.map((pattern) => ruleFor(pattern).matches);
   }
 
   /** Absolute form of a model-supplied path, relative to the workspace. */
@@ -62,13 +95,13 @@ export class PathGuard {
   }
 
   async forRead(input: string): Promise<string> {
-    const real = await this.resolve(input, 'read');
+    const real = this.resolve(input, 'read');
     this.checkReadable(input, real);
     return real;
   }
 
   async forWrite(input: string): Promise<string> {
-    const real = await this.resolve(input, 'write');
+    const real = this.resolve(input, 'write');
     this.checkReadable(input, real);
     const name = this.policy.name;
     if (!this.policy.write.allow.some((root) => isWithin(root, real))) {
@@ -97,8 +130,49 @@ export class PathGuard {
   /** Whether a real path may be read, for tools that walk trees and skip what they may not show. */
   readable(real: string): boolean {
     return (
-      this.policy.read.allow.some((root) => isWithin(root, real)) && !this.readDeny.some((deny) => deny(real))
+      this.policy.read.allow.some((root) => isWithin(root, real)) &&
+      !this.readDeny.some((deny) => deny.matches(real))
     );
+  }
+
+  /**
+   * `readable` for the many paths of a search under one real directory. Rules that cannot apply
+   * beneath `dir` are dropped once, and each directory's verdict is kept, so a path costs a few
+   * string and pattern tests instead of a pattern test per rule and per ancestor.
+   */
+  readableUnder(root: string): (real: string) => boolean {
+    const dir = root.length > 1 && root.endsWith('/') ? root.slice(0, -1) : root;
+    const allow = this.policy.read.allow;
+    const allAllowed = allow.some((allowed) => isWithin(allowed, dir));
+    if (this.readDeny.some((deny) => deny.matches(dir)))
+      return (real) => !isWithin(dir, real) && this.readable(real);
+    // A rule matters beneath `dir` only when what it can match overlaps `dir`.
+    const rules = this.readDeny.filter(
+      (rule) => rule.base === '' || isWithin(dir, rule.base) || (rule.glob && isWithin(rule.base, dir)),
+    );
+    const plain = rules.filter((rule) => !rule.glob).map((rule) => rule.base);
+    const globs = rules.flatMap((rule) => (rule.glob ? [rule.glob] : []));
+    // The name each glob needs, after a `/`: a path without it past `dir` escapes that glob.
+    const needs = rules.flatMap((rule) => (rule.glob ? [rule.namePrefix && `/${rule.namePrefix}`] : []));
+    const prefix = dir.endsWith('/') ? dir : `${dir}/`;
+    const from = prefix.length - 1;
+    // Directories beneath `dir` a glob matches, itself or through an ancestor; `dir` passed above.
+    const deniedDirs = new Map<string, boolean>([[dir, false]]);
+    const deniedDir = (at: string): boolean => {
+      let denied = deniedDirs.get(at);
+      if (denied === undefined) {
+        denied = globs.some((glob) => glob(at)) || deniedDir(parentOf(at));
+        deniedDirs.set(at, denied);
+      }
+      return denied;
+    };
+    return (real) => {
+      if (real === dir || !real.startsWith(prefix)) return this.readable(real);
+      if (!allAllowed && !allow.some((allowed) => isWithin(allowed, real))) return false;
+      if (plain.some((denied) => isWithin(denied, real))) return false;
+      if (!needs.some((name) => name === undefined || real.includes(name, from))) return true;
+      return !globs.some((glob) => glob(real)) && !deniedDir(parentOf(real));
+    };
   }
 
   private checkReadable(input: string, real: string): void {
@@ -109,7 +183,7 @@ export class PathGuard {
         `read denied by policy "${name}": ${shown(input, real)} is outside the readable paths [${this.policy.read.allow.join(', ')}]`,
       );
     }
-    const hit = this.policy.read.deny.find((_, i) => this.readDeny[i]!(real));
+    const hit = this.policy.read.deny.find((_, i) => this.readDeny[i]!.matches(real));
     if (hit !== undefined) {
       throw new ToolFailure(
         'denied',
@@ -118,10 +192,10 @@ export class PathGuard {
     }
   }
 
-  private async resolve(input: string, access: 'read' | 'write'): Promise<string> {
+  private resolve(input: string, access: 'read' | 'write'): string {
     if (input.includes('\0')) throw new ToolFailure('invalid_input', 'path contains a NUL byte');
     const absolute = this.absolute(input);
-    const real = await realpathDeep(absolute);
+    const real = realpathDeep(absolute);
     for (const candidate of [absolute, real]) {
       const root = MAGIC_ROOTS.find((magic) => isWithin(magic, candidate));
       if (root) {
@@ -133,6 +207,12 @@ export class PathGuard {
     }
     return real;
   }
+}
+
+/** `path.dirname` for the absolute, normalised paths of a walk, without its checks. */
+function parentOf(absolute: string): string {
+  const at = absolute.lastIndexOf('/');
+  return at <= 0 ? '/' : absolute.slice(0, at);
 }
 
 function shown(input: string, real: string): string {

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { PathGuard } from '../path-guard.js';
-import { nameFilter, rejectedPattern, runRipgrep, sortWalkOrder, walkFlags } from './ripgrep.js';
+import { joinTo, nameFilter, rejectedPattern, runRipgrep, sortWalkOrder, walkFlags } from './ripgrep.js';
 
 /** One file's matches, rendered the way grep shows them. */
 export interface FileHits {
@@ -17,7 +17,7 @@ export interface RipgrepGrepOptions {
   readonly binary: string;
   readonly wrapper: readonly string[];
   readonly signal: AbortSignal;
-  readonly paths: Pick<PathGuard, 'readable'>;
+  readonly paths: Pick<PathGuard, 'readableUnder'>;
   /** Real path of the file or directory searched, and whether it is a directory. */
   readonly root: string;
   readonly isDirectory: boolean;
@@ -37,15 +37,12 @@ export interface RipgrepGrepOptions {
   cut(line: string): string;
 }
 
-interface JsonText {
-  text?: string;
-  bytes?: string;
-}
-
-interface JsonMessage {
-  type: 'begin' | 'match' | 'context' | 'end' | 'summary';
-  data: { path?: JsonText; lines?: JsonText; line_number?: number | null; binary_offset?: number | null };
-}
+/**
+ * Bytes of a long line ripgrep prints (then " [... omitted end of long line]"). Lines are cut
+ * for display at 500 UTF-16 units, and 2,000 bytes of UTF-8 hold at least 666 of them, so what
+ * is shown is the same as from the whole line; minified files no longer cross the pipe whole.
+ */
+const PREVIEW_BYTES = 2000;
 
 /**
  * grep's search done by ripgrep: the files and lines it found, readable by the policy, in walk
@@ -58,11 +55,13 @@ interface JsonMessage {
 export async function ripgrepGrep(options: RipgrepGrepOptions): Promise<FileHits[] | 'rejected'> {
   const { mode, limit, paths } = options;
   const dir = options.isDirectory ? options.root : path.dirname(options.root);
+  const shownPath = joinTo(path.normalize(options.shownRoot));
   const shownFor = (relative: string): string =>
-    options.isDirectory ? path.join(options.shownRoot, relative) : options.shownRoot;
-  // The kernel sandbox hides denied paths; without one, this check keeps them out of the output.
-  const readable = (relative: string): boolean =>
-    wanted(relative) && paths.readable(path.join(dir, relative));
+    options.isDirectory ? shownPath(relative) : options.shownRoot;
+  // Denied files the sandbox could not hide (one created after it started) are kept out here.
+  const realPath = joinTo(dir);
+  const readableReal = paths.readableUnder(dir);
+  const readable = (relative: string): boolean => wanted(relative) && readableReal(realPath(relative));
   const args = [
     ...walkFlags(true),
     `--max-filesize=${options.maxFileBytes}`,
@@ -79,21 +78,37 @@ export async function ripgrepGrep(options: RipgrepGrepOptions): Promise<FileHits
     return total < limit;
   };
   let onRecord: (record: string) => boolean;
+  let flush = (): void => undefined;
   if (mode === 'files_with_matches') {
     args.push('--files-with-matches', '--null');
     onRecord = (relative) =>
       !readable(relative) || take({ shown: shownFor(relative), count: 1, lines: [], matchAt: [] });
   } else if (mode === 'count') {
-    args.push('--count', '--null');
-    onRecord = (record) => {
-      const at = record.lastIndexOf('\0');
-      const relative = record.slice(0, at);
-      if (at === -1 || !readable(relative)) return true;
-      return take({ shown: shownFor(relative), count: Number(record.slice(at + 1)), lines: [], matchAt: [] });
-    };
+    // --with-filename: a single file searched is named too, as every record must start with a path.
+    args.push('--count', '--with-filename', '--null');
+    onRecord = pathRecords(
+      (relative, count) =>
+        !readable(relative) ||
+        take({ shown: shownFor(relative), count: Number(count), lines: [], matchAt: [] }),
+    );
   } else {
-    args.push('--json', ...(options.context > 0 ? [`--context=${options.context}`] : []));
-    onRecord = contentParser(options, shownFor, readable, take);
+    // Plain lines rather than --json: a seventh of the bytes on the bench's tree (long lines arrive
+    // cut) and no JSON to decode. Context groups are rebuilt from the line numbers, as before. Unlike
+    // --json this cannot tell a file ripgrep found a NUL in late (past its first read) from text:
+    // the lines matched before the NUL are shown, as the other modes already counted them.
+    args.push(
+      '--line-number',
+      '--no-heading',
+      '--with-filename',
+      '--null',
+      '--no-context-separator',
+      `--max-columns=${PREVIEW_BYTES}`,
+      '--max-columns-preview',
+      ...(options.context > 0 ? [`--context=${options.context}`] : []),
+    );
+    const parser = contentParser(options, shownFor, readable, () => total, take);
+    onRecord = pathRecords(parser.line);
+    flush = parser.flush;
   }
   const target = options.isDirectory ? [] : [path.basename(options.root)];
   const exit = await runRipgrep({
@@ -106,59 +121,76 @@ export async function ripgrepGrep(options: RipgrepGrepOptions): Promise<FileHits
     onRecord,
   });
   options.signal.throwIfAborted();
+  if (!exit.stopped) flush();
   if (rejectedPattern(exit)) return 'rejected';
   return sortWalkOrder(found, (hits) => hits.shown);
 }
 
-function text(value: JsonText | undefined): string {
-  if (value?.text !== undefined) return value.text;
-  return value?.bytes === undefined ? '' : Buffer.from(value.bytes, 'base64').toString('utf8');
+/**
+ * Splits `path NUL rest` records, ripgrep's `--null` output. A path may hold newlines, which split
+ * it across records: a record without a NUL is the start of the next record's path.
+ */
+function pathRecords(onRecord: (relative: string, rest: string) => boolean): (record: string) => boolean {
+  let head = '';
+  return (record) => {
+    const at = record.indexOf('\0');
+    if (at === -1) {
+      head += `${record}\n`;
+      return true;
+    }
+    const relative = head + record.slice(0, at);
+    head = '';
+    return onRecord(relative, record.slice(at + 1));
+  };
 }
 
-/** Builds each file's rendered lines from `--json` messages: begin, match and context lines, end. */
+/**
+ * Builds each file's rendered lines from `LINE:text` (match) and `LINE-text` (context) records.
+ * ripgrep writes each file's lines together, so a new path ends the previous file. It is stopped
+ * once the matches taken plus the current file's reach the limit: what follows would be cut.
+ */
 function contentParser(
   options: RipgrepGrepOptions,
   shownFor: (relative: string) => string,
   readable: (relative: string) => boolean,
+  taken: () => number,
   take: (hits: FileHits) => boolean,
-): (record: string) => boolean {
-  let current: { shown: string; lines: string[]; matchAt: number[]; last: number } | undefined;
-  return (record) => {
-    const message = JSON.parse(record) as JsonMessage;
-    const { data } = message;
-    if (message.type === 'begin') {
-      const relative = text(data.path);
-      current = readable(relative)
-        ? { shown: shownFor(relative), lines: [], matchAt: [], last: 0 }
-        : undefined;
-      return true;
+): { line(relative: string, rest: string): boolean; flush(): boolean } {
+  let current:
+    | { relative: string; shown: string; ok: boolean; lines: string[]; matchAt: number[]; last: number }
+    | undefined;
+  const flush = (): boolean => {
+    const done = current;
+    current = undefined;
+    if (!done?.ok || done.matchAt.length === 0) return true;
+    return take({ shown: done.shown, count: done.matchAt.length, lines: done.lines, matchAt: done.matchAt });
+  };
+  const line = (relative: string, rest: string): boolean => {
+    if (current?.relative !== relative) {
+      if (!flush()) return false;
+      const ok = readable(relative);
+      current = { relative, shown: ok ? shownFor(relative) : '', ok, lines: [], matchAt: [], last: 0 };
     }
-    if (!current) return true;
-    if (message.type === 'match' || message.type === 'context') {
-      const n = data.line_number ?? 0;
-      if (current.last > 0 && n > current.last + 1) current.lines.push('--');
-      current.last = n;
-      const line = options.cut(text(data.lines).replace(/\r?\n$/, ''));
-      if (message.type === 'match') {
-        current.matchAt.push(current.lines.length);
-        current.lines.push(`${current.shown}:${n}:${line}`);
-      } else {
-        current.lines.push(`${current.shown}-${n}-${line}`);
+    if (!current.ok) return true;
+    let digits = 0;
+    while (digits < rest.length && rest.charCodeAt(digits) >= 48 && rest.charCodeAt(digits) <= 57) digits++;
+    const n = Number(rest.slice(0, digits));
+    const isMatch = rest[digits] === ':';
+    let text = rest.slice(digits + 1);
+    if (text.endsWith('\r')) text = text.slice(0, -1);
+    if (current.last > 0 && n > current.last + 1) current.lines.push('--');
+    current.last = n;
+    if (isMatch) {
+      current.matchAt.push(current.lines.length);
+      current.lines.push(`${current.shown}:${n}:${options.cut(text)}`);
+      if (taken() + current.matchAt.length >= options.limit) {
+        flush();
+        return false;
       }
-      return true;
-    }
-    if (message.type === 'end') {
-      const done = current;
-      current = undefined;
-      // A binary file (a NUL byte seen) is skipped, as the JavaScript search skips it.
-      if (data.binary_offset != null || done.matchAt.length === 0) return true;
-      return take({
-        shown: done.shown,
-        count: done.matchAt.length,
-        lines: done.lines,
-        matchAt: done.matchAt,
-      });
+    } else {
+      current.lines.push(`${current.shown}-${n}-${options.cut(text)}`);
     }
     return true;
   };
+  return { line, flush };
 }

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
 
 /**
  * The `rg` binary on PATH, or undefined: grep and glob then search in JavaScript.
@@ -94,21 +95,33 @@ export function runRipgrep(options: RipgrepOptions): Promise<RipgrepExit> {
     } catch {}
   };
   signal.addEventListener('abort', stop, { once: true });
-  let pending: Buffer[] = [];
+  // Whole chunks are decoded (a separator byte never falls inside a UTF-8 character), and records
+  // are cut from the text: cheaper than a Buffer view and a decode per record.
+  const decoder = new StringDecoder('utf8');
+  const mark = String.fromCharCode(separator);
+  let pending = '';
   child.stdout.on('data', (chunk: Buffer) => {
     if (stopped) return;
-    let from = 0;
-    for (let at = chunk.indexOf(separator); at !== -1; at = chunk.indexOf(separator, from)) {
-      const piece = chunk.subarray(from, at);
-      const record = pending.length > 0 ? Buffer.concat([...pending, piece]) : piece;
-      pending = [];
-      from = at + 1;
-      if (onRecord(record.toString('utf8')) === false) {
+    const text = decoder.write(chunk);
+    let at = text.indexOf(mark);
+    if (at === -1) {
+      pending += text;
+      return;
+    }
+    let record = pending + text.slice(0, at);
+    for (;;) {
+      if (onRecord(record) === false) {
         stop();
         return;
       }
+      const from = at + 1;
+      at = text.indexOf(mark, from);
+      if (at === -1) {
+        pending = text.slice(from);
+        return;
+      }
+      record = text.slice(from, at);
     }
-    if (from < chunk.length) pending.push(chunk.subarray(from));
   });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => {
@@ -121,7 +134,8 @@ export function runRipgrep(options: RipgrepOptions): Promise<RipgrepExit> {
     });
     child.once('close', (code) => {
       signal.removeEventListener('abort', stop);
-      if (!stopped && pending.length > 0) onRecord(Buffer.concat(pending).toString('utf8'));
+      const last = stopped ? '' : pending + decoder.end();
+      if (last.length > 0) onRecord(last);
       resolve({ code: stopped ? null : code, stopped, stderr });
     });
   });
@@ -132,12 +146,59 @@ export function rejectedPattern(exit: RipgrepExit): boolean {
   return exit.code === 2 && /regex parse error|error parsing|not allowed in a regex/i.test(exit.stderr);
 }
 
+/**
+ * `path.join(dir, relative)` for the relative paths ripgrep prints, which are already normal
+ * (no `.`, `..` or doubled `/`): a concatenation, without join's normalising pass over each.
+ */
+export function joinTo(dir: string): (relative: string) => string {
+  if (dir === '.' || dir === '') return (relative) => relative;
+  const prefix = dir.endsWith('/') ? dir : `${dir}/`;
+  return (relative) => prefix + relative;
+}
+
 /** Sorts `/`-separated paths as a depth-first walk with names sorted per directory yields them. */
 export function sortWalkOrder<T>(items: readonly T[], pathOf: (item: T) => string): T[] {
   // "/" sorts after "." and "-"; a NUL in its place sorts a directory's files right after its name.
   const keyed = items.map((item) => ({ item, key: pathOf(item).replaceAll('/', '\0') }));
   keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   return keyed.map(({ item }) => item);
+}
+
+/**
+ * The first `count` items of `sortWalkOrder`, without sorting the rest: items are grouped by the
+ * path segment at `offset`, groups taken in name order, and only the group the cut falls in is
+ * looked into further. Thousands of glob matches cost a grouping pass and a sort of `count`.
+ */
+export function firstInWalkOrder<T>(
+  items: readonly T[],
+  pathOf: (item: T) => string,
+  count: number,
+  offset = 0,
+): T[] {
+  // Small groups, and (defensively) paths exhausted by repeated names, are sorted outright.
+  if (items.length <= 2 * count || items.length <= 64 || offset > 4096) {
+    return sortWalkOrder(items, pathOf).slice(0, count);
+  }
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const full = pathOf(item);
+    const slash = full.indexOf('/', offset);
+    const name = slash === -1 ? full.slice(offset) : full.slice(offset, slash);
+    const group = groups.get(name);
+    if (group) group.push(item);
+    else groups.set(name, [item]);
+  }
+  const first: T[] = [];
+  // Names in code-unit order: a directory's entries follow its name as in the walk.
+  for (const name of [...groups.keys()].sort()) {
+    const group = groups.get(name)!;
+    const left = count - first.length;
+    first.push(
+      ...(group.length === 1 ? group : firstInWalkOrder(group, pathOf, left, offset + name.length + 1)),
+    );
+    if (first.length >= count) break;
+  }
+  return first.slice(0, count);
 }
 
 /** Files a gitignore hides under `cwd`: the difference between two listings, run together. */

@@ -4,7 +4,7 @@ import picomatch from 'picomatch';
 import * as z from 'zod';
 import { defineTool, ToolFailure } from '../define-tool.js';
 import { mapOrdered } from '../fs/map-ordered.js';
-import { countIgnored, nameFilter, runRipgrep, sortWalkOrder, walkFlags } from '../fs/ripgrep.js';
+import { countIgnored, firstInWalkOrder, joinTo, nameFilter, runRipgrep, walkFlags } from '../fs/ripgrep.js';
 import { walkFiles } from '../fs/walk-files.js';
 import { toolDescription } from '../tool-description.js';
 
@@ -66,6 +66,8 @@ export const globTool = defineTool({
     const nameGlob = nameFilter(pattern);
     if (await isDirectory(walkRoot)) {
       if (ctx.ripgrep) {
+        const realPath = joinTo(walkRoot);
+        const readable = ctx.paths.readableUnder(walkRoot);
         await runRipgrep({
           binary: ctx.ripgrep,
           wrapper: ctx.commandWrapper,
@@ -73,10 +75,10 @@ export const globTool = defineTool({
           args: ['--files', '--null', ...walkFlags(!includeIgnored), ...nameGlob],
           signal: ctx.signal,
           separator: 0,
-          // The kernel sandbox hides denied paths; without one, this check keeps them out.
+          // Denied files the sandbox could not hide (one created after it started) are kept out here.
           onRecord: (relative) => {
-            const file = path.join(walkRoot, relative);
-            return !ctx.paths.readable(file) || keep(prefix + relative, file);
+            const file = realPath(relative);
+            return !readable(file) || keep(prefix + relative, file);
           },
         });
         if (found.length === 0 && !includeIgnored) {
@@ -114,9 +116,7 @@ export const globTool = defineTool({
       dated.sort((a, b) => b.mtime - a.mtime || (a.relative < b.relative ? -1 : 1));
       shown = dated.map((item) => item.relative);
     } else {
-      shown = sortWalkOrder(found, (item) => item.relative)
-        .slice(0, MAX_SHOWN)
-        .map((item) => item.relative);
+      shown = firstInWalkOrder(found, (item) => item.relative, MAX_SHOWN).map((item) => item.relative);
     }
     const truncated = !byAge || !complete;
     const lines =

@@ -12,7 +12,7 @@ import { type WalkEntry, walkFiles } from '../fs/walk-files.js';
 import { toolDescription } from '../tool-description.js';
 
 /** Files bigger than this are skipped (and counted): they are data or bundles, not code to search. */
-const MAX_FILE_BYTES = 10 * 1024 * 1024;
+export const MAX_FILE_BYTES = 10 * 1024 * 1024;
 /** Files searched ahead of the one being reported, so the walk's directory reads overlap the searching. */
 const CONCURRENCY = 16;
 /** Longest stretch of blocking reads before the event loop gets a turn. */

@@ -1,5 +1,4 @@
-import type { Dirent } from 'node:fs';
-import { readdir, readlink, realpath, stat } from 'node:fs/promises';
+import { type Dirent, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import * as z from 'zod';
 import { defineTool, type ToolContext, ToolFailure } from '../define-tool.js';
@@ -9,6 +8,12 @@ import { toolDescription } from '../tool-description.js';
 const MAX_ENTRIES = 1000;
 /** Shown but not descended into: their contents are rarely what a listing is for, and huge. */
 const NOT_EXPANDED = new Set(['.git', 'node_modules']);
+/**
+ * Longest stretch of blocking directory reads before the event loop gets a turn. The reads block
+ * because a thread-pool round trip per call cost more than the listing itself (a 40-entry
+ * directory: readdir 26 µs blocking, 56 µs on the pool; stat 3 µs against 21 µs).
+ */
+const YIELD_EVERY_MS = 8;
 
 interface Node {
   readonly name: string;
@@ -31,9 +36,9 @@ export const listDirTool = defineTool({
   }),
   async run(input, ctx) {
     const root = await ctx.paths.forRead(input.path);
-    let info: Awaited<ReturnType<typeof stat>>;
+    let info: ReturnType<typeof statSync>;
     try {
-      info = await stat(root);
+      info = statSync(root);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
         throw new ToolFailure('not_found', `${input.path} does not exist`);
@@ -53,10 +58,15 @@ export const listDirTool = defineTool({
     let entries = 0;
     let hidden = 0;
     let truncated = false;
+    let lastYield = performance.now();
     while (queue.length > 0 && !truncated) {
+      if (performance.now() - lastYield > YIELD_EVERY_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        lastYield = performance.now();
+      }
       ctx.signal.throwIfAborted();
       const { dir, level, into } = queue.shift()!;
-      const listed = await readEntries(dir, ctx, includeHidden);
+      const listed = readEntries(dir, ctx, includeHidden);
       hidden += listed.hidden;
       for (const { node, real } of listed.nodes) {
         if (entries === MAX_ENTRIES) {
@@ -95,14 +105,14 @@ export const listDirTool = defineTool({
   },
 });
 
-async function readEntries(
+function readEntries(
   dir: string,
   ctx: ToolContext,
   includeHidden: boolean,
-): Promise<{ nodes: { node: Node; real: string }[]; hidden: number }> {
+): { nodes: { node: Node; real: string }[]; hidden: number } {
   let dirents: Dirent[];
   try {
-    dirents = await readdir(dir, { withFileTypes: true });
+    dirents = readdirSync(dir, { withFileTypes: true });
   } catch (error) {
     // A subdirectory we may not read shows up empty rather than failing the whole listing.
     const code = (error as NodeJS.ErrnoException).code;
@@ -111,6 +121,7 @@ async function readEntries(
   }
   let hidden = 0;
   const nodes: { node: Node; real: string }[] = [];
+  const readable = ctx.paths.readableUnder(dir);
   for (const dirent of dirents) {
     if (!includeHidden && dirent.name.startsWith('.')) {
       hidden++;
@@ -118,12 +129,12 @@ async function readEntries(
     }
     const full = path.join(dir, dirent.name);
     if (dirent.isSymbolicLink()) {
-      const node = await describeLink(dirent.name, full, ctx);
+      const node = describeLink(dirent.name, full, ctx);
       if (node) nodes.push({ node, real: full });
       continue;
     }
     // Denied entries (a `.env`, a secrets directory) are left out, not shown as denied.
-    if (!ctx.paths.readable(full)) continue;
+    if (!readable(full)) continue;
     const kind = dirent.isDirectory() ? 'dir' : dirent.isFile() ? 'file' : 'other';
     nodes.push({ node: { name: dirent.name, kind }, real: full });
   }
@@ -131,20 +142,20 @@ async function readEntries(
   return { nodes, hidden };
 }
 
-async function describeLink(name: string, full: string, ctx: ToolContext): Promise<Node | undefined> {
-  const target = await readlink(full);
+function describeLink(name: string, full: string, ctx: ToolContext): Node | undefined {
+  const target = readlinkSync(full);
   let real: string;
   try {
-    real = await realpath(full);
+    real = realpathSync.native(full);
   } catch {
     return { name, kind: 'file', link: { target, broken: true } };
   }
   // A link to a denied file is as secret as the file.
   if (!ctx.paths.readable(real)) return undefined;
-  const isDir = await stat(real).then(
-    (info) => info.isDirectory(),
-    () => false,
-  );
+  let isDir = false;
+  try {
+    isDir = statSync(real).isDirectory();
+  } catch {}
   return { name, kind: isDir ? 'dir' : 'file', link: { target, broken: false } };
 }
 

@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import { closeSync, constants, fstatSync, openSync, readFile, readFileSync } from 'node:fs';
 import * as z from 'zod';
 import { defineTool, ToolFailure } from '../define-tool.js';
 import { looksBinary } from '../fs/file-text.js';
@@ -8,6 +8,12 @@ import { toolDescription } from '../tool-description.js';
 const MAX_FILE_BYTES = 32 * 1024 * 1024;
 const DEFAULT_LINES = 2000;
 const MAX_LINE_CHARS = 2000;
+/**
+ * Files up to this size are opened, measured and read with blocking calls: ~8 µs for a small
+ * file against ~110 µs for the same four steps on the thread pool, most of a small call. Past it
+ * the read goes to the thread pool so one big file does not hold up other calls.
+ */
+const BLOCKING_READ_BYTES = 1024 * 1024;
 /** Text returned per call, so one read cannot crowd out the model's context. */
 const MAX_OUTPUT_BYTES = 256 * 1024;
 
@@ -22,9 +28,11 @@ export const readFileTool = defineTool({
   }),
   async run(input, ctx) {
     const file = await ctx.paths.forRead(input.path);
-    let handle: Awaited<ReturnType<typeof open>>;
+    let fd: number;
     try {
-      handle = await open(file, 'r');
+      // Non-blocking, so opening a FIFO or a device returns at once (and is then refused) instead
+      // of waiting for a writer; it changes nothing for a regular file.
+      fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') throw new ToolFailure('not_found', `${input.path} does not exist`);
@@ -33,7 +41,7 @@ export const readFileTool = defineTool({
       throw error;
     }
     try {
-      const info = await handle.stat();
+      const info = fstatSync(fd);
       if (info.isDirectory())
         throw new ToolFailure('invalid_input', `${input.path} is a directory; use list_dir`);
       if (!info.isFile()) throw new ToolFailure('invalid_input', `${input.path} is not a regular file`);
@@ -43,16 +51,23 @@ export const readFileTool = defineTool({
           `${input.path} is ${info.size} bytes, over the ${MAX_FILE_BYTES}-byte limit of read_file; use shell (head, sed -n, grep) to read parts of it`,
         );
       }
-      const data = await handle.readFile({ signal: ctx.signal });
+      const data = info.size <= BLOCKING_READ_BYTES ? readFileSync(fd) : await readLarge(fd, ctx.signal);
       if (looksBinary(data)) {
         return { output: `${input.path} is a binary file (${data.length} bytes); not shown` };
       }
       return render(input.path, data.toString('utf8'), input.offset ?? 1, input.limit ?? DEFAULT_LINES);
     } finally {
-      await handle.close();
+      closeSync(fd);
     }
   },
 });
+
+/** A big file is read on the thread pool, so other calls are served meanwhile; cancellable. */
+function readLarge(fd: number, signal: AbortSignal): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    readFile(fd, { signal }, (error, data) => (error ? reject(error) : resolve(data)));
+  });
+}
 
 function render(displayPath: string, text: string, offset: number, limit: number) {
   const lines = text.split('\n');

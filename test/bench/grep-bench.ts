@@ -3,12 +3,14 @@ import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { AnyTool, ToolContext } from '../../executor/define-tool.js';
-import { findRipgrep } from '../../executor/fs/ripgrep.js';
+import { findRipgrep, nameFilter, walkFlags } from '../../executor/fs/ripgrep.js';
 import { PathGuard } from '../../executor/path-guard.js';
 import { globTool } from '../../executor/tools/glob.js';
-import { grepTool } from '../../executor/tools/grep.js';
+import { grepTool, MAX_FILE_BYTES } from '../../executor/tools/grep.js';
+import { formatPolicyProblem, loadPolicy } from '../../harness/policy/load-policy.js';
 import { projectRoot } from '../../harness/project-paths.js';
-import { testPolicy } from '../support/policies.js';
+import { confineWrapper } from '../../harness/sandbox/executor-launch.js';
+import type { ToolDisplay } from '../../shared/tool.js';
 import { median, round } from './stats.js';
 
 const ROUNDS = 5;
@@ -31,49 +33,65 @@ interface Case {
   name: string;
   tool: AnyTool;
   input: Record<string, unknown>;
-  /** The same search done by `rg` itself. */
+  /** The same search done by `rg` itself: the tool's own walk flags, rg's usual output format. */
   rg: string[];
-  /** Lines of rg's output that correspond to one result of the tool. */
-  count: (stdout: string) => number;
+  /** The tool's result count, and the same count read from rg's output. */
+  found: (display: ToolDisplay | undefined) => number;
+  expected: (stdout: string) => number;
 }
 
 const lines = (stdout: string): number => stdout.split('\n').filter(Boolean).length;
+const files = (display: ToolDisplay | undefined): number => (display?.type === 'matches' ? display.files : 0);
+const matches = (display: ToolDisplay | undefined): number =>
+  display?.type === 'matches' ? display.matches : 0;
+/** What the grep tool asks of ripgrep besides the output format (see ripgrep-grep.ts). */
+const GREP_FLAGS = [...walkFlags(true), `--max-filesize=${MAX_FILE_BYTES}`, '--case-sensitive'];
+// Patterns with fewer results than max_results, so the tool and rg return the same set.
 const CASES: Case[] = [
   {
     name: 'grep_files',
     tool: grepTool,
-    input: { pattern: 'function', max_results: 10_000 },
-    rg: ['-l', 'function'],
-    count: lines,
+    input: { pattern: 'require', max_results: 10_000 },
+    rg: [...GREP_FLAGS, '-l', 'require'],
+    found: files,
+    expected: lines,
   },
   {
     name: 'grep_content',
     tool: grepTool,
     input: { pattern: 'deprecated', output_mode: 'content', max_results: 10_000 },
-    rg: ['-n', 'deprecated'],
-    count: lines,
+    rg: [...GREP_FLAGS, '-n', 'deprecated'],
+    found: matches,
+    expected: lines,
   },
   {
     name: 'grep_count',
     tool: grepTool,
-    input: { pattern: 'function', output_mode: 'count', max_results: 10_000 },
-    rg: ['-c', 'function'],
-    count: lines,
+    input: { pattern: 'require', output_mode: 'count', max_results: 10_000 },
+    rg: [...GREP_FLAGS, '-c', 'require'],
+    // Matching lines summed over files: rg prints one `path:count` line per file.
+    found: matches,
+    expected: (stdout) =>
+      stdout.split('\n').reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(':') + 1) || 0), 0),
   },
   {
     name: 'glob',
     tool: globTool,
     input: { pattern: '**/*.ts' },
-    rg: ['--files', '-g', '*.ts'],
-    count: lines,
+    // The tool narrows rg to a file type (`nameFilter`); `-g '*.ts'` would also list gitignored ones.
+    rg: ['--files', ...walkFlags(true), ...nameFilter('**/*.ts')],
+    found: files,
+    expected: lines,
   },
 ];
 
 /**
  * grep and glob on a tree of ≥ 15k files (two hard-linked copies of the checkout's
- * node_modules), in-process through the tools, against `rg` itself doing the same search
- * (dotfiles included, as the tools do), alternating, warm cache. The tools' result counts are
- * printed next to ripgrep's: the ratio means something only if they agree.
+ * node_modules), in-process through the tools, against `rg` itself doing the same search with
+ * the same flags, alternating, warm cache. The policy is the built-in `execute` one (its deny
+ * globs are checked on every path found). The tools' result counts are printed next to
+ * ripgrep's: the ratio means something only if they agree. `grep_files_confined` is the same
+ * search with rg run under skate-confine (Landlock), as the executor runs it: the sandbox's share.
  */
 export async function benchGrep(): Promise<Record<string, number | string>> {
   const rg = findRipgrep();
@@ -83,41 +101,42 @@ export async function benchGrep(): Promise<Record<string, number | string>> {
     for (const copy of ['a', 'b']) {
       await run('cp', ['-al', path.join(projectRoot(), 'node_modules'), path.join(tree, copy)]);
     }
-    const policy = testPolicy(tree);
-    const ctx = (ripgrep: string | undefined): ToolContext => ({
+    const loaded = await loadPolicy('execute', { workspace: tree });
+    if (!loaded.ok) throw new Error(formatPolicyProblem(loaded.problem));
+    const policy = loaded.policy;
+    const ctx = (ripgrep: string | undefined, commandWrapper: readonly string[] = []): ToolContext => ({
       callId: 'bench',
       workspace: tree,
       policy,
       signal: new AbortController().signal,
       paths: new PathGuard(policy),
       emit() {},
-      commandWrapper: [],
+      commandWrapper,
       ripgrep,
     });
     const figures: Record<string, number> = {
       grep_tree_files: lines((await run(rg, ['--files', '--hidden'], { cwd: tree })).stdout),
     };
-    for (const c of CASES) {
+    const confined: Case = { ...CASES[0]!, name: 'grep_files_confined' };
+    for (const c of [...CASES, confined]) {
       const input = c.tool.input.parse(c.input);
+      const wrapper = c === confined ? confineWrapper() : [];
       const ours: number[] = [];
       const theirs: number[] = [];
       let found = 0;
       let expected = 0;
       for (let i = 0; i <= ROUNDS; i++) {
         let start = performance.now();
-        const result = await c.tool.run(input, ctx(rg));
+        const result = await c.tool.run(input, ctx(rg, wrapper));
         const elapsed = performance.now() - start;
         start = performance.now();
-        const { stdout } = await run(rg, ['--hidden', '-g', '!.git', ...c.rg], { cwd: tree });
+        const { stdout } = await run(rg, c.rg, { cwd: tree });
         const rgElapsed = performance.now() - start;
         if (i === 0) continue; // warms the page cache for both
         ours.push(elapsed);
         theirs.push(rgElapsed);
-        found = result.display?.type === 'matches' ? result.display.matches : 0;
-        if (c.name === 'grep_files' || c.name === 'grep_count') {
-          found = result.display?.type === 'matches' ? result.display.files : 0;
-        }
-        expected = c.count(stdout);
+        found = c.found(result.display);
+        expected = c.expected(stdout);
       }
       figures[`${c.name}_ms`] = round(median(ours));
       figures[`rg_${c.name}_ms`] = round(median(theirs));

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ExecutorClient } from '../../harness/executor-client/executor-client.js';
+import { formatPolicyProblem, loadPolicy } from '../../harness/policy/load-policy.js';
 import { projectRoot } from '../../harness/project-paths.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import { median, round } from './stats.js';
@@ -33,9 +34,14 @@ async function timeCalls(calls: number, call: () => Promise<unknown>): Promise<n
 /**
  * read_file of a 1.5 KB file and list_dir of a 40-entry directory through the executor,
  * against the MCP filesystem server's read_text_file and list_directory through the MCP
- * SDK's own client over stdio; same files, alternating blocks, both warmed up.
+ * SDK's own client over stdio; same files, alternating blocks, both warmed up. The executor
+ * runs the built-in `execute` policy for the workspace, as `skate` does by default, so each
+ * path found is checked against its deny rules.
  */
-export async function benchSmallCalls(policy: ResolvedPolicy): Promise<SmallCallFigures> {
+export async function benchSmallCalls(workspacePolicy: ResolvedPolicy): Promise<SmallCallFigures> {
+  const loaded = await loadPolicy('execute', { workspace: workspacePolicy.workspace });
+  if (!loaded.ok) throw new Error(formatPolicyProblem(loaded.problem));
+  const policy = loaded.policy;
   const dir = path.join(policy.workspace, 'small');
   await mkdir(dir, { recursive: true });
   const file = path.join(dir, 'small.ts');

@@ -97,6 +97,47 @@ describe.each(engines)('grep (%s)', (engine, ripgrep) => {
     );
   });
 
+  it('keeps file names with newlines and colons whole, and names a single file in count mode', async () => {
+    await using dir = await tempDir();
+    await files(dir.path, { 'new\nline.txt': 'x\nhit\n', 'a:1:b.txt': 'hit\nhit\n', 'c.txt': 'x\n' });
+    const policy = testPolicy(dir.path);
+    const content = await runTool(grepTool, policy, { pattern: 'hit', output_mode: 'content', context: 1 });
+    expect(content.output).toBe(
+      ['a:1:b.txt:1:hit', 'a:1:b.txt:2:hit', '--', 'new\nline.txt-1-x', 'new\nline.txt:2:hit'].join('\n'),
+    );
+    const count = await runTool(grepTool, policy, { pattern: 'hit', output_mode: 'count' });
+    expect(count.output).toBe('a:1:b.txt:2\nnew\nline.txt:1\n[3 matching lines in 2 files]');
+    const listed = await runTool(grepTool, policy, { pattern: 'hit' });
+    expect(listed.output).toBe('a:1:b.txt\nnew\nline.txt');
+    const single = await runTool(grepTool, policy, {
+      pattern: 'hit',
+      path: 'a:1:b.txt',
+      output_mode: 'count',
+    });
+    expect(single.output).toBe('a:1:b.txt:2\n[2 matching lines in 1 files]');
+  });
+
+  it('cuts long lines, multi-byte ones too, at the same place', async () => {
+    await using dir = await tempDir();
+    // 3,000 two-byte characters and a match past the first 2,000 bytes; a 4-byte character line.
+    const accented = `${'é'.repeat(3000)} hit`;
+    const astral = `hit ${'𝄞'.repeat(1500)}`;
+    await files(dir.path, { 'long.txt': `${accented}\nctx ${'z'.repeat(3000)}\n${astral}\n` });
+    const result = await runTool(grepTool, testPolicy(dir.path), {
+      pattern: 'hit',
+      output_mode: 'content',
+      context: 1,
+    });
+    const cut = (line: string) => `${line.slice(0, 500)}… [line cut]`;
+    expect(result.output).toBe(
+      [
+        `long.txt:1:${cut(accented)}`,
+        `long.txt-2-${cut(`ctx ${'z'.repeat(3000)}`)}`,
+        `long.txt:3:${cut(astral)}`,
+      ].join('\n'),
+    );
+  });
+
   it('filters files with glob: a bare pattern matches names anywhere, one with / matches paths', async () => {
     await using dir = await tempDir();
     await files(dir.path, {

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -52,6 +53,26 @@ describe('read_file', () => {
     expect(await runTool(readFileTool, policy, { path: '.' })).toMatchObject({ code: 'invalid_input' });
     const past = await runTool(readFileTool, policy, { path: 'x.txt', offset: 5 });
     expect(past).toMatchObject({ code: 'invalid_input', output: expect.stringContaining('has 1 lines') });
+  });
+
+  it('refuses a FIFO at once instead of waiting for a writer', async () => {
+    await using dir = await tempDir();
+    execFileSync('mkfifo', [path.join(dir.path, 'pipe')]);
+    const result = await runTool(readFileTool, testPolicy(dir.path), { path: 'pipe' });
+    expect(result).toMatchObject({ code: 'invalid_input', output: 'pipe is not a regular file' });
+  });
+
+  it('reads a file past the blocking-read size on the thread pool, the same way', async () => {
+    await using dir = await tempDir();
+    // 1.5 MB of numbered lines: over the 1 MiB read in one blocking call.
+    const lines = Array.from({ length: 60_000 }, (_, i) => `line ${i + 1} ${'x'.repeat(16)}`);
+    await writeFile(path.join(dir.path, 'big.txt'), `${lines.join('\n')}\n`);
+    const result = await runTool(readFileTool, testPolicy(dir.path), {
+      path: 'big.txt',
+      offset: 59_999,
+    });
+    expect(result.output).toBe(`59999\t${lines[59_998]}\n60000\t${lines[59_999]}`);
+    expect(result.display).toMatchObject({ startLine: 59_999, endLine: 60_000, totalLines: 60_000 });
   });
 
   it('refuses kernel interfaces and denied paths with the policy named', async () => {
