@@ -410,6 +410,13 @@ async function session(): Promise<Record<string, number | boolean>> {
 
   const backend = new FakeAgentBackend();
   backend.conversation = big;
+  // As a resumed session has them: where each message sits in the log, so blocks know their fork point.
+  let parentId: string | null = null;
+  for (const [i, message] of big.entries()) {
+    const eventId = `e${i}`;
+    backend.refs.set(message, { eventId, parentId });
+    parentId = eventId;
+  }
   let firstFrameAt = 0;
   const firstStart = performance.now();
   const ui = mount(backend, (frame) => {
