@@ -9,6 +9,8 @@ const SALIENT_KEYS = [
   'code',
   'prompt',
   'description',
+  // spawn_agent: its task says what the sub-agent is for, where its JSON would show write_paths first.
+  'task',
 ];
 
 /**
