@@ -413,6 +413,8 @@ export class AgentSession {
       this.emitter,
     );
     this.messages = outcome.messages;
+    // A run's result means its events are in the log: a transcript or a resume read right after sees them.
+    await this.sessionLog.writer?.flush();
     this.titleSession(text);
     return {
       ...outcome,

@@ -63,6 +63,21 @@ describe('AgentSession commands for the terminal UI', () => {
     ]);
   });
 
+  it("a run's result means its events are in the log: read right after, the file holds the whole run", async () => {
+    await using ws = await hostDir('runtime-flushed-');
+    const { settings: s } = settings(ws.path, [shell('c1', 'echo hi'), text('all done')]);
+    const agent = await createAgentSession(s);
+    try {
+      const outcome = await agent.prompt('go');
+      // No close, no fork: what a transcript request or another process reads at this moment.
+      const log = await loadSession(sessionFile(ws.path, outcome.sessionId!));
+      expect(log.events.at(-1)!.id).toBe(agent.lastEventId);
+      expect(JSON.stringify(log.events.at(-1))).toContain('all done');
+    } finally {
+      await agent.close();
+    }
+  });
+
   it('tells where each message landed in the log, and a fork at one of them holds the conversation up to it', async () => {
     await using ws = await hostDir('runtime-refs-');
     const { settings: s } = settings(ws.path, [shell('c1', 'echo hi'), text('first done'), text('second')]);
