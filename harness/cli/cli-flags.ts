@@ -109,6 +109,24 @@ export const AGENT_OPTIONS = {
   'no-session': { type: 'boolean', default: false },
 } as const;
 
+/**
+ * Refuses agent flags a command takes from elsewhere (an editor, its HTTP clients), long or short
+ * (`--print`, `--print=…`, `-p`), saying why: `why` is the first half of the message.
+ */
+export function refuseFlags(
+  args: readonly string[],
+  flags: readonly (keyof typeof AGENT_OPTIONS)[],
+  why: string,
+): void {
+  for (const flag of flags) {
+    const short = (AGENT_OPTIONS[flag] as { short?: string }).short;
+    const given = args.some(
+      (arg) => arg === `--${flag}` || arg.startsWith(`--${flag}=`) || (short && arg === `-${short}`),
+    );
+    if (given) throw new UsageError(`${why}; drop --${flag}`);
+  }
+}
+
 /** `--workspace DIR [--json]`: what `sessions` and `policy show` take. */
 export const WORKSPACE_JSON = {
   workspace: COMMON.workspace,

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { projectRoot } from '../../project-paths.js';
 import { anthropicModel, runSettingsFrom } from '../agent-settings-from-flags.js';
-import { AGENT_OPTIONS, agentFlags, type CommandMain, parsed } from '../cli-flags.js';
+import { AGENT_OPTIONS, agentFlags, type CommandMain, parsed, refuseFlags } from '../cli-flags.js';
 import { note } from '../note.js';
 import { help } from '../usage.js';
 import { UsageError } from '../usage-error.js';
@@ -12,8 +12,8 @@ import { UsageError } from '../usage-error.js';
 const OPTIONS = { ...AGENT_OPTIONS, approval: { type: 'string', default: 'ask' } } as const;
 
 /** Flags of a headless run that mean nothing here: the editor gives the prompts, the workspace and the session. */
-const NOT_HERE = [
-  'prompt',
+const NOT_HERE: readonly (keyof typeof AGENT_OPTIONS)[] = [
+  'print',
   'output-format',
   'answers',
   'continue',
@@ -31,14 +31,7 @@ export const run: CommandMain = async (args) => {
   const { values, positionals } = parsed(() => parseArgs({ args, options: OPTIONS, allowPositionals: true }));
   if (values.help) return help();
   if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
-  const given = NOT_HERE.find((flag) =>
-    args.some((arg) => arg === `--${flag}` || arg.startsWith(`--${flag}=`)),
-  );
-  if (given || args.includes('-p') || args.includes('-c') || args.includes('-r')) {
-    throw new UsageError(
-      `skate acp takes prompts, the workspace and sessions from the editor; drop ${given ? `--${given}` : 'that flag'}`,
-    );
-  }
+  refuseFlags(args, NOT_HERE, 'skate acp takes prompts, the workspace and sessions from the editor');
   const apiKey = process.env.ANTHROPIC_API_KEY;
   if (!apiKey) {
     throw new UsageError('set ANTHROPIC_API_KEY in the environment the editor starts skate acp with');

@@ -3,7 +3,14 @@ import { createAgentSession } from '../../runtime/agent-session.js';
 import { resolvePolicy, resolveWorkspace } from '../../runtime/start-executor.js';
 import { skateVersion } from '../../skate-version.js';
 import { anthropicModel, runSettingsFrom } from '../agent-settings-from-flags.js';
-import { AGENT_OPTIONS, agentFlags, type CommandMain, parsed, positiveInt } from '../cli-flags.js';
+import {
+  AGENT_OPTIONS,
+  agentFlags,
+  type CommandMain,
+  parsed,
+  positiveInt,
+  refuseFlags,
+} from '../cli-flags.js';
 import { note } from '../note.js';
 import { parseListen, readServerToken } from '../server-options.js';
 import { help } from '../usage.js';
@@ -23,7 +30,7 @@ const OPTIONS = {
 } as const;
 
 /** Flags of a headless run that mean nothing here: clients send the prompts and choose the sessions. */
-const NOT_HERE = [
+const NOT_HERE: readonly (keyof typeof AGENT_OPTIONS)[] = [
   'print',
   'output-format',
   'answers',
@@ -50,14 +57,7 @@ export const run: CommandMain = async (args) => {
   );
   if (values.help) return help();
   if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
-  const given = NOT_HERE.find((flag) =>
-    args.some((arg) => arg === `--${flag}` || arg.startsWith(`--${flag}=`)),
-  );
-  if (given || args.includes('-p') || args.includes('-c') || args.includes('-r')) {
-    throw new UsageError(
-      `skate serve takes prompts and sessions from its clients; drop ${given ? `--${given}` : 'that flag'}`,
-    );
-  }
+  refuseFlags(args, NOT_HERE, 'skate serve takes prompts and sessions from its clients');
   if (!values.listen) throw new UsageError('skate serve needs --listen HOST:PORT (e.g. 127.0.0.1:7800)');
   const { host, port } = parseListen(values.listen);
   const limits = {
