@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import type { MetaTool } from '../engine/engine-types.js';
-import { inputJsonSchema } from './input-json-schema.js';
 
 export const AskUserInput = z.object({
   questions: z
@@ -47,7 +46,7 @@ export interface AskUserToolOptions {
  * telling the model to go on without, so a headless run never hangs.
  */
 export function createAskUserTool(options: AskUserToolOptions): MetaTool {
-  const inputSchema = inputJsonSchema(AskUserInput);
+  const { $schema: _ignored, ...inputSchema } = z.toJSONSchema(AskUserInput, { io: 'input' });
   return {
     definition: { name: 'ask_user', description: DESCRIPTION, effect: 'read', inputSchema },
     async run(call) {
