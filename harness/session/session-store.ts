@@ -161,13 +161,8 @@ async function resumeLocked(
   } catch (error) {
     throw SessionError.fromUnknown(error, file);
   }
-  const writer = await reopenSessionWriter(file, session.header, session.events, options);
   // The lock goes with the writer: released when it closes.
-  const closeFile = writer.close.bind(writer);
-  writer.close = async () => {
-    await closeFile();
-    await unlock();
-  };
+  const writer = await reopenSessionWriter(file, session.header, session.events, options, unlock);
   const eventOf = new Map<Message, SessionEvent>();
   const messages = conversationFromEvents(session.pathTo(), (message, event) => eventOf.set(message, event));
   const closed = closeOpenCalls(messages, writer);

@@ -13,6 +13,7 @@ import type { ConversationLog } from '../engine/engine-types.js';
 import { ensureSkateDir } from '../skate-dir.js';
 import { isSessionEvent } from './is-session-event.js';
 import { SessionError } from './session-error.js';
+import { lockSession } from './session-lock.js';
 import { sessionFile, sessionsDir } from './session-paths.js';
 
 /**
@@ -79,22 +80,34 @@ export async function createSessionWriter(
   const dir = sessionsDir(init.workspace);
   const file = sessionFile(init.workspace, header.id);
   let handle: FileHandle;
+  let unlock: (() => Promise<void>) | undefined;
   try {
     // .skate gets its .gitignore when made; sessions are private: they hold whatever the model read.
     await ensureSkateDir(init.workspace);
     await mkdir(dir, { recursive: true, mode: 0o700 });
+    // Held like a resumed session's, so nothing deletes or continues the file while this process writes it.
+    unlock = await lockSession(file);
     handle = await open(file, 'a', 0o600);
   } catch (error) {
+    await unlock?.();
     throw SessionError.fromUnknown(error, file);
   }
   const events = init.initialEvents ?? [];
-  const writer = new QueuedSessionWriter(file, handle, header, 0, continuation(header, events), options);
+  const writer = new QueuedSessionWriter(
+    file,
+    handle,
+    header,
+    0,
+    continuation(header, events),
+    options,
+    unlock,
+  );
   writer.enqueue(
     `${JSON.stringify(header)}\n${events.map((event) => `${JSON.stringify(event)}\n`).join('')}`,
   );
   await writer.flush();
   if (writer.status === 'failed') {
-    await handle.close().catch(() => {});
+    await writer.close();
     throw new SessionError('io', `${file}: could not write the session header`, file);
   }
   await syncDirectory(dir);
@@ -104,17 +117,27 @@ export async function createSessionWriter(
 /**
  * Opens an existing session file to append after `events` (its loaded events,
  * whose file must end with a complete line: truncate a torn one first).
+ * `release` (the session's lock) runs once the writer has closed the file.
  */
 export async function reopenSessionWriter(
   file: string,
   header: SessionHeader,
   events: readonly SessionEvent[],
   options: SessionWriterOptions = {},
+  release?: () => Promise<void>,
 ): Promise<SessionWriter> {
   try {
     const handle = await open(file, 'a', 0o600);
     const { size } = await handle.stat();
-    return new QueuedSessionWriter(file, handle, header, size, continuation(header, events), options);
+    return new QueuedSessionWriter(
+      file,
+      handle,
+      header,
+      size,
+      continuation(header, events),
+      options,
+      release,
+    );
   } catch (error) {
     throw SessionError.fromUnknown(error, file);
   }
@@ -164,6 +187,8 @@ class QueuedSessionWriter implements SessionWriter {
     private size: number,
     state: Continuation,
     options: SessionWriterOptions,
+    /** The session's lock, released once the file is closed. */
+    private readonly release?: () => Promise<void>,
   ) {
     this.lastEventId = state.lastEventId;
     this.model = state.model;
@@ -253,6 +278,7 @@ class QueuedSessionWriter implements SessionWriter {
       }
       await this.handle.close().catch(() => {});
       if (this.status === 'open') this.status = 'closed';
+      await this.release?.();
     })();
     return this.closing;
   }

@@ -2,6 +2,7 @@ import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NO_RESULT_OUTPUT } from '../../../harness/session/close-open-calls.js';
+import { deleteSession } from '../../../harness/session/delete-session.js';
 import { sessionsDir } from '../../../harness/session/session-paths.js';
 import { loadSession } from '../../../harness/session/session-reader.js';
 import {
@@ -124,6 +125,24 @@ describe('session store', () => {
     const again = await resumeSession(dir.path, source.header.id);
     await again.writer.close();
     await expect(readFile(`${source.file}.lock`)).rejects.toThrow(/ENOENT/);
+  });
+
+  it('holds a new session and a fork locked while they are written, so neither is deleted or continued', async () => {
+    await using dir = await tempDir();
+    const fresh = await createSessionWriter({ workspace: dir.path, model: MODEL, policy: 'execute' });
+    fresh.userMessage(userText('first'));
+    await expect(deleteSession(dir.path, fresh.header.id)).rejects.toMatchObject({ code: 'in_use' });
+    await expect(resumeSession(dir.path, fresh.header.id)).rejects.toMatchObject({ code: 'in_use' });
+    await fresh.close();
+    // Still there after the refused delete, with what was written; the lock went with the writer.
+    expect((await loadSession(fresh.file)).events).toHaveLength(1);
+    await expect(readFile(`${fresh.file}.lock`)).rejects.toThrow(/ENOENT/);
+
+    const fork = await forkSession(dir.path, fresh.header.id, fresh.lastEventId!);
+    await expect(deleteSession(dir.path, fork.header.id)).rejects.toMatchObject({ code: 'in_use' });
+    await fork.writer.close();
+    expect(await deleteSession(dir.path, fork.header.id)).toEqual([fork.header.id]);
+    await expect(readFile(fork.writer.file)).rejects.toThrow(/ENOENT/);
   });
 
   it('closes a call left open by a log that ends right after the reply', async () => {
