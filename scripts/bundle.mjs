@@ -4,7 +4,7 @@
 // time of `node -e 0` instead of ~2.1x, and `skate --help` in 0.1 s, not 0.4 s.
 // The js_eval worker is its own entry: it runs as a separate process (isolated-vm
 // needs --no-node-snapshot on Node 20) and must be plain JavaScript, never a TS loader.
-import { chmod, copyFile, readdir } from 'node:fs/promises';
+import { chmod, copyFile, readdir, rm } from 'node:fs/promises';
 import { build } from 'esbuild';
 
 const common = {
@@ -31,6 +31,10 @@ for (const name of await readdir('executor/tools')) {
   if (name.endsWith('.md')) await copyFile(`executor/tools/${name}`, `dist/executor/tools/${name}`);
 }
 await import('./tool-definitions.mjs');
+
+// Chunk names carry content hashes: without this, every build would leave the previous chunks behind.
+await rm('dist/executor/bundle', { recursive: true, force: true });
+await rm('dist/cli', { recursive: true, force: true });
 
 await build({
   ...common,
