@@ -1,11 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { homedir } from 'node:os';
 import path from 'node:path';
 import type { ResourceLimits } from '../../shared/executor-boot.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import { builtinPolicyDir } from '../policy/load-policy.js';
 import { distPath, projectRoot } from '../project-paths.js';
 import { createCgroupLimits } from './cgroup-limits.js';
+import { sharedEmptyDir } from './empty-dir.js';
 import { executorEnvironment } from './executor-env.js';
 import { isolationArgs } from './isolation-args.js';
 import { mountArgs } from './mount-plan.js';
@@ -15,20 +15,9 @@ import { probeSandbox } from './probe-sandbox.js';
 import { SandboxUnavailableError } from './sandbox-errors.js';
 import { pathKind } from './scan-paths.js';
 
-let emptyDir: string | undefined;
 let sequence = 0;
 /** Protected names already reported as appeared: once per harness, not once per sub-agent's sandbox. */
 const reportedAppeared = new Set<string>();
-
-/** An empty directory mounted over denied directories; one per harness process. */
-function sharedEmptyDir(): string {
-  if (!emptyDir) {
-    const dir = mkdtempSync(path.join(tmpdir(), 'skate-empty-'));
-    emptyDir = dir;
-    process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
-  }
-  return emptyDir;
-}
 
 export interface PrepareSandboxOptions {
   /** Things the user should know about this sandbox, e.g. a scan that hit its limits. */
