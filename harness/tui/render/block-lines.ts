@@ -21,6 +21,14 @@ export function wrapLines(text: string, width: number): string[] {
   return wrapAnsi(text, Math.max(1, width), { hard: true, trim: false }).split('\n');
 }
 
+/** One line (ANSI kept) cut to the width, ending in an ellipsis when something was cut. */
+export function cutLine(text: string, width: number): string {
+  const lines = wrapAnsi(text, Math.max(1, width), { hard: true, wordWrap: false, trim: false }).split('\n');
+  if (lines.length === 1) return lines[0]!;
+  const shorter = wrapAnsi(text, Math.max(1, width - 1), { hard: true, wordWrap: false, trim: false });
+  return `${shorter.slice(0, shorter.indexOf('\n'))}…`;
+}
+
 /** A block as terminal lines: what the viewport shows and caches. */
 export function renderBlockLines(block: Block, options: BlockRenderOptions): string[] {
   const { width } = options;
@@ -70,9 +78,9 @@ function toolLines(block: ToolBlock, options: BlockRenderOptions): string[] {
     ? chalk.yellow(`running ${formatElapsed(now - block.startedAt)}`)
     : paintSummary(block, resultSummary(block));
   const head = `${marker} ${chalk.bold(callLabel(block))}${summary ? ` — ${summary}` : ''}`;
-  const headLines = wrapLines(head, width).slice(0, 1);
-  if (!expanded) return headLines;
-  return [...headLines, ...toolBody(block, width - 2).map((line) => `  ${line}`)];
+  const headLine = cutLine(head, width);
+  if (!expanded) return [headLine];
+  return [headLine, ...toolBody(block, width - 2).map((line) => `  ${line}`)];
 }
 
 function paintSummary(block: ToolBlock, summary: string): string {
