@@ -14,6 +14,7 @@ import { loadPolicy } from '../../harness/policy/load-policy.js';
 import { launcherFor } from '../../harness/sandbox/choose-launcher.js';
 import { isNarrowerOrEqual } from '../../shared/narrow-policy.js';
 import { delayTurns } from '../support/delayed-provider.js';
+import { forceGc } from '../support/force-gc.js';
 import { hostDir } from '../support/host-dir.js';
 import { testPolicy } from '../support/policies.js';
 import { processDescendants } from '../support/process-descendants.js';
@@ -498,6 +499,34 @@ describe('spawn_agent: sub-agents on their own narrowed executors', () => {
     );
     expect(slow.exited).toHaveLength(1);
   });
+
+  it('ends a child at its time budget even when a full garbage collection runs before the deadline', async () => {
+    // The budget used to be AbortSignal.timeout inside AbortSignal.any, which Node holds only weakly:
+    // a mark-compact before the deadline collected it and cancelled its timer (nodejs/node#57736),
+    // so a child waiting on its model never ended. This is the typed-failures test's old hang, made certain.
+    await using ws = await hostDir('subagent-gc-');
+    let collected = false;
+    const run = await runWithSubagents({
+      parentPolicy: testPolicy(ws.path),
+      parent: [{ steps: [spawnCall('s-gc', { task: 'slow', read_only: true })] }, done],
+      children: { slow: [{ steps: [{ type: 'pause' }] }] },
+      wrapChild: (provider) => ({
+        name: provider.name,
+        contextWindow: (model) => provider.contextWindow(model),
+        stream(request, signal) {
+          setTimeout(() => {
+            forceGc();
+            collected = true;
+          }, 50);
+          return provider.stream(request, signal);
+        },
+      }),
+      spawn: { budgetMs: 1_000 },
+    });
+    expect(collected).toBe(true);
+    expect(parentResult(run, 's-gc')).toMatchObject({ isError: true, code: 'timeout' });
+    expect(run.exited).toHaveLength(1);
+  }, 15_000);
 
   it('cancels children with the parent and leaves no executor process behind', async () => {
     await using ws = await hostDir('subagent-cancel-');
