@@ -505,7 +505,7 @@ describe('spawn_agent: sub-agents on their own narrowed executors', () => {
     // a mark-compact before the deadline collected it and cancelled its timer (nodejs/node#57736),
     // so a child waiting on its model never ended. This is the typed-failures test's old hang, made certain.
     await using ws = await hostDir('subagent-gc-');
-    let collected = false;
+    let collectedBeforeDeadline = false;
     const run = await runWithSubagents({
       parentPolicy: testPolicy(ws.path),
       parent: [{ steps: [spawnCall('s-gc', { task: 'slow', read_only: true })] }, done],
@@ -514,16 +514,17 @@ describe('spawn_agent: sub-agents on their own narrowed executors', () => {
         name: provider.name,
         contextWindow: (model) => provider.contextWindow(model),
         stream(request, signal) {
-          setTimeout(() => {
+          // In a later task: what this one dereferenced (combining signals) stays alive until it ends.
+          setImmediate(() => {
             forceGc();
-            collected = true;
-          }, 50);
+            collectedBeforeDeadline = !signal.aborted;
+          });
           return provider.stream(request, signal);
         },
       }),
-      spawn: { budgetMs: 1_000 },
+      spawn: { budgetMs: 2_000 },
     });
-    expect(collected).toBe(true);
+    expect(collectedBeforeDeadline).toBe(true);
     expect(parentResult(run, 's-gc')).toMatchObject({ isError: true, code: 'timeout' });
     expect(run.exited).toHaveLength(1);
   }, 15_000);
@@ -579,8 +580,9 @@ describe('ask_user', () => {
 
   it('returns an error at once when nobody can answer, and never waits', async () => {
     const neverAnswers = { waitFor: () => new Promise<never>(() => undefined) };
+    const tool = createAskUserTool({ canAsk: false });
     const started = performance.now();
-    const result = await createAskUserTool({ canAsk: false }).run(call(neverAnswers));
+    const result = await tool.run(call(neverAnswers));
     expect(performance.now() - started).toBeLessThan(100);
     expect(result).toMatchObject({ isError: true });
     expect(result.output).toMatch(/No one can answer.*best judgement.*assumptions/s);
