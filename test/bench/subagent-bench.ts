@@ -6,6 +6,7 @@ import { createCollectingEmitter } from '../../harness/emitters/collecting-emitt
 import { createCommandInbox } from '../../harness/engine/command-inbox.js';
 import { Engine } from '../../harness/engine/engine.js';
 import type { MetaTool } from '../../harness/engine/engine-types.js';
+import { ExecutorClient } from '../../harness/executor-client/executor-client.js';
 import type { ModelProvider } from '../../harness/provider/model-provider.js';
 import { createAgentSession } from '../../harness/runtime/agent-session.js';
 import type { ChildExecutorInfo } from '../../harness/runtime/agent-settings.js';
@@ -31,6 +32,11 @@ export interface SubagentFigures {
   subagents_8_vs_1: number;
   /** The lowest and highest ratio of one round (a wide run against the single run just before it). */
   subagents_8_vs_1_range: [number, number];
+  /**
+   * Baseline for the ratio: bare executors (spawn under the policy, list tools, shut down), 8 at
+   * once against 1, in the same rounds. What sub-agents add on top of that is the harness's.
+   */
+  executors_8_vs_1: number;
   /** The harness's own CPU for one sub-agent (policy, sandbox plan, spawn, engine, teardown) when 8 run at once. */
   subagent_parent_cpu_ms: number;
   /** The same for a run with one sub-agent (it includes the parent's own turns). */
@@ -150,6 +156,19 @@ async function runParent(policy: ResolvedPolicy, count: number, measureRss: bool
   return { wallMs, cpuMs: (used.user + used.system) / 1000, readyMs, rssMb };
 }
 
+/** Starts `count` bare executors at once, lists their tools and shuts them down; the wall time. */
+async function runExecutors(policy: ResolvedPolicy, count: number): Promise<number> {
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: count }, async () => {
+      const executor = await ExecutorClient.spawn({ policy });
+      await executor.listTools();
+      await executor.shutdown();
+    }),
+  );
+  return performance.now() - started;
+}
+
 /** Sum of VmRSS over a process and everything below it, in MB. */
 async function treeRssMb(pid: number | undefined): Promise<number> {
   if (pid === undefined) return Number.NaN;
@@ -177,6 +196,7 @@ export async function benchSubagents(): Promise<SubagentFigures> {
     const wide: number[] = [];
     const singleCpu: number[] = [];
     const wideCpu: number[] = [];
+    const bare: { one: number[]; wide: number[] } = { one: [], wide: [] };
     for (let i = 0; i < ROUNDS; i++) {
       const run = await runParent(policy, 1, false);
       ready.push(...run.readyMs);
@@ -185,6 +205,8 @@ export async function benchSubagents(): Promise<SubagentFigures> {
       const wideRun = await runParent(policy, WIDE, false);
       wide.push(wideRun.wallMs);
       wideCpu.push(wideRun.cpuMs / WIDE);
+      bare.one.push(await runExecutors(policy, 1));
+      bare.wide.push(await runExecutors(policy, WIDE));
     }
     const ratios = wide.map((wall, i) => wall / single[i]!);
     const memory = await runParent(policy, WIDE, true);
@@ -196,6 +218,7 @@ export async function benchSubagents(): Promise<SubagentFigures> {
       subagents_8_wall_ms: round(wideWall),
       subagents_8_vs_1: round(wideWall / oneWall, 2),
       subagents_8_vs_1_range: [round(Math.min(...ratios), 2), round(Math.max(...ratios), 2)],
+      executors_8_vs_1: round(median(bare.wide) / median(bare.one), 2),
       subagent_parent_cpu_ms: round(median(wideCpu)),
       subagent_1_parent_cpu_ms: round(median(singleCpu)),
       executor_rss_mb: round(memory.rssMb.reduce((a, b) => a + b, 0) / memory.rssMb.length),
