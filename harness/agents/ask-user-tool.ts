@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import type { MetaTool } from '../engine/engine-types.js';
+import { inputJsonSchema } from './input-json-schema.js';
 
 export const AskUserInput = z.object({
   questions: z
@@ -46,7 +47,7 @@ export interface AskUserToolOptions {
  * telling the model to go on without, so a headless run never hangs.
  */
 export function createAskUserTool(options: AskUserToolOptions): MetaTool {
-  const { $schema: _ignored, ...inputSchema } = z.toJSONSchema(AskUserInput, { io: 'input' });
+  const inputSchema = inputJsonSchema(AskUserInput);
   return {
     definition: { name: 'ask_user', description: DESCRIPTION, effect: 'read', inputSchema },
     async run(call) {

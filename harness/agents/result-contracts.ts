@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { inputJsonSchema } from './input-json-schema.js';
 
 const Status = z
   .enum(['completed', 'blocked', 'failed'])
@@ -62,6 +63,5 @@ export type SubAgentResult = GenericResult | ImplementerResult | ReviewerResult;
 
 /** The contract's JSON Schema as the model sees it (`io: 'input'`: fields with defaults are optional). */
 export function contractJsonSchema(name: ResultContractName): Record<string, unknown> {
-  const { $schema: _ignored, ...schema } = z.toJSONSchema(RESULT_CONTRACTS[name], { io: 'input' });
-  return schema;
+  return inputJsonSchema(RESULT_CONTRACTS[name]);
 }

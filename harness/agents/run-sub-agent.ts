@@ -51,7 +51,15 @@ export interface SubAgentJob {
  */
 export async function runSubAgent(job: SubAgentJob): Promise<SubAgentOutcome> {
   const started = performance.now();
-  const signal = AbortSignal.any([job.signal, AbortSignal.timeout(job.budgetMs)]);
+  // A timer of our own, not AbortSignal.timeout: inside AbortSignal.any Node holds that signal only
+  // weakly, so a full GC before the deadline collects it and cancels its timer (nodejs/node#57736),
+  // and a child waiting on its model would never end.
+  const budget = new AbortController();
+  const budgetTimer = setTimeout(
+    () => budget.abort(new DOMException('the sub-agent ran out of its time budget', 'TimeoutError')),
+    job.budgetMs,
+  );
+  const signal = AbortSignal.any([job.signal, budget.signal]);
   let runs: AgentRunResult[] = [];
   const done = (status: SubAgentFailureCode, message: string): SubAgentOutcome => ({
     status: 'failed',
@@ -120,6 +128,7 @@ export async function runSubAgent(job: SubAgentJob): Promise<SubAgentOutcome> {
     const message = error instanceof Error ? error.message : String(error);
     return done('executor', `its executor failed: ${message}`);
   } finally {
+    clearTimeout(budgetTimer);
     if (child) {
       await child.close();
       job.onStopped?.(child);

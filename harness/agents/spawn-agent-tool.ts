@@ -9,6 +9,7 @@ import type { AgentSettings, ChildExecutorInfo } from '../runtime/agent-settings
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
 import { childPolicyFor } from './child-policy.js';
 import { ensureWriteRoots } from './ensure-write-roots.js';
+import { inputJsonSchema } from './input-json-schema.js';
 import { ResultContractName } from './result-contracts.js';
 import { runSubAgent, type SubAgentFailureCode, type SubAgentOutcome } from './run-sub-agent.js';
 import { createSubAgentEmitter } from './sub-agent-emitter.js';
@@ -133,7 +134,7 @@ const TOOL_CODES: Record<SubAgentFailureCode, ToolErrorCode> = {
 export function createSpawnAgentTool(options: SpawnAgentToolOptions): MetaTool {
   const depth = options.depth ?? 0;
   const maxDepth = options.maxDepth ?? 2;
-  const { $schema: _ignored, ...inputSchema } = z.toJSONSchema(SpawnAgentInput, { io: 'input' });
+  const inputSchema = inputJsonSchema(SpawnAgentInput);
   let spawned = 0;
 
   return {

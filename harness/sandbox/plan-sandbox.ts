@@ -5,7 +5,7 @@ import { isWithin } from '../../shared/path-within.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import type { MountStep } from './mount-plan.js';
 import { SandboxPlanError } from './sandbox-errors.js';
-import { pathKind, type ScanResult, scanPaths } from './scan-paths.js';
+import { pathKind, type ScanResult, sharedScanPaths } from './scan-paths.js';
 
 /** Private to every sandbox: host files here are hidden, and host sockets with them. */
 const PRIVATE_DIRS = ['/tmp', '/var/tmp', '/run', '/dev/shm'];
@@ -268,13 +268,17 @@ async function findMasks(input: PlanInput): Promise<Masks> {
     scans.push([
       base,
       patterns,
-      await scanPaths(base, patterns, { maxDepth: deep ? 16 : 2, maxEntries: 200_000, skipDirs: SKIP_DIRS }),
+      await sharedScanPaths(base, patterns, {
+        maxDepth: deep ? 16 : 2,
+        maxEntries: 200_000,
+        skipDirs: SKIP_DIRS,
+      }),
     ]);
   }
   scans.push([
     input.home,
     [],
-    await scanPaths(input.home, [], { maxDepth: 3, maxEntries: 20_000, skipDirs: SKIP_DIRS }),
+    await sharedScanPaths(input.home, [], { maxDepth: 3, maxEntries: 20_000, skipDirs: SKIP_DIRS }),
   ]);
   for (const [base, patterns, scan] of scans) {
     paths.push(...scan.matches);

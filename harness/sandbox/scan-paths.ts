@@ -73,3 +73,27 @@ export async function pathKind(p: string): Promise<'file' | 'dir' | 'other' | un
     return undefined;
   }
 }
+
+const running = new Map<string, Promise<ScanResult>>();
+
+/**
+ * `scanPaths`, joining an identical scan that is still running. Sibling
+ * sub-agents start their sandboxes at the same moment under the same policy,
+ * and each walking the same trees again cost the harness's one thread a few ms
+ * per sandbox here for an empty workspace and home, far more for a real
+ * checkout. A finished scan is never reused: a result is always of a walk
+ * that was under way when the caller asked.
+ */
+export function sharedScanPaths(
+  root: string,
+  patterns: readonly string[],
+  limits: ScanLimits,
+): Promise<ScanResult> {
+  const key = JSON.stringify([root, patterns, limits.maxDepth, limits.maxEntries, [...limits.skipDirs]]);
+  let scan = running.get(key);
+  if (!scan) {
+    scan = scanPaths(root, patterns, limits).finally(() => running.delete(key));
+    running.set(key, scan);
+  }
+  return scan;
+}

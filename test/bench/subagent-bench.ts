@@ -6,6 +6,7 @@ import { createCollectingEmitter } from '../../harness/emitters/collecting-emitt
 import { createCommandInbox } from '../../harness/engine/command-inbox.js';
 import { Engine } from '../../harness/engine/engine.js';
 import type { MetaTool } from '../../harness/engine/engine-types.js';
+import { ExecutorClient } from '../../harness/executor-client/executor-client.js';
 import type { ModelProvider } from '../../harness/provider/model-provider.js';
 import { createAgentSession } from '../../harness/runtime/agent-session.js';
 import type { ChildExecutorInfo } from '../../harness/runtime/agent-settings.js';
@@ -16,9 +17,9 @@ import { createScriptedProvider } from '../support/scripted-provider.js';
 import { noTools } from '../support/spawn-harness.js';
 import { median, round } from './stats.js';
 
-const READY_RUNS = 5;
 const WIDE = 8;
-const WIDE_RUNS = 3;
+/** Rounds of one single run then one wide run, alternating, so both see the same machine. */
+const ROUNDS = 5;
 
 export interface SubagentFigures {
   /** spawn_agent called → the child's first model request: policy, executor start, engine start. */
@@ -27,8 +28,19 @@ export interface SubagentFigures {
   subagent_1_wall_ms: number;
   /** The same with 8 spawn_agent calls in one turn (they run concurrently). */
   subagents_8_wall_ms: number;
-  /** 8 against 1: 1 would mean perfect parallelism, 8 none. */
+  /** 8 against 1 (medians): 1 would mean perfect parallelism, 8 none. */
   subagents_8_vs_1: number;
+  /** The lowest and highest ratio of one round (a wide run against the single run just before it). */
+  subagents_8_vs_1_range: [number, number];
+  /**
+   * Baseline for the ratio: bare executors (spawn under the policy, list tools, shut down), 8 at
+   * once against 1, in the same rounds. What sub-agents add on top of that is the harness's.
+   */
+  executors_8_vs_1: number;
+  /** The harness's own CPU for one sub-agent (policy, sandbox plan, spawn, engine, teardown) when 8 run at once. */
+  subagent_parent_cpu_ms: number;
+  /** The same for a run with one sub-agent (it includes the parent's own turns). */
+  subagent_1_parent_cpu_ms: number;
   /** Resident memory of one child executor's process tree (sandbox, executor), mean over 8 alive at once. */
   executor_rss_mb: number;
 }
@@ -66,6 +78,8 @@ function completingModel(onFirstRequest: () => void, gate?: Promise<void>): Mode
 
 interface WideRun {
   wallMs: number;
+  /** This process's CPU (user + system) during the run. */
+  cpuMs: number;
   /** Per child: ms from its spawn_agent call to its first model request. */
   readyMs: number[];
   rssMb: number[];
@@ -120,6 +134,7 @@ async function runParent(policy: ResolvedPolicy, count: number, measureRss: bool
         release();
       })
     : Promise.resolve();
+  const cpu = process.cpuUsage();
   const started = performance.now();
   const outcome = await new Engine().run(
     {
@@ -133,11 +148,25 @@ async function runParent(policy: ResolvedPolicy, count: number, measureRss: bool
     createCollectingEmitter(),
   );
   const wallMs = performance.now() - started;
+  const used = process.cpuUsage(cpu);
   await measuring;
   if (outcome.status !== 'complete' || requested !== count) {
     throw new Error(`bench parent ended ${outcome.status} with ${requested}/${count} children started`);
   }
-  return { wallMs, readyMs, rssMb };
+  return { wallMs, cpuMs: (used.user + used.system) / 1000, readyMs, rssMb };
+}
+
+/** Starts `count` bare executors at once, lists their tools and shuts them down; the wall time. */
+async function runExecutors(policy: ResolvedPolicy, count: number): Promise<number> {
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: count }, async () => {
+      const executor = await ExecutorClient.spawn({ policy });
+      await executor.listTools();
+      await executor.shutdown();
+    }),
+  );
+  return performance.now() - started;
 }
 
 /** Sum of VmRSS over a process and everything below it, in MB. */
@@ -159,16 +188,27 @@ export async function benchSubagents(): Promise<SubagentFigures> {
   const workspace = await realpath(await mkdtemp(path.join(tmpdir(), 'skate-subagent-bench-')));
   try {
     const policy = testPolicy(workspace, { name: 'bench' });
-    await runParent(policy, 1, false); // warm up: page cache, sandbox probe
+    // Warm up: page cache, sandbox probe, the modules and code paths both kinds of run take.
+    await runParent(policy, 1, false);
+    await runParent(policy, WIDE, false);
     const ready: number[] = [];
     const single: number[] = [];
-    for (let i = 0; i < READY_RUNS; i++) {
+    const wide: number[] = [];
+    const singleCpu: number[] = [];
+    const wideCpu: number[] = [];
+    const bare: { one: number[]; wide: number[] } = { one: [], wide: [] };
+    for (let i = 0; i < ROUNDS; i++) {
       const run = await runParent(policy, 1, false);
       ready.push(...run.readyMs);
       single.push(run.wallMs);
+      singleCpu.push(run.cpuMs);
+      const wideRun = await runParent(policy, WIDE, false);
+      wide.push(wideRun.wallMs);
+      wideCpu.push(wideRun.cpuMs / WIDE);
+      bare.one.push(await runExecutors(policy, 1));
+      bare.wide.push(await runExecutors(policy, WIDE));
     }
-    const wide: number[] = [];
-    for (let i = 0; i < WIDE_RUNS; i++) wide.push((await runParent(policy, WIDE, false)).wallMs);
+    const ratios = wide.map((wall, i) => wall / single[i]!);
     const memory = await runParent(policy, WIDE, true);
     const oneWall = median(single);
     const wideWall = median(wide);
@@ -177,6 +217,10 @@ export async function benchSubagents(): Promise<SubagentFigures> {
       subagent_1_wall_ms: round(oneWall),
       subagents_8_wall_ms: round(wideWall),
       subagents_8_vs_1: round(wideWall / oneWall, 2),
+      subagents_8_vs_1_range: [round(Math.min(...ratios), 2), round(Math.max(...ratios), 2)],
+      executors_8_vs_1: round(median(bare.wide) / median(bare.one), 2),
+      subagent_parent_cpu_ms: round(median(wideCpu)),
+      subagent_1_parent_cpu_ms: round(median(singleCpu)),
       executor_rss_mb: round(memory.rssMb.reduce((a, b) => a + b, 0) / memory.rssMb.length),
     };
   } finally {

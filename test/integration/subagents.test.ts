@@ -14,6 +14,7 @@ import { loadPolicy } from '../../harness/policy/load-policy.js';
 import { launcherFor } from '../../harness/sandbox/choose-launcher.js';
 import { isNarrowerOrEqual } from '../../shared/narrow-policy.js';
 import { delayTurns } from '../support/delayed-provider.js';
+import { forceGc } from '../support/force-gc.js';
 import { hostDir } from '../support/host-dir.js';
 import { testPolicy } from '../support/policies.js';
 import { processDescendants } from '../support/process-descendants.js';
@@ -499,6 +500,35 @@ describe('spawn_agent: sub-agents on their own narrowed executors', () => {
     expect(slow.exited).toHaveLength(1);
   });
 
+  it('ends a child at its time budget even when a full garbage collection runs before the deadline', async () => {
+    // The budget used to be AbortSignal.timeout inside AbortSignal.any, which Node holds only weakly:
+    // a mark-compact before the deadline collected it and cancelled its timer (nodejs/node#57736),
+    // so a child waiting on its model never ended. This is the typed-failures test's old hang, made certain.
+    await using ws = await hostDir('subagent-gc-');
+    let collectedBeforeDeadline = false;
+    const run = await runWithSubagents({
+      parentPolicy: testPolicy(ws.path),
+      parent: [{ steps: [spawnCall('s-gc', { task: 'slow', read_only: true })] }, done],
+      children: { slow: [{ steps: [{ type: 'pause' }] }] },
+      wrapChild: (provider) => ({
+        name: provider.name,
+        contextWindow: (model) => provider.contextWindow(model),
+        stream(request, signal) {
+          // In a later task: what this one dereferenced (combining signals) stays alive until it ends.
+          setImmediate(() => {
+            forceGc();
+            collectedBeforeDeadline = !signal.aborted;
+          });
+          return provider.stream(request, signal);
+        },
+      }),
+      spawn: { budgetMs: 2_000 },
+    });
+    expect(collectedBeforeDeadline).toBe(true);
+    expect(parentResult(run, 's-gc')).toMatchObject({ isError: true, code: 'timeout' });
+    expect(run.exited).toHaveLength(1);
+  }, 15_000);
+
   it('cancels children with the parent and leaves no executor process behind', async () => {
     await using ws = await hostDir('subagent-cancel-');
     const controller = new AbortController();
@@ -550,8 +580,9 @@ describe('ask_user', () => {
 
   it('returns an error at once when nobody can answer, and never waits', async () => {
     const neverAnswers = { waitFor: () => new Promise<never>(() => undefined) };
+    const tool = createAskUserTool({ canAsk: false });
     const started = performance.now();
-    const result = await createAskUserTool({ canAsk: false }).run(call(neverAnswers));
+    const result = await tool.run(call(neverAnswers));
     expect(performance.now() - started).toBeLessThan(100);
     expect(result).toMatchObject({ isError: true });
     expect(result.output).toMatch(/No one can answer.*best judgement.*assumptions/s);
