@@ -7,7 +7,8 @@
  */
 import './stdio-guard.js';
 import net from 'node:net';
-import { ExecutorBoot } from '../shared/executor-boot.js';
+import { checkExecutorBoot } from '../shared/check-executor-boot.js';
+import type { ExecutorBoot } from '../shared/executor-boot.js';
 import { LineSplitter } from '../shared/line-splitter.js';
 import { createExecutor, type Executor } from './executor.js';
 import { RpcServer } from './server/rpc-server.js';
@@ -59,6 +60,38 @@ function stop(reason: string): void {
   output.end();
 }
 
+/** Frames that arrived while a boot frame the hand check refused was still being read by zod. */
+let waiting: string[] | undefined;
+
+function boot(config: ExecutorBoot): void {
+  maxFrameBytes = config.maxFrameBytes;
+  const booted = createExecutor(config, () => stop('shutdown requested'));
+  let warmed = false;
+  executor = booted;
+  server = new RpcServer({
+    router: booted.router,
+    send,
+    onInternalError: (error) => console.error('internal error:', error.cause ?? error),
+    // A harness lists tools, then waits for its model: that wait is when to warm up, after the answer is out.
+    onAnswered: (path) => {
+      if (path !== 'listTools' || warmed) return;
+      warmed = true;
+      setImmediate(() => void booted.warmUp());
+    },
+  });
+}
+
+/** zod reads what the hand check refused: it words the refusal, or accepts what the check was too strict for. */
+async function bootWithZod(raw: unknown): Promise<void> {
+  const { ExecutorBoot } = await import('../shared/executor-boot.js');
+  const parsed = ExecutorBoot.safeParse(raw);
+  if (!parsed.success) fatal(`invalid boot frame: ${parsed.error.message}`, 2);
+  boot(parsed.data);
+  const queued = waiting ?? [];
+  waiting = undefined;
+  for (const line of queued) server!.receive(line);
+}
+
 const splitter = new LineSplitter(
   Number.MAX_SAFE_INTEGER,
   (line) => {
@@ -66,19 +99,23 @@ const splitter = new LineSplitter(
       server.receive(line);
       return;
     }
-    let boot: ExecutorBoot;
+    if (waiting) {
+      waiting.push(line);
+      return;
+    }
+    let raw: unknown;
     try {
-      boot = ExecutorBoot.parse(JSON.parse(line));
+      raw = JSON.parse(line);
     } catch (error) {
       fatal(`invalid boot frame: ${(error as Error).message}`, 2);
     }
-    maxFrameBytes = boot.maxFrameBytes;
-    executor = createExecutor(boot, () => stop('shutdown requested'));
-    server = new RpcServer({
-      router: executor.router,
-      send,
-      onInternalError: (error) => console.error('internal error:', error.cause ?? error),
-    });
+    const config = checkExecutorBoot(raw);
+    if (config) {
+      boot(config);
+      return;
+    }
+    waiting = [];
+    void bootWithZod(raw);
   },
   (bytes, head) => {
     if (!server) fatal(`boot frame of ${bytes} bytes is too large`, 2);

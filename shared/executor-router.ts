@@ -1,6 +1,7 @@
-import * as z from 'zod';
+import { checkedInput } from './checked-input.js';
 import type { ExecutorHealth } from './executor-boot.js';
-import { type OutputLine, ToolCallRequest, type ToolDefinition, type ToolResult } from './tool.js';
+import { checkToolCallRequest, checkToolOutputRequest } from './executor-inputs.js';
+import type { OutputLine, ToolCallRequest, ToolDefinition, ToolResult } from './tool.js';
 import { trpc } from './trpc.js';
 
 /** What an executor implements; `createExecutorRouter` turns it into the tRPC router. */
@@ -16,15 +17,16 @@ export interface ExecutorProcedures {
 /**
  * The executor's tRPC router. It is built here, from the wire schemas, so that
  * the harness can import its *type* from shared/ without importing executor code.
+ * Inputs are checked by hand and by zod only when refused, so serving loads no zod.
  */
 export function createExecutorRouter(impl: ExecutorProcedures) {
   return trpc.router({
     listTools: trpc.procedure.query(() => impl.listTools()),
     callTool: trpc.procedure
-      .input(ToolCallRequest)
+      .input(checkedInput(checkToolCallRequest, () => import('./tool.js').then((m) => m.ToolCallRequest)))
       .mutation(({ input, signal }) => impl.callTool(input, signal)),
     toolOutput: trpc.procedure
-      .input(z.object({ callId: z.string().min(1).max(128) }))
+      .input(checkedInput(checkToolOutputRequest, () => import('./tool.js').then((m) => m.ToolOutputRequest)))
       .subscription(({ input, signal }) => impl.toolOutput(input.callId, signal)),
     health: trpc.procedure.query(() => impl.health()),
     shutdown: trpc.procedure.mutation(() => impl.shutdown()),

@@ -5,13 +5,8 @@ import {
   getTRPCErrorShape,
   TRPCError,
 } from '@trpc/server';
-import * as z from 'zod';
-import {
-  isRequestFrame,
-  type ProcedureCall,
-  RequestFrame,
-  type RequestId,
-} from '../../shared/rpc-envelope.js';
+import type { ProcedureCall, RequestFrame, RequestId } from '../../shared/rpc-envelope.js';
+import { isRequestFrame } from '../../shared/rpc-frame-checks.js';
 import { RpcFault, transformer } from '../../shared/trpc.js';
 
 export interface RpcServerOptions {
@@ -20,6 +15,8 @@ export interface RpcServerOptions {
   send(frame: string): void;
   /** Reports errors of the server itself, e.g. an unexpected throw; never called for tool failures. */
   onInternalError?(error: TRPCError): void;
+  /** Called once a query's or mutation's answer has been handed to `send`. */
+  onAnswered?(path: string): void;
 }
 
 type Shape = ReturnType<typeof getTRPCErrorShape>;
@@ -49,24 +46,30 @@ export class RpcServer {
       );
       return;
     }
-    // The envelope is checked by hand (zod only words a refusal); the input is validated once, by the procedure.
-    let message: RequestFrame;
-    if (isRequestFrame(raw)) message = raw;
-    else {
-      const parsed = RequestFrame.safeParse(raw);
-      if (!parsed.success) {
-        this.fail(
-          idOf(raw),
-          fault(
-            'PARSE_ERROR',
-            'malformed_frame',
-            `malformed request frame:\n${z.prettifyError(parsed.error)}`,
-          ),
-        );
-        return;
-      }
-      message = parsed.data;
+    // The envelope is checked by hand; zod, loaded for the first frame refused, words the refusal.
+    // The input is validated once, by the procedure.
+    if (isRequestFrame(raw)) this.handle(raw);
+    else void this.refuseOrHandle(raw);
+  }
+
+  private async refuseOrHandle(raw: unknown): Promise<void> {
+    const [{ RequestFrame }, { prettifyZodError }] = await Promise.all([
+      import('../../shared/rpc-envelope.js'),
+      import('../../shared/zod-errors.js'),
+    ]);
+    const parsed = RequestFrame.safeParse(raw);
+    if (parsed.success) {
+      this.handle(parsed.data);
+      return;
     }
+    this.fail(
+      idOf(raw),
+      fault('PARSE_ERROR', 'malformed_frame', `malformed request frame:\n${prettifyZodError(parsed.error)}`),
+    );
+  }
+
+  private handle(message: RequestFrame): void {
+    if (this.closed) return;
     if (message.method === 'subscription.stop') {
       this.inflight.get(message.id)?.abort();
       return;
@@ -137,6 +140,7 @@ export class RpcServer {
       });
       if (type !== 'subscription') {
         this.send({ id, result: { type: 'data', data: transformer.serialize(result) } });
+        this.options.onAnswered?.(params.path);
         return;
       }
       if (!isAsyncIterable(result)) {
