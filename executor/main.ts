@@ -23,10 +23,20 @@ function fatal(message: string, code: number): never {
   process.exit(code);
 }
 
+/** Frames are read into one buffer, reused: no allocation and no stream machinery per read. */
+const READ_BUFFER_BYTES = 64 * 1024;
+
 function openChannel(): { input: net.Socket; output: net.Socket } {
+  // Node's constructor takes `onread` (as `connect` does); @types/node 20 lists it only for `connect`.
+  const reading: net.SocketConstructorOpts & { onread: net.OnReadOpts } = {
+    fd: 0,
+    readable: true,
+    writable: false,
+    onread: { buffer: Buffer.allocUnsafe(READ_BUFFER_BYTES), callback: receive },
+  };
   try {
     return {
-      input: new net.Socket({ fd: 0, readable: true, writable: false }),
+      input: new net.Socket(reading),
       output: new net.Socket({ fd: 1, readable: false, writable: true }),
     };
   } catch {
@@ -69,7 +79,7 @@ function boot(config: ExecutorBoot): void {
   let warmed = false;
   executor = booted;
   server = new RpcServer({
-    router: booted.router,
+    procedures: booted.procedures,
     send,
     onInternalError: (error) => console.error('internal error:', error.cause ?? error),
     // A harness lists tools, then waits for its model: that wait is when to warm up, after the answer is out.
@@ -124,11 +134,11 @@ const splitter = new LineSplitter(
 );
 
 // The frame limit applies once booted; the splitter checks against the live value.
-const push = (chunk: Buffer) => {
+function receive(bytes: number, buffer: Uint8Array): boolean {
   splitter.setLimit(server ? maxFrameBytes : MAX_BOOT_BYTES);
-  splitter.push(chunk);
-};
-input.on('data', push);
+  splitter.push(Buffer.from(buffer.buffer, buffer.byteOffset, bytes), true);
+  return true;
+}
 // The harness closing its end, or dying, is the signal to go: no executor outlives its harness.
 input.on('end', () => stop('harness closed the channel'));
 input.on('error', () => stop('channel error'));
