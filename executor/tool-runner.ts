@@ -116,8 +116,10 @@ export class ToolRunner {
   async warm(name: string): Promise<void> {
     try {
       const tool = await this.options.registry.load(name);
-      if (!tool?.warm || this.warming.signal.aborted) return;
-      await tool.warm(this.context(`warm-${name}`, this.warming.signal, () => undefined));
+      if (!tool || this.warming.signal.aborted) return;
+      // zod builds a schema's parser on its first use (3 ms for shell's here): any parse builds it.
+      tool.input.safeParse({});
+      await tool.warm?.(this.context(`warm-${name}`, this.warming.signal, () => undefined));
     } catch {
       // Nothing to report: the call it was for has not been made.
     }

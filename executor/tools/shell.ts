@@ -53,9 +53,10 @@ export const shellTool = defineTool({
   },
   async warm(ctx) {
     // A process's first spawn costs several ms more than later ones (Node sets up its child
-    // process and pipe machinery): paid here, by a no-op under the same wrapper, not by the first command.
+    // process and pipe machinery), and so does its first output: paid here, by a command that
+    // prints an empty line under the same wrapper, not by the first command.
     await runCommand({
-      argv: [shellPath(), '-c', ':'],
+      argv: [shellPath(), '-c', 'echo'],
       wrapper: ctx.commandWrapper,
       cwd: ctx.workspace,
       env: process.env,

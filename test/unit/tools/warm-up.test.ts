@@ -52,7 +52,7 @@ describe('warming an executor up', () => {
     const executor = createExecutor(boot(policy, [wrapper]), () => {}, { tools, ripgrep: undefined });
     await executor.warmUp();
     expect(loaded).toEqual(['shell']);
-    expect((await readFile(log, 'utf8')).trim()).toMatch(/^\/bin\/(ba)?sh -c :$/);
+    expect((await readFile(log, 'utf8')).trim()).toMatch(/^\/bin\/(ba)?sh -c echo$/);
     // The warm-up is no call: nothing is left running and the first real call works as ever.
     expect(executor.runner.runningCount).toBe(0);
     const result = await executor.runner.call(
