@@ -43,6 +43,11 @@ export interface Tool<Input extends z.ZodObject = z.ZodObject> {
   readonly unavailable?: string;
   readonly input: Input;
   run(input: z.infer<Input>, ctx: ToolContext): Promise<ToolOutcome>;
+  /**
+   * Does ahead, once, while the executor is idle, the work its first call would otherwise pay
+   * (shell: the process's first spawn). Its failure is ignored: the first call then pays.
+   */
+  warm?(ctx: ToolContext): Promise<void>;
   /** Releases what the tool keeps between calls (a worker process, say) when its executor stops. */
   dispose?(): Promise<void> | void;
 }

@@ -1,5 +1,11 @@
 import type { ExecutorBoot, ExecutorHealth } from '../shared/executor-boot.js';
-import { createExecutorRouter, type ExecutorRouter } from '../shared/executor-router.js';
+import {
+  createExecutorRouter,
+  type ExecutorProcedures,
+  type ExecutorRouter,
+  type ServedProcedure,
+  servedExecutorProcedures,
+} from '../shared/executor-router.js';
 import type { AnyTool } from './define-tool.js';
 import { findRipgrep } from './fs/ripgrep.js';
 import { OutputHub } from './output-hub.js';
@@ -9,10 +15,22 @@ import { ToolRunner } from './tool-runner.js';
 import { toolsFor } from './tools/index.js';
 
 export interface Executor {
+  /** For in-process callers (tRPC's `createCaller`). */
   readonly router: ExecutorRouter;
+  /** What `RpcServer` serves: the router's procedures, called directly. */
+  readonly procedures: Readonly<Record<string, ServedProcedure>>;
   readonly runner: ToolRunner;
   readonly registry: ToolRegistry;
+  /**
+   * Makes the first call of the tools an agent calls early as cheap as later ones: the shell
+   * module and a first spawn. For when the executor is idle (after `listTools` is answered, while
+   * the model thinks); only shell, as loading every tool costs memory (+2.6 MiB) for little.
+   */
+  warmUp(): Promise<void>;
 }
+
+/** The tools `warmUp` prepares. */
+const WARM_TOOLS = ['shell'];
 
 /** Largest tool input accepted, as JSON; a whole-file write of a large source file fits. */
 const MAX_INPUT_BYTES = 8 * 1024 * 1024;
@@ -50,7 +68,7 @@ export function createExecutor(
     commandWrapper: boot.commandWrapper,
     ripgrep,
   });
-  const router = createExecutorRouter({
+  const impl: ExecutorProcedures = {
     listTools: () => registry.definitions(),
     callTool: (request, signal) => runner.call(request, signal),
     toolOutput: (callId, signal) => outputs.subscribe(callId, signal),
@@ -73,6 +91,21 @@ export function createExecutor(
       setImmediate(onShutdown);
       return { ok: true };
     },
-  });
-  return { router, runner, registry };
+  };
+  const warmUp = async (): Promise<void> => {
+    const names = registry.names();
+    await Promise.all(WARM_TOOLS.filter((name) => names.includes(name)).map((name) => runner.warm(name)));
+  };
+  let router: ExecutorRouter | undefined;
+  return {
+    // Made on first use: an executor process serves `procedures` and never needs it.
+    get router() {
+      router ??= createExecutorRouter(impl);
+      return router;
+    },
+    procedures: servedExecutorProcedures(impl),
+    runner,
+    registry,
+    warmUp,
+  };
 }

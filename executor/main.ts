@@ -7,7 +7,8 @@
  */
 import './stdio-guard.js';
 import net from 'node:net';
-import { ExecutorBoot } from '../shared/executor-boot.js';
+import { checkExecutorBoot } from '../shared/check-executor-boot.js';
+import type { ExecutorBoot } from '../shared/executor-boot.js';
 import { LineSplitter } from '../shared/line-splitter.js';
 import { createExecutor, type Executor } from './executor.js';
 import { RpcServer } from './server/rpc-server.js';
@@ -22,10 +23,20 @@ function fatal(message: string, code: number): never {
   process.exit(code);
 }
 
+/** Frames are read into one buffer, reused: no allocation and no stream machinery per read. */
+const READ_BUFFER_BYTES = 64 * 1024;
+
 function openChannel(): { input: net.Socket; output: net.Socket } {
+  // Node's constructor takes `onread` (as `connect` does); @types/node 20 lists it only for `connect`.
+  const reading: net.SocketConstructorOpts & { onread: net.OnReadOpts } = {
+    fd: 0,
+    readable: true,
+    writable: false,
+    onread: { buffer: Buffer.allocUnsafe(READ_BUFFER_BYTES), callback: receive },
+  };
   try {
     return {
-      input: new net.Socket({ fd: 0, readable: true, writable: false }),
+      input: new net.Socket(reading),
       output: new net.Socket({ fd: 1, readable: false, writable: true }),
     };
   } catch {
@@ -59,6 +70,38 @@ function stop(reason: string): void {
   output.end();
 }
 
+/** Frames that arrived while a boot frame the hand check refused was still being read by zod. */
+let waiting: string[] | undefined;
+
+function boot(config: ExecutorBoot): void {
+  maxFrameBytes = config.maxFrameBytes;
+  const booted = createExecutor(config, () => stop('shutdown requested'));
+  let warmed = false;
+  executor = booted;
+  server = new RpcServer({
+    procedures: booted.procedures,
+    send,
+    onInternalError: (error) => console.error('internal error:', error.cause ?? error),
+    // A harness lists tools, then waits for its model: that wait is when to warm up, after the answer is out.
+    onAnswered: (path) => {
+      if (path !== 'listTools' || warmed) return;
+      warmed = true;
+      setImmediate(() => void booted.warmUp());
+    },
+  });
+}
+
+/** zod reads what the hand check refused: it words the refusal, or accepts what the check was too strict for. */
+async function bootWithZod(raw: unknown): Promise<void> {
+  const { ExecutorBoot } = await import('../shared/executor-boot.js');
+  const parsed = ExecutorBoot.safeParse(raw);
+  if (!parsed.success) fatal(`invalid boot frame: ${parsed.error.message}`, 2);
+  boot(parsed.data);
+  const queued = waiting ?? [];
+  waiting = undefined;
+  for (const line of queued) server!.receive(line);
+}
+
 const splitter = new LineSplitter(
   Number.MAX_SAFE_INTEGER,
   (line) => {
@@ -66,19 +109,23 @@ const splitter = new LineSplitter(
       server.receive(line);
       return;
     }
-    let boot: ExecutorBoot;
+    if (waiting) {
+      waiting.push(line);
+      return;
+    }
+    let raw: unknown;
     try {
-      boot = ExecutorBoot.parse(JSON.parse(line));
+      raw = JSON.parse(line);
     } catch (error) {
       fatal(`invalid boot frame: ${(error as Error).message}`, 2);
     }
-    maxFrameBytes = boot.maxFrameBytes;
-    executor = createExecutor(boot, () => stop('shutdown requested'));
-    server = new RpcServer({
-      router: executor.router,
-      send,
-      onInternalError: (error) => console.error('internal error:', error.cause ?? error),
-    });
+    const config = checkExecutorBoot(raw);
+    if (config) {
+      boot(config);
+      return;
+    }
+    waiting = [];
+    void bootWithZod(raw);
   },
   (bytes, head) => {
     if (!server) fatal(`boot frame of ${bytes} bytes is too large`, 2);
@@ -87,11 +134,11 @@ const splitter = new LineSplitter(
 );
 
 // The frame limit applies once booted; the splitter checks against the live value.
-const push = (chunk: Buffer) => {
+function receive(bytes: number, buffer: Uint8Array): boolean {
   splitter.setLimit(server ? maxFrameBytes : MAX_BOOT_BYTES);
-  splitter.push(chunk);
-};
-input.on('data', push);
+  splitter.push(Buffer.from(buffer.buffer, buffer.byteOffset, bytes), true);
+  return true;
+}
 // The harness closing its end, or dying, is the signal to go: no executor outlives its harness.
 input.on('end', () => stop('harness closed the channel'));
 input.on('error', () => stop('channel error'));

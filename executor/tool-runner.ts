@@ -1,7 +1,6 @@
-import * as z from 'zod';
 import type { ResolvedPolicy } from '../shared/policy.js';
 import type { ToolCallRequest, ToolErrorCode, ToolResult } from '../shared/tool.js';
-import { ToolFailure, type ToolOutcome } from './define-tool.js';
+import { type ToolContext, ToolFailure, type ToolOutcome } from './define-tool.js';
 import type { OutputHub } from './output-hub.js';
 import type { PathGuard } from './path-guard.js';
 import type { ToolRegistry } from './tool-registry.js';
@@ -41,6 +40,8 @@ function failure(code: ToolErrorCode, output: string): ToolResult {
  */
 export class ToolRunner {
   private readonly running = new Map<string, { signal: AbortSignal; abort(reason: unknown): void }>();
+  /** Aborts warm-ups in progress when the executor stops. */
+  private readonly warming = new AbortController();
 
   constructor(private readonly options: ToolRunnerOptions) {}
 
@@ -49,7 +50,7 @@ export class ToolRunner {
   }
 
   async call(request: ToolCallRequest, signal: AbortSignal | undefined): Promise<ToolResult> {
-    const { registry, policy, paths, outputs, maxInputBytes } = this.options;
+    const { registry, policy, outputs, maxInputBytes } = this.options;
     let tool: Awaited<ReturnType<ToolRegistry['load']>>;
     try {
       tool = await registry.load(request.name);
@@ -71,7 +72,9 @@ export class ToolRunner {
     }
     const parsed = tool.input.safeParse(request.input ?? {});
     if (!parsed.success) {
-      return failure('invalid_input', `invalid input for ${tool.name}:\n${z.prettifyError(parsed.error)}`);
+      // zod is loaded by the tool's module already; imported here lazily only to keep it out of the executor's start.
+      const { prettifyZodError } = await import('../shared/zod-errors.js');
+      return failure('invalid_input', `invalid input for ${tool.name}:\n${prettifyZodError(parsed.error)}`);
     }
     if (this.running.has(request.callId)) {
       return failure('conflict', `a call with id ${request.callId} is already running`);
@@ -83,16 +86,10 @@ export class ToolRunner {
     const callSignal = signal ?? own!.signal;
     this.running.set(request.callId, { signal: callSignal, abort: (reason) => own?.abort(reason) });
     try {
-      const outcome: ToolOutcome = await tool.run(parsed.data, {
-        callId: request.callId,
-        workspace: policy.workspace,
-        policy,
-        signal: callSignal,
-        paths,
-        emit: outputs.open(request.callId),
-        commandWrapper: this.options.commandWrapper ?? [],
-        ripgrep: this.options.ripgrep,
-      });
+      const outcome: ToolOutcome = await tool.run(
+        parsed.data,
+        this.context(request.callId, callSignal, outputs.open(request.callId)),
+      );
       if (callSignal.aborted && outcome.code === undefined) {
         return failure('cancelled', `${tool.name} was cancelled`);
       }
@@ -113,11 +110,42 @@ export class ToolRunner {
   }
 
   /**
-   * Cancels calls that have no RPC request behind them (in-process callers).
+   * Loads a tool and runs its `warm`, so its first call costs what later ones do. Never fails:
+   * a warm-up that goes wrong only leaves that cost to the first call.
+   */
+  async warm(name: string): Promise<void> {
+    try {
+      const tool = await this.options.registry.load(name);
+      if (!tool || this.warming.signal.aborted) return;
+      // zod builds a schema's parser on its first use (3 ms for shell's here): any parse builds it.
+      tool.input.safeParse({});
+      await tool.warm?.(this.context(`warm-${name}`, this.warming.signal, () => undefined));
+    } catch {
+      // Nothing to report: the call it was for has not been made.
+    }
+  }
+
+  /**
+   * Cancels calls that have no RPC request behind them (in-process callers), and warm-ups.
    * Calls made over RPC are cancelled by the RPC server, which owns their signals.
    */
   cancelAll(reason: string): void {
+    this.warming.abort(new Error(reason));
     for (const call of this.running.values()) call.abort(new Error(reason));
+  }
+
+  private context(callId: string, signal: AbortSignal, emit: ToolContext['emit']): ToolContext {
+    const { policy, paths } = this.options;
+    return {
+      callId,
+      workspace: policy.workspace,
+      policy,
+      signal,
+      paths,
+      emit,
+      commandWrapper: this.options.commandWrapper ?? [],
+      ripgrep: this.options.ripgrep,
+    };
   }
 }
 

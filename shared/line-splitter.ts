@@ -21,13 +21,20 @@ export class LineSplitter {
     this.maxBytes = maxBytes;
   }
 
-  push(chunk: Buffer): void {
+  /**
+   * Takes the next bytes of the stream. `transient`: the caller reuses `chunk`'s memory once this
+   * returns (a socket reading into one static buffer), so an unfinished frame's bytes are copied.
+   */
+  push(chunk: Buffer, transient = false): void {
     let start = 0;
     for (let nl = chunk.indexOf(10, start); nl !== -1; nl = chunk.indexOf(10, start)) {
       this.take(chunk.subarray(start, nl), true);
       start = nl + 1;
     }
-    if (start < chunk.length) this.take(chunk.subarray(start), false);
+    if (start < chunk.length) {
+      const rest = chunk.subarray(start);
+      this.take(transient ? Buffer.from(rest) : rest, false);
+    }
   }
 
   private take(piece: Buffer, complete: boolean): void {

@@ -1,19 +1,11 @@
 import * as z from 'zod';
+import { RPC_ERROR_CODES } from './rpc-error-codes.js';
 
 /**
- * What can go wrong at the RPC layer between a harness and an executor, as
- * carried in `error.data.skateCode`. Tool failures are not here: they are
- * results (`ToolResult.isError`).
+ * What can go wrong at the RPC layer between a harness and an executor, as carried in
+ * `error.data.skateCode`. Tool failures are not here: they are results (`ToolResult.isError`).
  */
-export const RpcErrorCode = z.enum([
-  'malformed_frame',
-  'frame_too_large',
-  'unknown_procedure',
-  'invalid_request',
-  'duplicate_request',
-  'unauthorized',
-  'internal',
-]);
+export const RpcErrorCode = z.enum(RPC_ERROR_CODES);
 export type RpcErrorCode = z.infer<typeof RpcErrorCode>;
 
 /** The error shape an executor sends, after the transformer has been undone. */
@@ -27,13 +19,3 @@ export const RpcErrorShape = z.object({
   }),
 });
 export type RpcErrorShape = z.infer<typeof RpcErrorShape>;
-
-/** tRPC's own error codes, mapped onto ours where the executor did not name one itself. */
-export const RPC_CODE_BY_TRPC_CODE: Readonly<Record<string, RpcErrorCode>> = {
-  PARSE_ERROR: 'malformed_frame',
-  PAYLOAD_TOO_LARGE: 'frame_too_large',
-  NOT_FOUND: 'unknown_procedure',
-  BAD_REQUEST: 'invalid_request',
-  CONFLICT: 'duplicate_request',
-  UNAUTHORIZED: 'unauthorized',
-};

@@ -33,6 +33,10 @@ export const ToolCallRequest = z.object({
 });
 export type ToolCallRequest = z.infer<typeof ToolCallRequest>;
 
+/** Which call's output lines to stream (`toolOutput`). */
+export const ToolOutputRequest = z.object({ callId: z.string().min(1).max(128) });
+export type ToolOutputRequest = z.infer<typeof ToolOutputRequest>;
+
 /** Why a tool call failed; the model reads `output`, programs branch on `code`. */
 export const ToolErrorCode = z.enum([
   'unknown_tool',

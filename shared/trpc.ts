@@ -1,6 +1,6 @@
 import { initTRPC, type TRPCError } from '@trpc/server';
-import * as z from 'zod';
-import { RPC_CODE_BY_TRPC_CODE, type RpcErrorCode } from './rpc-error.js';
+import type { RpcErrorCode } from './rpc-error.js';
+import { RPC_CODE_BY_TRPC_CODE } from './rpc-error-codes.js';
 import { transformer } from './rpc-transformer.js';
 
 export { transformer };
@@ -26,9 +26,8 @@ export const trpc = initTRPC.create({
   transformer,
   isServer: true,
   errorFormatter({ shape, error }) {
-    // Input validation fails with a ZodError; its pretty form names each field for the caller.
-    const message = error.cause instanceof z.ZodError ? z.prettifyError(error.cause) : shape.message;
+    // Input validation (`checkedInput`) already words its refusal field by field, as zod's pretty form.
     const { stack: _stack, ...data } = shape.data;
-    return { ...shape, message, data: { ...data, skateCode: skateCodeOf(error) } };
+    return { ...shape, data: { ...data, skateCode: skateCodeOf(error) } };
   },
 });

@@ -1,35 +1,28 @@
-import {
-  type AnyTRPCRouter,
-  callTRPCProcedure,
-  getTRPCErrorFromUnknown,
-  getTRPCErrorShape,
-  TRPCError,
-} from '@trpc/server';
-import * as z from 'zod';
-import {
-  isRequestFrame,
-  type ProcedureCall,
-  RequestFrame,
-  type RequestId,
-} from '../../shared/rpc-envelope.js';
-import { RpcFault, transformer } from '../../shared/trpc.js';
+import { getTRPCErrorFromUnknown, getTRPCErrorShape, TRPCError } from '@trpc/server';
+import type { ServedProcedure } from '../../shared/executor-router.js';
+import type { ProcedureCall, RequestFrame, RequestId } from '../../shared/rpc-envelope.js';
+import { isRequestFrame } from '../../shared/rpc-frame-checks.js';
+import { RpcFault, transformer, trpc } from '../../shared/trpc.js';
 
 export interface RpcServerOptions {
-  router: AnyTRPCRouter;
+  /** What is served, by path (`servedExecutorProcedures`); errors are shaped by `trpc`'s formatter. */
+  procedures: Readonly<Record<string, ServedProcedure>>;
   /** Writes one frame to the peer (the channel adds framing). */
   send(frame: string): void;
   /** Reports errors of the server itself, e.g. an unexpected throw; never called for tool failures. */
   onInternalError?(error: TRPCError): void;
+  /** Called once a query's or mutation's answer has been handed to `send`. */
+  onAnswered?(path: string): void;
 }
 
 type Shape = ReturnType<typeof getTRPCErrorShape>;
 
 /**
- * Serves a tRPC router over any frame channel, speaking tRPC's WebSocket
- * protocol. Unlike the stock ws adapter it answers each frame as soon as the
- * procedure settles, with no per-tick batching, and it accepts
- * `subscription.stop` for queries and mutations too, which is how callers
- * cancel a running tool call.
+ * Serves procedures over any frame channel, speaking tRPC's WebSocket protocol,
+ * with tRPC's error shapes and codes. Unlike the stock ws adapter it answers
+ * each frame as soon as the procedure settles, with no per-tick batching, and
+ * it accepts `subscription.stop` for queries and mutations too, which is how
+ * callers cancel a running tool call.
  */
 export class RpcServer {
   private readonly inflight = new Map<RequestId, AbortController>();
@@ -49,24 +42,30 @@ export class RpcServer {
       );
       return;
     }
-    // The envelope is checked by hand (zod only words a refusal); the input is validated once, by the procedure.
-    let message: RequestFrame;
-    if (isRequestFrame(raw)) message = raw;
-    else {
-      const parsed = RequestFrame.safeParse(raw);
-      if (!parsed.success) {
-        this.fail(
-          idOf(raw),
-          fault(
-            'PARSE_ERROR',
-            'malformed_frame',
-            `malformed request frame:\n${z.prettifyError(parsed.error)}`,
-          ),
-        );
-        return;
-      }
-      message = parsed.data;
+    // The envelope is checked by hand; zod, loaded for the first frame refused, words the refusal.
+    // The input is validated once, by the procedure.
+    if (isRequestFrame(raw)) this.handle(raw);
+    else void this.refuseOrHandle(raw);
+  }
+
+  private async refuseOrHandle(raw: unknown): Promise<void> {
+    const [{ RequestFrame }, { prettifyZodError }] = await Promise.all([
+      import('../../shared/rpc-envelope.js'),
+      import('../../shared/zod-errors.js'),
+    ]);
+    const parsed = RequestFrame.safeParse(raw);
+    if (parsed.success) {
+      this.handle(parsed.data);
+      return;
     }
+    this.fail(
+      idOf(raw),
+      fault('PARSE_ERROR', 'malformed_frame', `malformed request frame:\n${prettifyZodError(parsed.error)}`),
+    );
+  }
+
+  private handle(message: RequestFrame): void {
+    if (this.closed) return;
     if (message.method === 'subscription.stop') {
       this.inflight.get(message.id)?.abort();
       return;
@@ -124,19 +123,11 @@ export class RpcServer {
 
   private async run(message: ProcedureCall, input: unknown, controller: AbortController): Promise<void> {
     const { id, method: type, params } = message;
-    const { router } = this.options;
     try {
-      const result = await callTRPCProcedure({
-        router,
-        path: params.path,
-        getRawInput: async () => input,
-        ctx: {},
-        type,
-        signal: controller.signal,
-        batchIndex: 0,
-      });
+      const result = await this.call(type, params.path, input, controller.signal);
       if (type !== 'subscription') {
         this.send({ id, result: { type: 'data', data: transformer.serialize(result) } });
+        this.options.onAnswered?.(params.path);
         return;
       }
       if (!isAsyncIterable(result)) {
@@ -152,6 +143,30 @@ export class RpcServer {
       }
       this.fail(id, getTRPCErrorFromUnknown(cause), message, input);
     }
+  }
+
+  /** A procedure called as tRPC's `callProcedure` would, with its errors. */
+  private async call(
+    type: ProcedureCall['method'],
+    path: string,
+    input: unknown,
+    signal: AbortSignal,
+  ): Promise<unknown> {
+    const procedure = Object.hasOwn(this.options.procedures, path)
+      ? this.options.procedures[path]
+      : undefined;
+    if (procedure?.type !== type) {
+      throw new TRPCError({ code: 'NOT_FOUND', message: `No "${type}"-procedure on path "${path}"` });
+    }
+    let parsed: unknown;
+    if (procedure.input) {
+      try {
+        parsed = await procedure.input(input);
+      } catch (cause) {
+        throw new TRPCError({ code: 'BAD_REQUEST', cause });
+      }
+    }
+    return procedure.run(parsed, signal);
   }
 
   private async stream(id: RequestId, iterable: AsyncIterable<unknown>, signal: AbortSignal): Promise<void> {
@@ -177,7 +192,7 @@ export class RpcServer {
     const path = message?.params.path;
     if (error.code === 'INTERNAL_SERVER_ERROR') this.options.onInternalError?.(error);
     const shape: Shape = getTRPCErrorShape({
-      config: this.options.router._def._config,
+      config: trpc._config,
       error,
       type,
       path,

@@ -122,12 +122,14 @@ function readEntries(
   let hidden = 0;
   const nodes: { node: Node; real: string }[] = [];
   const readable = ctx.paths.readableUnder(dir);
+  // `dir` is real and absolute and a name has no `/`: concatenation, not path.join's normalising.
+  const prefix = dir.endsWith('/') ? dir : `${dir}/`;
   for (const dirent of dirents) {
     if (!includeHidden && dirent.name.startsWith('.')) {
       hidden++;
       continue;
     }
-    const full = path.join(dir, dirent.name);
+    const full = prefix + dirent.name;
     if (dirent.isSymbolicLink()) {
       const node = describeLink(dirent.name, full, ctx);
       if (node) nodes.push({ node, real: full });

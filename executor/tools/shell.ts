@@ -8,6 +8,8 @@ import { toolDescription } from '../tool-description.js';
 
 /** Room kept under the output limit for the status line, so the runner's cap never cuts it off. */
 const STATUS_RESERVE_BYTES = 400;
+/** A warm-up command that takes longer than this is stuck; it is only a no-op. */
+const WARM_TIMEOUT_MS = 10_000;
 
 export const shellTool = defineTool({
   name: 'shell',
@@ -48,6 +50,20 @@ export const shellTool = defineTool({
       onLine: (stream, text) => ctx.emit(stream, text),
     });
     return outcome(input.command, result, timeoutSeconds);
+  },
+  async warm(ctx) {
+    // A process's first spawn costs several ms more than later ones (Node sets up its child
+    // process and pipe machinery), and so does its first output: paid here, by a command that
+    // prints an empty line under the same wrapper, not by the first command.
+    await runCommand({
+      argv: [shellPath(), '-c', 'echo'],
+      wrapper: ctx.commandWrapper,
+      cwd: ctx.workspace,
+      env: process.env,
+      timeoutMs: WARM_TIMEOUT_MS,
+      signal: ctx.signal,
+      outputCapBytes: 1024,
+    });
   },
 });
 

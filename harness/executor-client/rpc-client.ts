@@ -1,5 +1,6 @@
-import { isResponseFrame, type RequestId, ResponseFrame } from '../../shared/rpc-envelope.js';
+import { type RequestId, ResponseFrame } from '../../shared/rpc-envelope.js';
 import { RpcErrorShape } from '../../shared/rpc-error.js';
+import { isResponseFrame } from '../../shared/rpc-frame-checks.js';
 import { transformer } from '../../shared/rpc-transformer.js';
 import { ExecutorChannelError } from './executor-errors.js';
 

@@ -17,7 +17,12 @@ export interface RawExecutor extends AsyncDisposable {
   next(timeoutMs?: number): Promise<Record<string, unknown>>;
 }
 
-export async function rawExecutor(policy: ResolvedPolicy, maxFrameBytes = 1024 * 1024): Promise<RawExecutor> {
+export async function rawExecutor(
+  policy: ResolvedPolicy,
+  maxFrameBytes = 1024 * 1024,
+  /** The argv prefix commands run under (skate-confine in a real executor); none by default. */
+  commandWrapper: string[] = [],
+): Promise<RawExecutor> {
   const child = spawn(process.execPath, [distPath('executor', 'bundle', 'executor.js')], {
     stdio: ['pipe', 'pipe', 'pipe'],
     env: { PATH: process.env.PATH ?? '' },
@@ -43,7 +48,7 @@ export async function rawExecutor(policy: ResolvedPolicy, maxFrameBytes = 1024 *
     policy,
     enforcement: 'none',
     resourceLimits: 'none',
-    commandWrapper: [],
+    commandWrapper,
     diagnosticTools: true,
     maxFrameBytes,
   };

@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  isRequestFrame,
-  isResponseFrame,
-  RequestFrame,
-  ResponseFrame,
-} from '../../../shared/rpc-envelope.js';
+import { RequestFrame, ResponseFrame } from '../../../shared/rpc-envelope.js';
+import { isRequestFrame, isResponseFrame } from '../../../shared/rpc-frame-checks.js';
 
 const requests: unknown[] = [
   { id: 1, method: 'mutation', params: { path: 'callTool', input: { json: {} } } },
