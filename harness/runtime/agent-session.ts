@@ -44,10 +44,15 @@ export interface PromptOptions {
 /**
  * Starts an agent: resolves the workspace once, then starts its executor
  * under its policy, its model provider and its session log at the same time.
- * What fails on the way leaves nothing running.
+ * What fails on the way leaves nothing running. `started` is that start when
+ * the caller began it itself with `startAgent` on the same settings (the CLI
+ * does, before it loads this module).
  */
-export async function createAgentSession(settings: AgentSettings): Promise<AgentSession> {
-  return new AgentSession(settings, await startAgent(settings));
+export async function createAgentSession(
+  settings: AgentSettings,
+  started: Promise<StartedAgent> = startAgent(settings),
+): Promise<AgentSession> {
+  return new AgentSession(settings, await started);
 }
 
 /**
