@@ -78,7 +78,7 @@ export async function runHeadless(run: HeadlessRun): Promise<number> {
   const agent = session;
   process.on('SIGINT', onSigint);
   try {
-    const health = await agent.health();
+    const health = await agent.executorSummary();
     if (run.outputFormat === 'text') {
       const executor = run.settings.executor;
       const local = executor.kind === 'local' ? executor : undefined;

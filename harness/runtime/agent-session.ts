@@ -343,6 +343,19 @@ export class AgentSession {
     return this.executor.health();
   }
 
+  /**
+   * The executor's policy, sandbox and workspace: for a local executor what it was started
+   * under, known here (no round trip before a first request); a remote one's server is asked.
+   */
+  async executorSummary(): Promise<Pick<ExecutorHealth, 'policy' | 'enforcement' | 'workspace'>> {
+    const policy = this.currentPolicy;
+    if (policy) {
+      return { policy: policy.name, enforcement: this.executor.enforcement, workspace: policy.workspace };
+    }
+    const { policy: name, enforcement, workspace } = await this.executor.health();
+    return { policy: name, enforcement, workspace };
+  }
+
   /** The names of the tools the executor offers and of the harness's own tools, unfiltered. */
   async toolNames(): Promise<{ executor: string[]; harness: string[] }> {
     return {
