@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import './compile-cache.js';
+import { traceStart } from '../start-trace.js';
 import type { CommandMain } from './cli-flags.js';
 import { EXIT } from './exit-codes.js';
 import { help } from './usage.js';
@@ -65,6 +66,7 @@ async function isUsageFailure(error: unknown): Promise<boolean> {
   );
 }
 
+traceStart('cli: entry loaded');
 try {
   process.exitCode = await run(process.argv.slice(2));
 } catch (error) {

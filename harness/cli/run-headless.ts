@@ -6,7 +6,9 @@ import type { Emitter } from '../engine/engine-types.js';
 import { describeInstructions } from '../instructions/load-project-instructions.js';
 import { type AgentRunResult, type AgentSession, createAgentSession } from '../runtime/agent-session.js';
 import { runResultOf } from '../runtime/run-result-of.js';
+import type { StartedAgent } from '../runtime/start-agent.js';
 import { skateVersion } from '../skate-version.js';
+import { traceStart } from '../start-trace.js';
 import type { RunSettings } from './agent-settings-from-flags.js';
 import { previewPaint } from './approval-preview.js';
 import type { OutputFormat } from './cli-flags.js';
@@ -23,6 +25,8 @@ export interface HeadlessRun {
   answers?: string[][] | undefined;
   /** `--verbose`: also list the project instructions files loaded. */
   verbose?: boolean | undefined;
+  /** The agent's start, when the caller began it (`startAgent` on these settings, with `onNote: note`). */
+  started?: Promise<StartedAgent> | undefined;
   /** Runs after the run, before the agent closes; may print, and may turn the exit code into a failure. */
   afterRun?(session: AgentSession, result: AgentRunResult): Promise<number | undefined> | number | undefined;
 }
@@ -59,18 +63,22 @@ export async function runHeadless(run: HeadlessRun): Promise<number> {
     paint: previewPaint(process.stderr.isTTY === true && !process.env.NO_COLOR),
     ...(answers && { answers }),
   });
-  session = await createAgentSession({
-    ...run.settings,
-    answerer: canAsk ? 'user' : 'rules',
-    ...(!interactive && { approvalUnattended: true }),
-    unansweredReason: unansweredReason(interactive, answers),
-    events,
-    onNote: note,
-  });
+  session = await createAgentSession(
+    {
+      ...run.settings,
+      answerer: canAsk ? 'user' : 'rules',
+      ...(!interactive && { approvalUnattended: true }),
+      unansweredReason: unansweredReason(interactive, answers),
+      events,
+      onNote: note,
+    },
+    run.started,
+  );
+  traceStart('cli: agent session created');
   const agent = session;
   process.on('SIGINT', onSigint);
   try {
-    const health = await agent.health();
+    const health = await agent.executorSummary();
     if (run.outputFormat === 'text') {
       const executor = run.settings.executor;
       const local = executor.kind === 'local' ? executor : undefined;
@@ -99,6 +107,7 @@ export async function runHeadless(run: HeadlessRun): Promise<number> {
       };
       process.stdout.write(`${JSON.stringify(init)}\n`);
     }
+    traceStart('cli: prompt');
     const outcome = await agent.prompt(run.prompt);
     terminal?.close();
     const result = runResultOf(outcome, performance.now() - started);

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import Anthropic, { type ClientOptions } from '@anthropic-ai/sdk';
+import { traceStart } from '../start-trace.js';
 import { classifyFailure, type Failure } from './classify-failure.js';
 import { createMessageAccumulator } from './message-accumulator.js';
 import { contextWindow } from './model-catalog.js';
@@ -60,6 +61,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Mode
       let failure: Failure;
       try {
         debug(`anthropic: POST /v1/messages model=${request.model} attempt ${attempt}/${attempts}`);
+        traceStart('provider: request built');
         const events = await client.messages.create(params, { signal, maxRetries: 0 });
         for await (const event of events) yield* accumulator.push(event);
         const done = accumulator.finish();

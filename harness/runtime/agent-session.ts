@@ -44,10 +44,15 @@ export interface PromptOptions {
 /**
  * Starts an agent: resolves the workspace once, then starts its executor
  * under its policy, its model provider and its session log at the same time.
- * What fails on the way leaves nothing running.
+ * What fails on the way leaves nothing running. `started` is that start when
+ * the caller began it itself with `startAgent` on the same settings (the CLI
+ * does, before it loads this module).
  */
-export async function createAgentSession(settings: AgentSettings): Promise<AgentSession> {
-  return new AgentSession(settings, await startAgent(settings));
+export async function createAgentSession(
+  settings: AgentSettings,
+  started: Promise<StartedAgent> = startAgent(settings),
+): Promise<AgentSession> {
+  return new AgentSession(settings, await started);
 }
 
 /**
@@ -336,6 +341,19 @@ export class AgentSession {
   /** What the running executor reports about itself. */
   health(): Promise<ExecutorHealth> {
     return this.executor.health();
+  }
+
+  /**
+   * The executor's policy, sandbox and workspace: for a local executor what it was started
+   * under, known here (no round trip before a first request); a remote one's server is asked.
+   */
+  async executorSummary(): Promise<Pick<ExecutorHealth, 'policy' | 'enforcement' | 'workspace'>> {
+    const policy = this.currentPolicy;
+    if (policy) {
+      return { policy: policy.name, enforcement: this.executor.enforcement, workspace: policy.workspace };
+    }
+    const { policy: name, enforcement, workspace } = await this.executor.health();
+    return { policy: name, enforcement, workspace };
   }
 
   /** The names of the tools the executor offers and of the harness's own tools, unfiltered. */

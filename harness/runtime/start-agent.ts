@@ -1,11 +1,13 @@
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import type { ExecutorClient } from '../executor-client/executor-client.js';
-import { type InstructionsFile, loadProjectInstructions } from '../instructions/load-project-instructions.js';
+import type { InstructionsFile } from '../instructions/load-project-instructions.js';
 import { ensurePlanFile } from '../planning/plan-file.js';
 import type { ModelProvider } from '../provider/model-provider.js';
+import { ensureSkateDir } from '../skate-dir.js';
+import { traceStart } from '../start-trace.js';
 import { AgentRuntimeError } from './agent-runtime-error.js';
 import type { Activity, AgentSettings } from './agent-settings.js';
-import { openSessionLog, type SessionLog } from './open-session-log.js';
+import type { SessionLog } from './open-session-log.js';
 import { resolvePolicy, resolveWorkspace, startExecutor } from './start-executor.js';
 
 /** Where the executor's tools and the policy are, as the model is told. */
@@ -13,6 +15,12 @@ export interface ExecutorView {
   workspace: string;
   policyName: string;
 }
+
+/** What of an agent's settings its start uses. */
+export type StartSettings = Pick<
+  AgentSettings,
+  'workspace' | 'executor' | 'activity' | 'model' | 'session' | 'agent' | 'onNote'
+>;
 
 /** What an agent starts with: everything `AgentSession` owns from then on. */
 export interface StartedAgent {
@@ -31,10 +39,16 @@ export interface StartedAgent {
  * Resolves the workspace once, prepares what the activity needs (planning:
  * the plan file, which the sandbox binds, and the `plan` policy), then starts
  * the executor, awaits the provider and opens the session log together. What
- * fails on the way leaves nothing running.
+ * fails on the way leaves nothing running. `onExecutorSpawned` is called once
+ * the executor's process runs (or its start failed): what the caller loads
+ * then overlaps the executor's boot instead of delaying its spawn.
  */
-export async function startAgent(settings: AgentSettings): Promise<StartedAgent> {
+export async function startAgent(
+  settings: StartSettings,
+  onExecutorSpawned?: () => void,
+): Promise<StartedAgent> {
   const note = settings.onNote ?? (() => {});
+  traceStart('agent: start');
   const workspace = await resolveWorkspace(settings.workspace);
   const activity = settings.activity ?? { kind: 'agent' };
   let executorSettings = settings.executor;
@@ -50,31 +64,48 @@ export async function startAgent(settings: AgentSettings): Promise<StartedAgent>
     });
     executorSettings = { ...executorSettings, policy: await resolvePolicy('plan', workspace) };
   }
-  // The main agent reads the project's AGENTS.md; a sub-agent gets its parent's in its system prompt.
-  // Everything here overlaps the executor's start, which is the longest part: the provider warms
-  // its HTTP client meanwhile, so the first request does not pay for loading it.
-  // What only competes with starting the executor for this thread waits until its process runs
-  // (or its start failed): then the provider loads and warms up while the executor boots.
+  // `.skate` is protected: made now, before the sandbox is planned, it is mounted read-only. Made
+  // only by the session log, after the spawn, it would be left writable to the executor's commands.
+  // (A failure here is the session log's to report.)
+  if (settings.session.kind === 'new') await ensureSkateDir(workspace).catch(() => undefined);
+  // What only competes with starting the executor for this thread (the provider, the session log,
+  // the project's AGENTS.md, and their modules) waits until its process runs (or its start
+  // failed): nothing but the executor's own start precedes its spawn, and the rest overlaps its boot.
+  // A sub-agent gets its parent's AGENTS.md in its system prompt.
   let spawned!: () => void;
-  const executorSpawned = new Promise<void>((resolve) => (spawned = resolve));
+  const executorSpawned = new Promise<void>((resolve) => (spawned = resolve)).then(() => {
+    traceStart('executor: spawned');
+    onExecutorSpawned?.();
+  });
   const starting = startExecutor(executorSettings, workspace, note, spawned);
   starting.catch(spawned);
   const { provider: makeProvider } = settings.model;
-  const [started, provider, log, instructions] = await Promise.allSettled([
-    starting,
-    typeof makeProvider === 'function'
-      ? executorSpawned.then(makeProvider).then(warmed)
-      : executorSpawned.then(() => makeProvider).then(warmed),
-    openSessionLog(settings.session, {
-      workspace,
-      model: settings.model.name,
-      policy: policyLabel(settings, activity),
-      note,
-    }),
+  const [provider, log, instructions] = await Promise.allSettled([
+    executorSpawned.then(typeof makeProvider === 'function' ? makeProvider : () => makeProvider),
+    executorSpawned
+      .then(() => import('./open-session-log.js'))
+      .then(({ openSessionLog }) =>
+        openSessionLog(settings.session, {
+          workspace,
+          model: settings.model.name,
+          policy: policyLabel(settings, activity),
+          note,
+        }),
+      ),
     (settings.agent?.length ?? 0) === 0
-      ? loadProjectInstructions({ workspace })
+      ? executorSpawned
+          .then(() => import('../instructions/load-project-instructions.js'))
+          .then(({ loadProjectInstructions }) => loadProjectInstructions({ workspace }))
       : { text: undefined, files: [] as InstructionsFile[] },
   ]);
+  traceStart('agent: provider, session log and instructions ready');
+  // Then, while the executor still boots, the provider warms up its HTTP client; once the executor
+  // is ready the first request goes ahead (and pays for what of the warm-up is left, if any).
+  if (provider.status === 'fulfilled') {
+    await Promise.race([starting.catch(() => undefined), warm(provider.value)]);
+  }
+  const [started] = await Promise.allSettled([starting]);
+  traceStart('agent: started');
   if (
     started.status === 'rejected' ||
     provider.status === 'rejected' ||
@@ -112,15 +143,15 @@ export async function startAgent(settings: AgentSettings): Promise<StartedAgent>
 }
 
 /** The policy as the session header names it: the name or file given, `plan` when planning. */
-function policyLabel(settings: AgentSettings, activity: Activity): string {
+function policyLabel(settings: StartSettings, activity: Activity): string {
   if (activity.kind === 'plan') return 'plan';
   const { executor } = settings;
   if (executor.kind === 'remote') return 'remote';
   return typeof executor.policy === 'string' ? executor.policy : executor.policy.name;
 }
 
-/** The provider once it has warmed up; a failed warm-up is no failure (the first request just pays for it). */
-async function warmed(provider: ModelProvider): Promise<ModelProvider> {
+/** Warms the provider up; a failed warm-up is no failure (the first request just pays for it). */
+async function warm(provider: ModelProvider): Promise<void> {
   await provider.warm?.().catch(() => undefined);
-  return provider;
+  traceStart('provider: warmed');
 }

@@ -4,6 +4,7 @@ import { applyRunOverrides } from '../../shared/run-overrides.js';
 import { ExecutorClient } from '../executor-client/executor-client.js';
 import { formatPolicyProblem, loadPolicy } from '../policy/load-policy.js';
 import { launcherFor } from '../sandbox/choose-launcher.js';
+import { traceStart } from '../start-trace.js';
 import { AgentRuntimeError } from './agent-runtime-error.js';
 import type { ExecutorSettings } from './agent-settings.js';
 
@@ -55,6 +56,7 @@ export async function startExecutor(
   const resolved =
     typeof settings.policy === 'string' ? await resolvePolicy(settings.policy, workspace) : settings.policy;
   const policy = await withRunOverrides(resolved, settings);
+  traceStart('executor: policy resolved');
   return { executor: await spawnExecutor(settings, policy, onNote, onSpawned), policy };
 }
 
@@ -91,17 +93,20 @@ export async function spawnExecutor(
   onNote?: (line: string) => void,
   onSpawned?: () => void,
 ): Promise<ExecutorClient> {
+  const launcher = await launcherFor(policy, settings.sandbox, {
+    ...(settings.onSandboxNote && { onNote: settings.onSandboxNote }),
+    ...(settings.onSandboxWarning && { onWarning: settings.onSandboxWarning }),
+  });
+  traceStart('executor: launcher chosen (probe)');
   const executor = await ExecutorClient.spawn({
     policy,
-    launcher: await launcherFor(policy, settings.sandbox, {
-      ...(settings.onSandboxNote && { onNote: settings.onSandboxNote }),
-      ...(settings.onSandboxWarning && { onWarning: settings.onSandboxWarning }),
-    }),
+    launcher,
     diagnosticTools: settings.diagnosticTools ?? false,
     ...(settings.onLog && { onLog: settings.onLog }),
     ...(settings.restartsOnExit && { restartsOnExit: settings.restartsOnExit }),
     ...(onSpawned && { onSpawned }),
   });
+  traceStart('executor: ready (tools listed)');
   if (settings.restartsOnExit) {
     executor.onExit((exit, expected) => {
       if (!expected)

@@ -1,11 +1,12 @@
-import { lstat, realpath } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { isGlob } from '../../shared/path-patterns.js';
 import { isWithin } from '../../shared/path-within.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import type { MountStep } from './mount-plan.js';
+import { createPathKinds, type PathKinds } from './path-kinds.js';
 import { SandboxPlanError } from './sandbox-errors.js';
-import { pathKind, type ScanResult, sharedScanPaths } from './scan-paths.js';
+import { type ScanResult, sharedScanPaths } from './scan-paths.js';
 
 /** Private to every sandbox: host files here are hidden, and host sockets with them. */
 const PRIVATE_DIRS = ['/tmp', '/var/tmp', '/run', '/dev/shm'];
@@ -83,9 +84,9 @@ function placeholderFor(p: string): Placeholder {
 }
 
 /** The nearest existing ancestor of `target` below `root` when it is not a directory. */
-async function fileAbove(root: string, target: string): Promise<string | undefined> {
+async function fileAbove(kinds: PathKinds, root: string, target: string): Promise<string | undefined> {
   for (let p = path.dirname(target); p !== root && isWithin(root, p); p = path.dirname(p)) {
-    const kind = await pathKind(p);
+    const kind = await kinds.kind(p);
     if (kind) return kind === 'dir' ? undefined : p;
   }
   return undefined;
@@ -104,11 +105,23 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
   const notes: string[] = [];
   const placeholders: Placeholder[] = [];
   const unmountedAbsent: string[] = [];
+  const kinds = createPathKinds();
+  const hostExecutables = new Set(input.hostExecutables ?? []);
+  kinds.prefetch([
+    ...policy.read.allow,
+    ...policy.write.allow,
+    ...policy.protected.filter((p) => !isGlob(p)),
+    ...hostExecutables,
+    ...policy.read.deny.filter((p) => !isGlob(p)),
+  ]);
+  // The scans for masks need nothing from the checks below: they run meanwhile.
+  const pendingMasks = findMasks(input, kinds);
+  pendingMasks.catch(() => undefined); // awaited below, unless a check fails first
 
   const readAll = policy.read.allow.includes('/');
   const readRoots = readAll ? ['/'] : [...new Set([...SYSTEM_ROOTS, ...policy.read.allow])];
   for (const root of readRoots.sort()) {
-    if (root === '/' || (await pathKind(root))) steps.push({ op: 'ro-bind', src: root, dest: root });
+    if (root === '/' || (await kinds.kind(root))) steps.push({ op: 'ro-bind', src: root, dest: root });
   }
   steps.push({ op: 'dev', dest: '/dev' }, { op: 'proc', dest: '/proc' });
   // The sandbox runs as the host's uid 0, and sysctl files check only the uid, not capabilities:
@@ -134,7 +147,8 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
     const resolvConf = input.resolvConf ?? '/etc/resolv.conf';
     const resolver = await realpath(resolvConf).catch(() => undefined);
     if (resolver && resolver !== resolvConf && PRIVATE_DIRS.some((dir) => isWithin(dir, resolver))) {
-      if ((await pathKind(resolver)) === 'file') steps.push({ op: 'ro-bind', src: resolver, dest: resolver });
+      if ((await kinds.kind(resolver)) === 'file')
+        steps.push({ op: 'ro-bind', src: resolver, dest: resolver });
     }
   }
 
@@ -143,14 +157,14 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
   if (
     PRIVATE_DIRS.some((dir) => isWithin(dir, workspace)) &&
     (readAll || readRoots.some((r) => isWithin(r, workspace))) &&
-    (await pathKind(workspace)) === 'dir'
+    (await kinds.kind(workspace)) === 'dir'
   ) {
     steps.push({ op: 'ro-bind', src: workspace, dest: workspace });
   }
 
   const writeRoots: string[] = [];
   for (const root of [...policy.write.allow].sort((a, b) => a.length - b.length)) {
-    const kind = await pathKind(root);
+    const kind = await kinds.kind(root);
     if (!kind) {
       notes.push(`write root ${root} does not exist; nothing is writable there`);
       continue;
@@ -171,11 +185,10 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
   const protectedTargets: string[] = [];
   // Shallowest first: a path inside one already protected is covered by it, and binding
   // anything inside a protected directory afterwards could make part of it writable again.
-  const hostExecutables = new Set(input.hostExecutables ?? []);
   const targets = [...policy.protected, ...hostExecutables].sort((a, b) => a.length - b.length);
   for (const listed of targets) {
     if (protectedTargets.some((done) => isWithin(done, listed))) continue;
-    if (hostExecutables.has(listed) && !(await pathKind(listed))) continue;
+    if (hostExecutables.has(listed) && !(await kinds.kind(listed))) continue;
     if (isGlob(listed)) {
       notes.push(
         `protected glob ${listed} is checked by the tools only; the kernel layer needs concrete paths`,
@@ -184,20 +197,20 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
     }
     const root = writeRoots.find((w) => isWithin(w, listed) && w !== listed && !isWithin(listed, w));
     if (!root) continue;
-    await refuseSymlinks(policy.name, root, listed);
+    await refuseSymlinks(kinds, policy.name, root, listed);
     // A path under a file (`.git/hooks` where `.git` is a worktree's gitfile) can only come to
     // exist by replacing that file, which could then point git anywhere: protect the file.
-    const target = (await fileAbove(root, listed)) ?? listed;
+    const target = (await fileAbove(kinds, root, listed)) ?? listed;
     if (protectedTargets.some((done) => isWithin(done, target))) continue;
-    const absent = !(await pathKind(target));
-    if (absent && !(insideGitDir(root, target) && (await pathKind(path.dirname(target))) === 'dir')) {
+    const absent = !(await kinds.kind(target));
+    if (absent && !(insideGitDir(root, target) && (await kinds.kind(path.dirname(target))) === 'dir')) {
       unmountedAbsent.push(target);
       continue;
     }
     // A read-only bind protects the path, not its parent: pin every directory between the
     // write root and the protected path as a mount point, which cannot be renamed away.
     for (let dir = path.dirname(target); dir !== root && isWithin(root, dir); dir = path.dirname(dir)) {
-      if (!pinned.has(dir) && (await pathKind(dir)) === 'dir') {
+      if (!pinned.has(dir) && (await kinds.kind(dir)) === 'dir') {
         pinned.add(dir);
         steps.push({ op: 'bind', src: dir, dest: dir });
       }
@@ -207,7 +220,7 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
     steps.push({ op: 'ro-bind', src: target, dest: target });
   }
 
-  const masks = await findMasks(input);
+  const masks = await pendingMasks;
   notes.push(...masks.notes);
   for (const match of masks.paths) {
     steps.push(
@@ -224,10 +237,14 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
  * (or lies under one) inside a writable root could be deleted and replaced by a real directory:
  * `.git -> elsewhere` swapped for a `.git` with hooks. Refuse rather than pretend to protect it.
  */
-async function refuseSymlinks(policyName: string, root: string, target: string): Promise<void> {
+async function refuseSymlinks(
+  kinds: PathKinds,
+  policyName: string,
+  root: string,
+  target: string,
+): Promise<void> {
   for (let p = target; p !== root && isWithin(root, p); p = path.dirname(p)) {
-    const info = await lstat(p).catch(() => undefined);
-    if (info?.isSymbolicLink()) {
+    if (await kinds.isSymlink(p)) {
       throw new SandboxPlanError(
         policyName,
         `protected path ${target} is${p === target ? '' : ' under'} a symbolic link (${p}) inside the writable ${root}, and a mount cannot keep a link from being replaced`,
@@ -244,42 +261,34 @@ interface Masks {
 }
 
 /** Denied paths that exist (globs expanded by scanning) and host sockets in the scanned trees. */
-async function findMasks(input: PlanInput): Promise<Masks> {
+async function findMasks(input: PlanInput, kinds: PathKinds): Promise<Masks> {
   const { policy } = input;
   const paths: Masks['paths'] = [];
   const notes: string[] = [];
   const warnings: string[] = [];
   const globsByBase = new Map<string, string[]>();
-  for (const pattern of policy.read.deny) {
-    if (!isGlob(pattern)) {
-      const kind = await pathKind(pattern);
-      if (kind) paths.push({ path: pattern, kind: kind === 'dir' ? 'dir' : 'file' });
-      continue;
-    }
+  for (const pattern of policy.read.deny.filter(isGlob)) {
     const base = globBase(pattern);
     globsByBase.set(base, [...(globsByBase.get(base) ?? []), pattern]);
   }
   // The workspace is always scanned, for its sockets if not for deny globs.
   if (!globsByBase.has(policy.workspace)) globsByBase.set(policy.workspace, []);
-  const scans: [string, string[], ScanResult][] = [];
+  // The scans run together (the home scan beside the workspace's); their results are taken in order.
+  const scanning: Promise<[string, string[], ScanResult]>[] = [];
   for (const [base, patterns] of globsByBase) {
     if (PRIVATE_DIRS.some((dir) => isWithin(dir, base) && !isWithin(base, policy.workspace))) continue;
     const deep = base === policy.workspace || patterns.some((p) => p.includes('**'));
-    scans.push([
-      base,
-      patterns,
-      await sharedScanPaths(base, patterns, {
-        maxDepth: deep ? 16 : 2,
-        maxEntries: 200_000,
-        skipDirs: SKIP_DIRS,
-      }),
-    ]);
+    const limits = { maxDepth: deep ? 16 : 2, maxEntries: 200_000, skipDirs: SKIP_DIRS };
+    scanning.push(sharedScanPaths(base, patterns, limits).then((scan) => [base, patterns, scan]));
   }
-  scans.push([
-    input.home,
-    [],
-    await sharedScanPaths(input.home, [], { maxDepth: 3, maxEntries: 20_000, skipDirs: SKIP_DIRS }),
-  ]);
+  const home = { maxDepth: 3, maxEntries: 20_000, skipDirs: SKIP_DIRS };
+  scanning.push(sharedScanPaths(input.home, [], home).then((scan) => [input.home, [], scan]));
+  for (const pattern of policy.read.deny) {
+    if (isGlob(pattern)) continue;
+    const kind = await kinds.kind(pattern);
+    if (kind) paths.push({ path: pattern, kind: kind === 'dir' ? 'dir' : 'file' });
+  }
+  const scans = await Promise.all(scanning);
   for (const [base, patterns, scan] of scans) {
     paths.push(...scan.matches);
     for (const socket of scan.sockets) paths.push({ path: socket, kind: 'file' });

@@ -4,13 +4,14 @@ import type { ResourceLimits } from '../../shared/executor-boot.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import { builtinPolicyDir } from '../policy/load-policy.js';
 import { distPath, projectRoot } from '../project-paths.js';
+import { traceStart } from '../start-trace.js';
 import { createCgroupLimits } from './cgroup-limits.js';
 import { sharedEmptyDir } from './empty-dir.js';
 import { executorEnvironment } from './executor-env.js';
 import { isolationArgs } from './isolation-args.js';
 import { mountArgs } from './mount-plan.js';
 import { acquirePlaceholders } from './placeholders.js';
-import { planSandbox } from './plan-sandbox.js';
+import { planSandbox, type SandboxPlan } from './plan-sandbox.js';
 import { probeSandbox } from './probe-sandbox.js';
 import { SandboxUnavailableError } from './sandbox-errors.js';
 import { pathKind } from './scan-paths.js';
@@ -55,20 +56,32 @@ export async function prepareSandbox(
 ): Promise<PreparedSandbox> {
   const support = await probeSandbox();
   if (!support.available) throw new SandboxUnavailableError(policy.name, support.problem, support.fix);
+  traceStart('sandbox: probed');
   const confine = distPath('bin', 'skate-confine');
-  const plan = await planSandbox({
-    policy,
-    // The node install (binary and its libraries) and Skate itself must stay readable.
-    runtimePaths: [path.dirname(path.dirname(process.execPath)), projectRoot()],
-    // Also the built-in policies, which the next run loads: a command must not widen them.
-    hostExecutables: [path.join(projectRoot(), 'dist'), builtinPolicyDir(), process.execPath],
-    emptyDir: sharedEmptyDir(),
-    home: homedir(),
-  });
+  // The cgroups are made while the mounts are planned: neither needs the other.
+  const leasing = createCgroupLimits(policy.limits, `skate-${process.pid}-${++sequence}`);
+  let plan: SandboxPlan;
+  let releasePlaceholders: () => Promise<void>;
+  try {
+    plan = await planSandbox({
+      policy,
+      // The node install (binary and its libraries) and Skate itself must stay readable.
+      runtimePaths: [path.dirname(path.dirname(process.execPath)), projectRoot()],
+      // Also the built-in policies, which the next run loads: a command must not widen them.
+      hostExecutables: [path.join(projectRoot(), 'dist'), builtinPolicyDir(), process.execPath],
+      emptyDir: sharedEmptyDir(),
+      home: homedir(),
+    });
+    traceStart('sandbox: planned');
+    releasePlaceholders = await acquirePlaceholders(plan.placeholders);
+  } catch (error) {
+    await (await leasing)?.release();
+    throw error;
+  }
   for (const note of plan.notes) options.onNote?.(note);
   for (const warning of plan.warnings) (options.onWarning ?? options.onNote)?.(warning);
-  const releasePlaceholders = await acquirePlaceholders(plan.placeholders);
-  const lease = await createCgroupLimits(policy.limits, `skate-${process.pid}-${++sequence}`);
+  const lease = await leasing;
+  traceStart('sandbox: cgroups');
   if (!lease) options.onNote?.('cgroups are not writable here: memory and process limits are not enforced');
   return {
     argv: [

@@ -12,7 +12,7 @@ const RUNS = 9;
 const RSS_SAMPLE_MS = 10;
 
 export interface FirstRequestFigures {
-  /** `skate -p` spawned → its first request arrives at the local Messages API (median). */
+  /** `skate -p` spawned → its first Messages request (`POST /v1/messages`) arrives at the local API (median). */
   first_request_ms: number;
   first_request_min_ms: number;
   first_request_max_ms: number;
@@ -93,8 +93,10 @@ async function agentRun(
   })();
   try {
     const exitedAt = await run.exited;
-    const arrived = api.arrivals[0];
-    if (arrived === undefined) throw new Error('skate -p exited without a request to the API');
+    // The first Messages request, whatever else (a warm-up, say) reached the server before it.
+    const first = api.requests.findIndex((r) => r.method === 'POST' && r.path === '/v1/messages');
+    const arrived = api.arrivals[first];
+    if (arrived === undefined) throw new Error('skate -p exited without a request to the Messages API');
     return { firstMs: arrived - run.startedAt, runMs: exitedAt - run.startedAt, peakKb };
   } finally {
     sampling = false;

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
@@ -143,6 +144,65 @@ describe('skate -p (headless agent runs)', () => {
     expect(result.stdout).toContain('The answer is 42.');
     const sent = api.requests[0]!.body!.messages[0]!.content;
     expect(JSON.stringify(sent)).toContain('what is the answer?');
+  });
+
+  it('SKATE_TRACE_START=1 traces the start up to the first request: the executor spawned before the rest loads, no key', async () => {
+    await using dir = await tempDir();
+    await using api = await fakeMessagesApi([
+      {
+        type: 'message',
+        blocks: [{ type: 'text', text: 'done' }],
+        usage: { input_tokens: 1, output_tokens: 1 },
+      },
+    ]);
+    const result = await runCli(['-p', 'say done', '--workspace', dir.path], {
+      env: agentEnv(api.url, { SKATE_TRACE_START: '1' }),
+    });
+    expect(result.code).toBe(0);
+    const steps = result.stderr
+      .split('\n')
+      .map((line) => /^skate-trace \+[\d.]+ cpu [\d.]+ (.+)$/.exec(line)?.[1])
+      .filter((step) => step !== undefined);
+    const at = (step: string): number => {
+      const index = steps.indexOf(step);
+      expect(index, `${step} in ${steps.join(' | ')}`).toBeGreaterThanOrEqual(0);
+      return index;
+    };
+    expect(at('executor: spawned')).toBeLessThan(at('cli: frontend loaded'));
+    expect(at('executor: ready (tools listed)')).toBeLessThan(at('provider: request built'));
+    expect(at('provider: request built')).toBeLessThan(at('http: POST /v1/messages headers sent'));
+    expect(result.stderr + result.stdout).not.toContain(KEY);
+  });
+
+  it("keeps a fresh workspace's .skate read-only to commands on the first run (the session log made it before the sandbox)", async () => {
+    await using dir = await tempDir();
+    await using api = await fakeMessagesApi([
+      {
+        type: 'message',
+        blocks: [
+          {
+            type: 'tool_use',
+            id: 'tu_1',
+            name: 'shell',
+            input: { command: 'echo \'{"policy":"full"}\' > .skate/settings.json; echo written' },
+          },
+        ],
+        stopReason: 'tool_use',
+        usage: { input_tokens: 1, output_tokens: 1 },
+      },
+      {
+        type: 'message',
+        blocks: [{ type: 'text', text: 'done' }],
+        usage: { input_tokens: 1, output_tokens: 1 },
+      },
+    ]);
+    const result = await runCli(['-p', 'widen your policy', '--workspace', dir.path], {
+      env: agentEnv(api.url),
+    });
+    expect(result.code).toBe(0);
+    expect(existsSync(path.join(dir.path, '.skate', 'sessions'))).toBe(true);
+    expect(existsSync(path.join(dir.path, '.skate', 'settings.json'))).toBe(false);
+    expect(result.stderr).not.toContain('appeared while the sandbox ran');
   });
 
   it('fails with exit 1 and a clear message on a bad API key, without printing the key', async () => {

@@ -96,6 +96,19 @@ describe('AgentSession (real executors)', () => {
     }
   });
 
+  it("executorSummary says what a local executor's health reports: its policy, sandbox and workspace", async () => {
+    await using ws = await hostDir('runtime-summary-');
+    const { settings: s } = settings(ws.path, []);
+    const agent = await createAgentSession(s);
+    try {
+      const { policy, enforcement, workspace } = await agent.health();
+      expect(await agent.executorSummary()).toEqual({ policy, enforcement, workspace });
+      expect(enforcement).toBe('kernel');
+    } finally {
+      await agent.close();
+    }
+  });
+
   it('setNetwork replaces the executor with one that reports the flipped network, and tells the model', async () => {
     await using ws = await hostDir('runtime-net-');
     const { provider, settings: s } = settings(ws.path, [text('before'), text('after')]);
