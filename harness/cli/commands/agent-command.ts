@@ -1,7 +1,7 @@
 import { traceStart } from '../../start-trace.js';
 import { anthropicModel, runSettingsFrom } from '../agent-settings-from-flags.js';
 import { agentFlags, type CommandMain, parseAgentArgs } from '../cli-flags.js';
-import { note } from '../note.js';
+import { headlessAgent } from '../headless-agent.js';
 import { readStdin } from '../read-stdin.js';
 import { help } from '../usage.js';
 import { UsageError } from '../usage-error.js';
@@ -40,19 +40,8 @@ export const run: CommandMain = async (args) => {
   if (!task) throw new UsageError('give the task: skate -p "task", or on stdin: echo task | skate -p');
   const settings = runSettingsFrom(flags, anthropicModel(flags, apiKey));
   traceStart('cli: flags resolved');
-  // The executor's boot is the longest part of a start: spawn it first, then load the engine,
-  // the sessions and the output while it boots (they are most of the CLI's code).
-  const { startAgent } = await import('../../runtime/start-agent.js');
-  let spawned!: () => void;
-  const executorSpawned = new Promise<void>((resolve) => (spawned = resolve));
-  const started = startAgent({ ...settings, onNote: note }, spawned);
-  started.catch(spawned); // and runHeadless reports the failure
-  await executorSpawned;
-  const { runHeadless } = await import('../run-headless.js');
-  traceStart('cli: frontend loaded');
-  return runHeadless({
+  return headlessAgent({
     settings,
-    started,
     prompt: task,
     outputFormat: flags.outputFormat,
     answers: flags.answers,

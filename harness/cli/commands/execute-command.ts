@@ -6,8 +6,8 @@ import { readPlan } from '../../planning/read-plan.js';
 import { resolveWorkspace } from '../../runtime/start-executor.js';
 import { anthropicModel, runSettingsFrom } from '../agent-settings-from-flags.js';
 import { AGENT_OPTIONS, agentFlags, type CommandMain, parsed } from '../cli-flags.js';
+import { headlessAgent } from '../headless-agent.js';
 import { readStdin } from '../read-stdin.js';
-import { runHeadless } from '../run-headless.js';
 import { help } from '../usage.js';
 import { UsageError } from '../usage-error.js';
 
@@ -37,7 +37,7 @@ export const run: CommandMain = async (args) => {
   // As before the runtime: instructions on stdin are the whole prompt, not an addition to the default task.
   const piped =
     extra === undefined && !process.stdin.isTTY ? (await readStdin()).trim() || undefined : undefined;
-  return runHeadless({
+  return headlessAgent({
     settings: {
       ...runSettingsFrom(flags, anthropicModel(flags, apiKey)),
       activity: { kind: 'execute', plan: read.plan, planFile },

@@ -5,8 +5,8 @@ import { ensurePlanFile, planFilePath } from '../../planning/plan-file.js';
 import { resolveWorkspace } from '../../runtime/start-executor.js';
 import { anthropicModel, runSettingsFrom } from '../agent-settings-from-flags.js';
 import { AGENT_OPTIONS, agentFlags, type CommandMain, parsed } from '../cli-flags.js';
+import { headlessAgent } from '../headless-agent.js';
 import { readStdin } from '../read-stdin.js';
-import { runHeadless } from '../run-headless.js';
 import { help } from '../usage.js';
 import { UsageError } from '../usage-error.js';
 
@@ -36,7 +36,7 @@ export const run: CommandMain = async (args) => {
   let prompt = positionals[0];
   if (prompt === undefined && !process.stdin.isTTY) prompt = (await readStdin()).trim() || undefined;
   if (!prompt) throw new UsageError('give the task: skate plan "task" (or on stdin)');
-  return runHeadless({
+  return headlessAgent({
     settings: { ...runSettingsFrom(flags, anthropicModel(flags, apiKey)), activity: { kind: 'plan' } },
     prompt,
     outputFormat: flags.outputFormat,
