@@ -65,7 +65,7 @@ export function openApiDocument(routes: readonly Route[], version: string): Reco
       title: 'skate serve',
       version,
       description:
-        'Skate agents over HTTP: sessions on the agent runtime, runs streamed as server-sent events. Every request needs `Authorization: Bearer <token>`.',
+        "Skate agents over HTTP: sessions on the agent runtime, runs streamed as server-sent events. Every request needs `Authorization: Bearer <token>`; browsers may call it cross-origin only from the server's `--cors` origins.",
     },
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },

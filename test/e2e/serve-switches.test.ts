@@ -145,6 +145,7 @@ describe('skate serve: plan/execute, model, network, approval timeouts, CORS', (
     await using api = await fakeMessagesApi([
       { type: 'message', blocks: [{ type: 'text', text: 'one' }] },
       { type: 'message', blocks: [{ type: 'text', text: 'two' }] },
+      { type: 'message', blocks: [{ type: 'text', text: 'three slowly' }], chunkDelayMs: 300 },
     ]);
     await using server = await startSkateServe(['--workspace', ws.path], serveEnv(api.url));
     const session = await createSession(server);
@@ -157,6 +158,14 @@ describe('skate serve: plan/execute, model, network, approval timeouts, CORS', (
     });
     await run(server, session.id, 'second');
     expect(api.requests[1]!.body!.model).toBe(other);
+    // Not during a run: the switch is refused, and the run goes on with the model it had.
+    const third = run(server, session.id, 'third');
+    expect(await eventually(() => api.requests.length === 3)).toBe(true);
+    const during = await refusal(
+      await command(server, session.id, { type: 'set_model', model: DEFAULT_MODEL }),
+    );
+    expect(during).toMatchObject({ status: 409, code: 'busy' });
+    expect((await third).at(-1)).toMatchObject({ type: 'result', status: 'complete', model: other });
 
     const unknown = await refusal(await command(server, session.id, { type: 'set_model', model: 'gpt-9' }));
     expect(unknown).toMatchObject({ status: 400, code: 'unknown_model' });
