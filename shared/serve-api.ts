@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { EngineCommand, EngineEvent, ImageInput, TokenUsage } from './engine-events.js';
 import { RunResult } from './run-result.js';
+import { RuntimeCommand } from './runtime-command.js';
 import { SessionEvent, SessionHeader } from './session-format.js';
 
 /**
@@ -19,6 +20,7 @@ export const ServeErrorCode = z.enum([
   'unsupported_media_type',
   'payload_too_large',
   'forbidden',
+  'unknown_model',
   'busy',
   'not_pending',
   'replay_gone',
@@ -55,7 +57,7 @@ export const CreateSessionRequest = z
       .describe("A named policy, never wider than the server's; default the server's."),
     network: z.enum(['on', 'off']).optional().describe("Only 'on' where the server's policy has network."),
     approval: ApprovalMode.optional().describe("Never laxer than the server's (auto < ask < deny-writes)."),
-    model: z.string().min(1).optional(),
+    model: z.string().min(1).optional().describe("A model of the catalog; default the server's --model."),
     resume: z
       .string()
       .min(1)
@@ -74,6 +76,17 @@ export const SessionInfo = z.object({
   approval: ApprovalMode,
   model: z.string(),
   status: z.enum(['idle', 'running', 'stopped']).describe('stopped: its executor was stopped while idle.'),
+  mode: z
+    .enum(['agent', 'plan', 'execute'])
+    .describe(
+      'plan: read-only but the plan file, network off (as `skate plan`); execute: carrying out the plan (as `skate execute`).',
+    ),
+  planFile: z.string().optional().describe('While planning: the one path the agent may write.'),
+  agentSessionId: z
+    .string()
+    .describe(
+      'The Skate session log the agent writes now: `id` until a switch to plan or execute, which each start a session linked to the one before.',
+    ),
   /** The run in progress, or the last one. */
   runId: z.string().optional(),
   /** The id of the last event streamed in this session (0 before any). */
@@ -92,10 +105,40 @@ export const PromptRequest = z
   .strict();
 export type PromptRequest = z.infer<typeof PromptRequest>;
 
-/** `POST /v1/sessions/{id}/commands`: an answer to the running engine, or an interrupt. */
+/** Answers to the running engine's requests, and an interrupt (202). */
 const [, ...answers] = EngineCommand.options;
-export const CommandRequest = z.discriminatedUnion('type', answers);
+
+type RuntimeOption = (typeof RuntimeCommand.options)[number];
+function runtimeOption<T extends RuntimeCommand['type']>(
+  type: T,
+): Extract<RuntimeOption, { shape: { type: z.ZodLiteral<T> } }> {
+  return RuntimeCommand.options.find((option) => option.shape.type.value === type) as Extract<
+    RuntimeOption,
+    { shape: { type: z.ZodLiteral<T> } }
+  >;
+}
+
+/**
+ * Changes to an idle session (200, the session after): the runtime's own
+ * commands, each checked against the server's policy. `set_activity` starts
+ * no run here (no `task`): the client prompts the planner as any agent.
+ */
+const sessionCommands = [
+  runtimeOption('set_model'),
+  runtimeOption('set_network'),
+  runtimeOption('set_activity').omit({ task: true }),
+] as const;
+
+/** `POST /v1/sessions/{id}/commands`. */
+export const CommandRequest = z.discriminatedUnion('type', [...answers, ...sessionCommands]);
 export type CommandRequest = z.infer<typeof CommandRequest>;
+/** What answers the running engine (or interrupts it). */
+export type AnswerCommand = Extract<
+  CommandRequest,
+  { type: 'interrupt' | 'approval_response' | 'ask_user_response' | 'loop_decision' }
+>;
+/** What changes an idle session: its model, network or activity. */
+export type SessionCommand = Exclude<CommandRequest, AnswerCommand>;
 
 export const CommandResponse = z.object({
   accepted: z.literal(true),
@@ -129,17 +172,34 @@ export const RunStart = z.object({
 });
 
 /**
+ * A request of the engine (approval, ask_user, turn cap) nobody answered
+ * within the server's `--approval-timeout`: answered for the client as
+ * `answer` (approval rejected, question with no answer, run stopped).
+ */
+export const RequestTimeout = z.object({
+  type: z.literal('request_timeout'),
+  requestId: z.string(),
+  answer: z.enum(['rejected', 'no_answer', 'stopped']),
+  afterSeconds: z.number(),
+});
+export type RequestTimeout = z.infer<typeof RequestTimeout>;
+
+/** What happens in a run: the engine's events and the server's own about it. */
+export const RunEvent = z.discriminatedUnion('type', [...EngineEvent.options, RequestTimeout]);
+export type RunEvent = z.infer<typeof RunEvent>;
+
+/**
  * One message of a run's `text/event-stream`: SSE `event:` is its `type`,
  * `data:` this JSON, `id:` a number increasing through the session's runs.
- * `run_start` first, the run's `EngineEvent`s, then `result`.
+ * `run_start` first, the run's events, then `result`.
  */
-export const StreamMessage = z.discriminatedUnion('type', [RunStart, ...EngineEvent.options, RunResult]);
+export const StreamMessage = z.discriminatedUnion('type', [RunStart, ...RunEvent.options, RunResult]);
 export type StreamMessage = z.infer<typeof StreamMessage>;
 
 /** The JSON answer to a prompt sent with `Accept: application/json`: the run's events and its result. */
 export const PromptJsonResponse = z.object({
   runId: z.string(),
-  events: z.array(EngineEvent),
+  events: z.array(RunEvent),
   result: RunResult,
 });
 export type PromptJsonResponse = z.infer<typeof PromptJsonResponse>;

@@ -32,3 +32,17 @@ export async function readServerToken(
   }
   return { token: randomBytes(24).toString('base64url'), generated: true };
 }
+
+/** `--cors ORIGIN`: a browser origin as it sends it, `scheme://host[:port]`, nothing after. */
+export function parseCorsOrigin(value: string): string {
+  let origin: string | undefined;
+  try {
+    origin = new URL(value).origin;
+  } catch {
+    origin = undefined;
+  }
+  if (origin === undefined || origin === 'null' || origin !== value) {
+    throw new UsageError(`--cors takes an origin such as https://app.example.com:8443, not "${value}"`);
+  }
+  return origin;
+}

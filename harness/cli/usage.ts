@@ -21,6 +21,7 @@ export const USAGE = `usage:
                                          an ACP agent on stdin/stdout, for editors (Zed, JetBrains…)
   skate serve --listen HOST:PORT [--policy P] [--workspace DIR] [--approval ask|auto|deny-writes] [--token-file FILE]
         [--max-sessions N] [--max-runs N] [--max-body-bytes N] [--idle-timeout SECONDS] [--replay-buffer N]
+        [--approval-timeout SECONDS] [--cors ORIGIN]...
                                          an HTTP API with SSE (token in SKATE_SERVE_TOKEN, or printed once)
   skate --version
 

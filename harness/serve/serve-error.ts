@@ -12,6 +12,7 @@ const STATUS: Record<ServeErrorCode, number> = {
   unsupported_media_type: 415,
   payload_too_large: 413,
   forbidden: 403,
+  unknown_model: 400,
   busy: 409,
   not_pending: 409,
   replay_gone: 410,

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { bearerCheck } from '../executor-relay/bearer-token.js';
+import { Cors } from './cors.js';
 import { sendError } from './http-io.js';
 import { openApiDocument } from './openapi-document.js';
 import { compileRoutes, matchRoute } from './route-table.js';
@@ -15,6 +16,8 @@ export interface ServeHttpOptions {
   token: string;
   state: ServeState;
   maxBodyBytes: number;
+  /** Origins allowed cross-origin access (`--cors`); none by default. */
+  corsOrigins?: readonly string[];
   version: string;
   onLog?(line: string): void;
 }
@@ -46,10 +49,13 @@ export async function startServeHttp(options: ServeHttpOptions): Promise<Running
     },
   });
   const compiled = compileRoutes(routes);
+  const cors = new Cors(options.corsOrigins ?? []);
   let closing = false;
 
   const server: Server = createServer((request, response) => {
     const handle = async (): Promise<void> => {
+      cors.decorate(request, response);
+      if (cors.preflight(request, response)) return;
       if (!authorized(request.headers.authorization)) {
         throw new ServeError('unauthorized', 'send the server\'s token as "Authorization: Bearer <token>"');
       }

@@ -1,5 +1,6 @@
 import type * as z from 'zod';
 import {
+  type AnswerCommand,
   CommandRequest,
   CommandResponse,
   CreateSessionRequest,
@@ -35,6 +36,15 @@ const STREAM: RouteResponse = {
   description: STREAM_DESCRIPTION,
   content: { 'text/event-stream': StreamMessage },
 };
+
+function isAnswer(command: CommandRequest): command is AnswerCommand {
+  return (
+    command.type === 'interrupt' ||
+    command.type === 'approval_response' ||
+    command.type === 'ask_user_response' ||
+    command.type === 'loop_decision'
+  );
+}
 
 /** The endpoints of `skate serve`; every one but none checks the token before it runs (the server does). */
 export function serveRoutes(options: ServeRoutesOptions): Route[] {
@@ -154,13 +164,22 @@ export function serveRoutes(options: ServeRoutesOptions): Route[] {
       method: 'POST',
       path: '/v1/sessions/{id}/commands',
       summary:
-        'Answer the running engine (approval_response, ask_user_response, loop_decision) or interrupt it',
+        "Answer the running engine (approval_response, ask_user_response, loop_decision) or interrupt it (202); or switch the idle session's model, network, or activity (plan, execute) within the server's policy (200)",
       body: CommandRequest,
-      responses: { 202: json('Taken by the engine', CommandResponse) },
+      responses: {
+        202: json('An answer or interrupt, taken by the engine', CommandResponse),
+        200: json('A switch, done: the session after it', SessionInfo),
+      },
       async handle(context) {
         const session = state.get(context.params.id!);
-        session.command(await body(context, CommandRequest));
-        sendJson(context.response, 202, { accepted: true });
+        const command = await body(context, CommandRequest);
+        if (isAnswer(command)) {
+          session.command(command);
+          sendJson(context.response, 202, { accepted: true });
+          return;
+        }
+        await session.change(command);
+        sendJson(context.response, 200, session.info());
       },
     },
     {

@@ -2,20 +2,33 @@ import { randomUUID } from 'node:crypto';
 import type { EngineEvent } from '../../shared/engine-events.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import type { RunResult } from '../../shared/run-result.js';
-import type { CommandRequest, PromptRequest, SessionInfo } from '../../shared/serve-api.js';
+import type {
+  AnswerCommand,
+  PromptRequest,
+  RequestTimeout,
+  SessionCommand,
+  SessionInfo,
+} from '../../shared/serve-api.js';
 import type { ApprovalMode } from '../engine/engine-types.js';
+import { planFilePath } from '../planning/plan-file.js';
 import type { AgentSession } from '../runtime/agent-session.js';
-import type { SessionSettings } from '../runtime/agent-settings.js';
+import type { Activity, SessionSettings } from '../runtime/agent-settings.js';
 import { runResultOf } from '../runtime/run-result-of.js';
+import { checkModel } from './check-model.js';
 import { RunBuffer } from './run-buffer.js';
 import { ServeError } from './serve-error.js';
+import { grantNetwork, grantPlanning } from './session-policy.js';
 
 /** How a session's agent is started (and restarted from its log after an idle stop). */
 export interface AgentStart {
   workspace: string;
   policy: ResolvedPolicy;
+  /** The server's policy for this workspace: the most any switch of the session may get. */
+  ceiling: ResolvedPolicy;
   approval: ApprovalMode;
   model: string;
+  /** Planning or carrying out a plan; default a plain agent. */
+  activity?: Activity;
   session: SessionSettings;
 }
 
@@ -25,6 +38,8 @@ export interface ServeSessionOptions {
   idleMs: number;
   /** Messages kept per run for reconnects. */
   replayLimit: number;
+  /** A request of the engine (approval, ask_user, turn cap) nobody answers is answered as denied after this long. */
+  requestTimeoutMs: number;
   /** Takes one of the server's run slots, or throws `too_many_runs`; the returned function gives it back. */
   takeRunSlot(): () => void;
   onLog?(line: string): void;
@@ -51,22 +66,38 @@ export class ServeSession {
   /** An interrupt that came while the run's agent was still being restarted. */
   private interruptedEarly = false;
   private nextEventId = 1;
-  /** Requests of the running engine a client may answer, by id: the answer type each waits for. */
-  private readonly pending = new Map<string, CommandRequest['type']>();
+  /** Requests of the running engine a client may answer, by id: the answer type each waits for, and its timeout. */
+  private readonly pending = new Map<string, { answer: Answer; timer: NodeJS.Timeout }>();
   private idleTimer: NodeJS.Timeout | undefined;
   private closed = false;
-  readonly model: string;
+  /** A model, network or activity switch in progress: prompts and other switches wait for it (`busy`). */
+  private switching: Promise<void> | undefined;
+  /** The Skate session log the agent writes: `id` until a switch to plan or execute starts a linked one. */
+  private logId: string;
+  /** The network the agent's executor reported at its last switch (the granted one before any). */
+  private network: 'on' | 'off';
+  private readonly spec: Omit<AgentStart, 'session'>;
 
   private constructor(
-    private readonly spec: Omit<AgentStart, 'session'>,
+    spec: Omit<AgentStart, 'session'>,
     agent: AgentSession,
     private readonly options: ServeSessionOptions,
   ) {
     const id = agent.sessionId;
     if (!id) throw new ServeError('internal', 'the agent records no session log');
     this.id = id;
-    this.model = spec.model;
+    this.logId = id;
+    this.spec = { ...spec };
+    this.network = spec.activity?.kind === 'plan' ? 'off' : spec.policy.network.mode;
     this.adopt(agent);
+  }
+
+  get model(): string {
+    return this.spec.model;
+  }
+
+  get mode(): Activity['kind'] {
+    return this.spec.activity?.kind ?? 'agent';
   }
 
   /** Starts the agent for a new (or resumed) session. */
@@ -103,11 +134,14 @@ export class ServeSession {
     return {
       id: this.id,
       workspace: this.spec.workspace,
-      policy: this.spec.policy.name,
-      network: this.spec.policy.network.mode,
+      policy: this.mode === 'plan' ? 'plan' : this.spec.policy.name,
+      network: this.network,
       approval: this.spec.approval,
       model: this.model,
       status,
+      mode: this.mode,
+      ...(this.mode === 'plan' && { planFile: planFilePath(this.spec.workspace) }),
+      agentSessionId: this.logId,
       ...(this.run && { runId: this.run.runId }),
       lastEventId: this.nextEventId - 1,
       created: this.created.toISOString(),
@@ -121,12 +155,7 @@ export class ServeSession {
    */
   prompt(request: PromptRequest): RunBuffer {
     this.assertOpen();
-    if (this.running) {
-      throw new ServeError(
-        'busy',
-        `session ${this.id} is running ${this.run?.runId}; wait for its result, or interrupt it (POST /v1/sessions/${this.id}/commands {"type":"interrupt"})`,
-      );
-    }
+    this.assertIdle();
     const release = this.options.takeRunSlot();
     this.touch();
     this.interruptedEarly = false;
@@ -151,6 +180,7 @@ export class ServeSession {
       }
       this.push(result);
       run.end();
+      for (const { timer } of this.pending.values()) clearTimeout(timer);
       this.pending.clear();
       release();
       this.touch();
@@ -172,7 +202,7 @@ export class ServeSession {
   }
 
   /** An answer (approval, ask_user, loop cap) or an interrupt for the running engine. */
-  command(command: CommandRequest): void {
+  command(command: AnswerCommand): void {
     this.assertOpen();
     this.touch();
     if (command.type === 'interrupt') {
@@ -180,23 +210,70 @@ export class ServeSession {
       this.interrupt();
       return;
     }
-    const waiting = this.pending.get(command.requestId);
+    const waiting = this.pending.get(command.requestId)?.answer;
     if (waiting !== command.type || !this.agent?.answer(command)) {
       throw new ServeError(
         'not_pending',
         waiting
           ? `request ${command.requestId} waits for ${waiting}, not ${command.type}`
-          : `session ${this.id} has no pending request ${command.requestId} (answered already, or its run ended)`,
+          : `session ${this.id} has no pending request ${command.requestId} (answered already, timed out, or its run ended)`,
       );
     }
+    clearTimeout(this.pending.get(command.requestId)?.timer);
     this.pending.delete(command.requestId);
+  }
+
+  /**
+   * Switches the idle session's model, network or activity through the
+   * runtime, as the terminal UI and ACP do, each checked against the
+   * server's policy first. Plan and execute each replace the agent with a
+   * linked one on its own executor; the session keeps its id.
+   */
+  async change(command: SessionCommand): Promise<void> {
+    this.assertOpen();
+    this.assertIdle();
+    const switching = (async () => {
+      switch (command.type) {
+        case 'set_model': {
+          checkModel(command.model);
+          (await this.live()).setModel(command.model);
+          this.spec.model = command.model;
+          break;
+        }
+        case 'set_network': {
+          if (this.mode === 'plan') {
+            throw new ServeError('forbidden', 'planning runs with the network off, as `skate plan` does');
+          }
+          const policy = grantNetwork(this.spec.policy, this.spec.ceiling, command.network);
+          this.network = await (await this.live()).setNetwork(command.network);
+          this.spec.policy = { ...policy, network: { mode: this.network } };
+          break;
+        }
+        case 'set_activity': {
+          if (command.activity === 'plan') {
+            if (this.mode === 'plan') break;
+            await grantPlanning(this.spec.workspace, this.spec.ceiling);
+            await this.replaceAgent(await (await this.live()).startPlanning());
+          } else {
+            await this.replaceAgent(await (await this.live()).execute(command.plan));
+          }
+          break;
+        }
+      }
+    })();
+    this.switching = switching.catch(() => undefined);
+    try {
+      await switching;
+    } finally {
+      this.switching = undefined;
+      this.touch();
+    }
   }
 
   /** A new session (its own agent and executor) holding this one's conversation up to `atEventId`. */
   async fork(atEventId: string | undefined): Promise<ServeSession> {
     this.assertOpen();
-    if (this.running)
-      throw new ServeError('busy', `session ${this.id} is running; fork it when the run ends`);
+    this.assertIdle();
     const agent = await this.live();
     const at = atEventId ?? agent.lastEventId;
     if (!at) throw new ServeError('bad_request', `session ${this.id} has no events to fork from yet`);
@@ -211,6 +288,8 @@ export class ServeSession {
     clearTimeout(this.idleTimer);
     this.interrupt();
     await this.runDone;
+    // A switch in progress ends with its new agent adopted; that one is stopped here too.
+    await this.switching;
     await this.stopAgent();
   }
 
@@ -224,15 +303,48 @@ export class ServeSession {
     const run = this.run;
     if (!run || run.isEnded) return;
     const answer = ANSWERS[message.type];
-    if (answer && 'requestId' in message) this.pending.set(message.requestId, answer);
+    if (answer && 'requestId' in message) {
+      const { requestId } = message;
+      const timer = setTimeout(() => this.expire(requestId, answer), this.options.requestTimeoutMs);
+      timer.unref();
+      this.pending.set(requestId, { answer, timer });
+    }
     this.nextEventId = run.push(message).id + 1;
+  }
+
+  /** Answers a request nobody answered in time as denied (no answers, stop), and says so in the stream. */
+  private expire(requestId: string, answer: Answer): void {
+    if (!this.pending.delete(requestId)) return;
+    const seconds = this.options.requestTimeoutMs / 1000;
+    const expired: RequestTimeout = {
+      type: 'request_timeout',
+      requestId,
+      answer: TIMEOUT_ANSWERS[answer].summary,
+      afterSeconds: seconds,
+    };
+    this.push(expired);
+    this.options.onLog?.(`session ${this.id}: request ${requestId} had no answer in ${seconds} s`);
+    this.agent?.answer(TIMEOUT_ANSWERS[answer].command(requestId, seconds));
+  }
+
+  /** Switches to `next` (a planner or executor linked to the agent before), which is closed. */
+  private async replaceAgent(next: AgentSession): Promise<void> {
+    const old = this.agent;
+    this.unsubscribe?.();
+    this.agent = undefined;
+    this.adopt(next);
+    this.logId = next.sessionId ?? this.logId;
+    this.spec.activity = next.activity;
+    await old?.close();
+    this.network = await next.network();
+    this.spec.policy = { ...this.spec.policy, network: { mode: this.network } };
   }
 
   /** The agent, restarted from the session log when it was stopped while idle. */
   private async live(): Promise<AgentSession> {
     if (this.agent) return this.agent;
     this.starting ??= (this.stopping ?? Promise.resolve())
-      .then(() => this.options.start({ ...this.spec, session: { kind: 'resume', id: this.id } }))
+      .then(() => this.options.start({ ...this.spec, session: { kind: 'resume', id: this.logId } }))
       .then((agent) => {
         this.options.onLog?.(`session ${this.id}: agent restarted from its log`);
         this.adopt(agent);
@@ -268,11 +380,21 @@ export class ServeSession {
     clearTimeout(this.idleTimer);
     if (this.closed) return;
     this.idleTimer = setTimeout(() => {
-      if (this.running || this.starting || !this.agent) return;
+      if (this.running || this.switching || this.starting || !this.agent) return;
       this.options.onLog?.(`session ${this.id}: idle, stopping its executor`);
       void this.stopAgent();
     }, this.options.idleMs);
     this.idleTimer.unref();
+  }
+
+  private assertIdle(): void {
+    if (this.running) {
+      throw new ServeError(
+        'busy',
+        `session ${this.id} is running ${this.run?.runId}; wait for its result, or interrupt it (POST /v1/sessions/${this.id}/commands {"type":"interrupt"})`,
+      );
+    }
+    if (this.switching) throw new ServeError('busy', `session ${this.id} is switching its agent; retry`);
   }
 
   private assertOpen(): void {
@@ -280,11 +402,39 @@ export class ServeSession {
   }
 }
 
+type Answer = Exclude<AnswerCommand['type'], 'interrupt'>;
+
 /** The engine's requests a client answers, and the command type that answers each. */
-const ANSWERS: Partial<Record<string, CommandRequest['type']>> = {
+const ANSWERS: Partial<Record<string, Answer>> = {
   approval_request: 'approval_response',
   ask_user_request: 'ask_user_response',
   loop_cap_reached: 'loop_decision',
+};
+
+/** How a request is answered when its time is up: denied, with nothing, stopped. */
+const TIMEOUT_ANSWERS: {
+  [K in Answer]: {
+    summary: RequestTimeout['answer'];
+    command(requestId: string, seconds: number): Extract<AnswerCommand, { type: K }>;
+  };
+} = {
+  approval_response: {
+    summary: 'rejected',
+    command: (requestId, seconds) => ({
+      type: 'approval_response',
+      requestId,
+      decision: 'reject',
+      feedback: `Nobody answered this approval request within ${seconds} s, so it was denied.`,
+    }),
+  },
+  ask_user_response: {
+    summary: 'no_answer',
+    command: (requestId) => ({ type: 'ask_user_response', requestId, answers: [] }),
+  },
+  loop_decision: {
+    summary: 'stopped',
+    command: (requestId) => ({ type: 'loop_decision', requestId, decision: 'stop' }),
+  },
 };
 
 /** A run that never reached the model: an error (its `error` added) or cancelled before it began. */

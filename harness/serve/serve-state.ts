@@ -2,6 +2,7 @@ import type { ResolvedPolicy } from '../../shared/policy.js';
 import type { CreateSessionRequest, SessionInfo, Transcript } from '../../shared/serve-api.js';
 import { loadSession } from '../session/session-reader.js';
 import { resolveSession, sessionTotals } from '../session/session-store.js';
+import { checkModel } from './check-model.js';
 import { ServeError } from './serve-error.js';
 import { type AgentStart, ServeSession, type ServeSessionOptions } from './serve-session.js';
 import { grantSession, type ServerLimits } from './session-policy.js';
@@ -44,6 +45,7 @@ export class ServeState {
     this.opening++;
     try {
       const grant = await grantSession(this.options.server, this.options.rootPolicy, request);
+      if (request.model) checkModel(request.model);
       const start: AgentStart = {
         ...grant,
         model: request.model ?? this.options.defaultModel,
@@ -90,10 +92,10 @@ export class ServeState {
     await session.close();
   }
 
-  /** The session's log as `skate sessions show --json` prints it. */
+  /** The log of the session's agent (`agentSessionId`) as `skate sessions show --json` prints it. */
   async transcript(id: string): Promise<Transcript> {
     const session = this.get(id);
-    const { file } = await resolveSession(session.workspace, session.id);
+    const { file } = await resolveSession(session.workspace, session.info().agentSessionId);
     const loaded = await loadSession(file);
     const totals = await sessionTotals(session.workspace, loaded);
     return { header: loaded.header, events: [...loaded.events], totals };
@@ -121,6 +123,7 @@ export class ServeState {
       start: this.options.start,
       idleMs: this.options.idleMs,
       replayLimit: this.options.replayLimit,
+      requestTimeoutMs: this.options.requestTimeoutMs,
       ...(this.options.onLog && { onLog: this.options.onLog }),
       takeRunSlot: () => {
         this.assertAccepting();

@@ -24,6 +24,8 @@ export interface ServerLimits {
 export interface SessionGrant {
   workspace: string;
   policy: ResolvedPolicy;
+  /** The server's policy for this workspace: what the session's later switches are checked against. */
+  ceiling: ResolvedPolicy;
   approval: ApprovalMode;
 }
 
@@ -77,5 +79,39 @@ export async function grantSession(
       `approval ${approval} is laxer than the server's ${server.approval} (auto < ask < deny-writes)`,
     );
   }
-  return { workspace, policy: wanted, approval };
+  return { workspace, policy: wanted, ceiling, approval };
+}
+
+/** `policy` with the network switched to `mode`, refused when that is wider than the server's `ceiling`. */
+export function grantNetwork(
+  policy: ResolvedPolicy,
+  ceiling: ResolvedPolicy,
+  mode: 'on' | 'off',
+): ResolvedPolicy {
+  const wanted: ResolvedPolicy = { ...policy, network: { mode } };
+  if (!isNarrowerOrEqual(wanted, ceiling)) {
+    throw new ServeError(
+      'forbidden',
+      `network ${mode} is wider than the server's policy (${ceiling.name}, network ${ceiling.network.mode})`,
+    );
+  }
+  return wanted;
+}
+
+/**
+ * Refuses planning where the `plan` policy would widen the server's: apart
+ * from the plan file it must be narrower-or-equal to `ceiling`, and the plan
+ * file (inside `.skate`, which policies protect from tools) is written only
+ * where the server lets sessions write their workspace at all.
+ */
+export async function grantPlanning(workspace: string, ceiling: ResolvedPolicy): Promise<void> {
+  const plan = await resolvePolicy('plan', workspace);
+  const readOnly: ResolvedPolicy = { ...plan, write: { ...plan.write, allow: [] } };
+  const writesWorkspace = ceiling.write.allow.some((root) => !isGlob(root) && isWithin(root, workspace));
+  if (!writesWorkspace || !isNarrowerOrEqual(readOnly, ceiling)) {
+    throw new ServeError(
+      'forbidden',
+      `planning (the plan policy) is wider than the server's policy ${ceiling.name} for ${workspace}`,
+    );
+  }
 }

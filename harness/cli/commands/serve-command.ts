@@ -12,7 +12,7 @@ import {
   refuseFlags,
 } from '../cli-flags.js';
 import { note } from '../note.js';
-import { parseListen, readServerToken } from '../server-options.js';
+import { parseCorsOrigin, parseListen, readServerToken } from '../server-options.js';
 import { help } from '../usage.js';
 import { UsageError } from '../usage-error.js';
 
@@ -27,6 +27,9 @@ const OPTIONS = {
   'max-body-bytes': { type: 'string', default: String(8 * 1024 * 1024) },
   'idle-timeout': { type: 'string', default: '300' },
   'replay-buffer': { type: 'string', default: '10000' },
+  // Long enough to read a diff and decide; short enough that an abandoned run gives back its slot.
+  'approval-timeout': { type: 'string', default: '300' },
+  cors: { type: 'string', multiple: true },
 } as const;
 
 /** Flags of a headless run that mean nothing here: clients send the prompts and choose the sessions. */
@@ -66,7 +69,9 @@ export const run: CommandMain = async (args) => {
     maxBodyBytes: positiveInt('--max-body-bytes', values['max-body-bytes']),
     idleMs: positiveInt('--idle-timeout', values['idle-timeout']) * 1000,
     replayLimit: positiveInt('--replay-buffer', values['replay-buffer']),
+    requestTimeoutMs: positiveInt('--approval-timeout', values['approval-timeout']) * 1000,
   };
+  const corsOrigins = (values.cors ?? []).map(parseCorsOrigin);
   // The token is settled before anything starts: a bad one leaves nothing running.
   const { token, generated } = await readServerToken(values['token-file'], SERVE_TOKEN_ENV);
   const apiKey = process.env.ANTHROPIC_API_KEY;
@@ -92,6 +97,7 @@ export const run: CommandMain = async (args) => {
     maxRuns: limits.maxRuns,
     idleMs: limits.idleMs,
     replayLimit: limits.replayLimit,
+    requestTimeoutMs: limits.requestTimeoutMs,
     onLog: flags.verbose ? note : undefined,
     start: (start) =>
       createAgentSession({
@@ -101,6 +107,7 @@ export const run: CommandMain = async (args) => {
         executor: { ...localExecutor, policy: start.policy },
         approval: start.approval,
         model: { ...settings.model, name: start.model },
+        ...(start.activity && { activity: start.activity }),
         // The client answers approvals, questions and the turn cap through the command endpoint.
         answerer: 'user',
         unansweredReason: 'The API client answered the question with nothing.',
@@ -113,6 +120,7 @@ export const run: CommandMain = async (args) => {
     token,
     state,
     maxBodyBytes: limits.maxBodyBytes,
+    corsOrigins,
     version: skateVersion(),
     onLog: note,
   });

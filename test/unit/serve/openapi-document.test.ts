@@ -54,7 +54,17 @@ describe('the OpenAPI document', () => {
       'ask_user_response',
       'interrupt',
       'loop_decision',
+      'set_activity',
+      'set_model',
+      'set_network',
     ]);
+    // An answer is taken (202); a switch answers with the session after it (200).
+    expect(commands.responses['202']!.content!['application/json']).toBeDefined();
+    const after = commands.responses['200']!.content!['application/json']!.schema;
+    expect(Object.keys(after.properties ?? {})).toEqual(
+      expect.arrayContaining(['mode', 'planFile', 'agentSessionId', 'network', 'model']),
+    );
+    expect(types).toContain('request_timeout');
     expect(document.components.schemas.Error).toBeDefined();
   });
 });

@@ -26,6 +26,7 @@ async function serveState(
     maxRuns: limits.maxRuns ?? 8,
     idleMs: limits.idleMs ?? 60_000,
     replayLimit: 1000,
+    requestTimeoutMs: 60_000,
     start: (start) =>
       createAgentSession({
         workspace: start.workspace,
