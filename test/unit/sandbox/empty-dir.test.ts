@@ -1,6 +1,6 @@
-import { mkdir, readdir, stat, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { emptyDirIn } from '../../../harness/sandbox/empty-dir.js';
 import { tempDir } from '../../support/temp-dir.js';
 
@@ -21,6 +21,8 @@ describe('emptyDirIn', () => {
     await mkdir(path.join(cache, 'empty'), { recursive: true });
     await writeFile(path.join(cache, 'empty', 'planted'), 'x');
     const fallback = emptyDirIn(cache);
+    // A temporary one, removed at the process's exit; a test worker outlives this test, so now.
+    onTestFinished(() => rm(fallback, { recursive: true, force: true }));
     expect(fallback).not.toBe(path.join(cache, 'empty'));
     expect(await readdir(fallback)).toEqual([]);
 
@@ -28,6 +30,8 @@ describe('emptyDirIn', () => {
     await mkdir(linked);
     await mkdir(path.join(dir.path, 'elsewhere'), { mode: 0o555 });
     await symlink(path.join(dir.path, 'elsewhere'), path.join(linked, 'empty'));
-    expect(emptyDirIn(linked)).not.toBe(path.join(linked, 'empty'));
+    const instead = emptyDirIn(linked);
+    onTestFinished(() => rm(instead, { recursive: true, force: true }));
+    expect(instead).not.toBe(path.join(linked, 'empty'));
   });
 });
