@@ -1,4 +1,5 @@
 import type { ExecutorBoot } from './executor-boot.js';
+import { isObject } from './is-object.js';
 import type { PolicyLimits, ResolvedPolicy } from './policy.js';
 
 /*
@@ -8,8 +9,6 @@ import type { PolicyLimits, ResolvedPolicy } from './policy.js';
  * what zod accepts: callers then ask zod, which also words the refusal.
  * test/unit/rpc/hand-checks.test.ts holds the two together.
  */
-
-type Json = Record<string, unknown>;
 
 /** Like `ExecutorBoot.safeParse(value).data`, without zod; undefined where zod might refuse. */
 export function checkExecutorBoot(value: unknown): ExecutorBoot | undefined {
@@ -91,10 +90,6 @@ function checkStringRecord(value: unknown): Record<string, string> | undefined {
     out[key] = value[key];
   }
   return out;
-}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isStrings(value: unknown): value is string[] {

@@ -1,3 +1,4 @@
+import { isObject } from './is-object.js';
 import type { ToolCallRequest, ToolOutputRequest } from './tool.js';
 
 /*
@@ -21,10 +22,6 @@ export function checkToolOutputRequest(value: unknown): ToolOutputRequest | unde
   if (!isObject(value)) return undefined;
   const { callId } = value;
   return isCallId(callId) ? { callId } : undefined;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isCallId(value: unknown): value is string {

@@ -1,3 +1,4 @@
+import { isObject } from './is-object.js';
 import type { RequestFrame, RequestId, ResponseFrame } from './rpc-envelope.js';
 
 /*
@@ -12,10 +13,6 @@ function isRequestId(value: unknown): value is RequestId {
   return typeof value === 'number'
     ? Number.isInteger(value) && value >= 0
     : typeof value === 'string' && value.length >= 1 && value.length <= 128;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 const METHODS: ReadonlySet<unknown> = new Set(['query', 'mutation', 'subscription']);

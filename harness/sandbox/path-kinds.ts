@@ -5,6 +5,17 @@ import path from 'node:path';
 /** What a path is on the host, without following a final symlink; undefined when absent. */
 export type PathKind = 'file' | 'dir' | 'other' | undefined;
 
+/** What a path is on the host, without following a final symlink; undefined when absent. */
+export async function pathKind(p: string): Promise<PathKind> {
+  return kindOf(await lstat(p).catch(() => undefined));
+}
+
+function kindOf(info: Stats | undefined): PathKind {
+  if (!info) return undefined;
+  if (info.isDirectory()) return 'dir';
+  return info.isFile() ? 'file' : 'other';
+}
+
 /** One `lstat` per path for the length of one sandbox plan. */
 export interface PathKinds {
   kind(p: string): Promise<PathKind>;
@@ -31,10 +42,7 @@ export function createPathKinds(): PathKinds {
   };
   return {
     async kind(p) {
-      const info = await statOf(p);
-      if (!info) return undefined;
-      if (info.isDirectory()) return 'dir';
-      return info.isFile() ? 'file' : 'other';
+      return kindOf(await statOf(p));
     },
     async isSymlink(p) {
       return (await statOf(p))?.isSymbolicLink() ?? false;

@@ -10,11 +10,11 @@ import { sharedEmptyDir } from './empty-dir.js';
 import { executorEnvironment } from './executor-env.js';
 import { isolationArgs } from './isolation-args.js';
 import { mountArgs } from './mount-plan.js';
+import { pathKind } from './path-kinds.js';
 import { acquirePlaceholders } from './placeholders.js';
 import { planSandbox, type SandboxPlan } from './plan-sandbox.js';
 import { probeSandbox } from './probe-sandbox.js';
 import { SandboxUnavailableError } from './sandbox-errors.js';
-import { pathKind } from './scan-paths.js';
 
 let sequence = 0;
 /** Protected names already reported as appeared: once per harness, not once per sub-agent's sandbox. */

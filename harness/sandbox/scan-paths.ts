@@ -1,5 +1,5 @@
 import type { Dirent } from 'node:fs';
-import { lstat, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import picomatch from 'picomatch';
 
@@ -73,18 +73,6 @@ export async function scanPaths(
 /** A directory's entries; none when it cannot be read (gone, or not a directory). */
 function listDir(dir: string): Promise<Dirent[]> {
   return readdir(dir, { withFileTypes: true }).catch(() => []);
-}
-
-/** What a path is on the host, without following a final symlink; undefined when absent. */
-export async function pathKind(p: string): Promise<'file' | 'dir' | 'other' | undefined> {
-  try {
-    const info = await lstat(p);
-    if (info.isDirectory()) return 'dir';
-    if (info.isFile()) return 'file';
-    return 'other';
-  } catch {
-    return undefined;
-  }
 }
 
 const running = new Map<string, Promise<ScanResult>>();

@@ -1,4 +1,5 @@
 import { ImageInput } from '../../shared/engine-events.js';
+import { isObject } from '../../shared/is-object.js';
 import type { SessionEvent } from '../../shared/session-format.js';
 
 /**
@@ -22,10 +23,6 @@ export function isSessionEvent(value: unknown): value is SessionEvent {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const MEDIA_TYPES: ReadonlySet<unknown> = new Set(ImageInput.shape.mediaType.options);
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function isUuid(value: unknown): boolean {
   return typeof value === 'string' && UUID.test(value);
