@@ -1,5 +1,3 @@
-import { subscribe } from 'node:diagnostics_channel';
-
 /**
  * `SKATE_TRACE_START=1`: each step of an agent's start as `skate-trace +MS cpu MS step` on stderr:
  * the time since this process began (Node's own boot included) and the CPU time it used so far,
@@ -14,15 +12,4 @@ export function traceStart(step: string): void {
   const { user, system } = process.cpuUsage();
   const cpu = ((user + system) / 1000).toFixed(1);
   process.stderr.write(`skate-trace +${performance.now().toFixed(1)} cpu ${cpu} ${step}\n`);
-}
-
-if (tracing) {
-  // Node's fetch (undici) reports its connections and requests here; nothing is published otherwise.
-  // Only what a request is and when: never its headers, which carry the API key.
-  subscribe('undici:client:beforeConnect', () => traceStart('http: connecting'));
-  subscribe('undici:client:connected', () => traceStart('http: connected'));
-  subscribe('undici:client:sendHeaders', (message) => {
-    const { request } = message as { request: { method: string; path: string } };
-    traceStart(`http: ${request.method} ${request.path} headers sent`);
-  });
 }

@@ -1,10 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import Anthropic, { type ClientOptions } from '@anthropic-ai/sdk';
+import type { ClientOptions } from '@anthropic-ai/sdk/client';
 import { traceStart } from '../start-trace.js';
 import { classifyFailure, type Failure } from './classify-failure.js';
 import { createMessageAccumulator } from './message-accumulator.js';
+import { MessagesClient } from './messages-client.js';
 import { contextWindow } from './model-catalog.js';
 import type { ModelProvider, ModelRequest, ProviderError, ProviderEvent } from './model-provider.js';
+import { createNodeHttpFetch } from './node-http-fetch.js';
 import { type Backoff, retryDelayMs } from './retry-delay.js';
 import { toAnthropicParams } from './to-anthropic-params.js';
 
@@ -16,7 +18,7 @@ export interface AnthropicProviderOptions {
   maxRetries?: number;
   /** Backoff between retries: 500 ms doubling up to 30 s by default. */
   backoff?: Partial<Backoff>;
-  /** A fetch to use instead of the global one (a proxy, a test double). */
+  /** A fetch to use instead of ours on `node:http(s)` (a proxy, a test double). */
   fetch?: ClientOptions['fetch'];
   /** Debug lines (attempts, retries, failures, SDK warnings); never carries the key. */
   onDebug?: (line: string) => void;
@@ -37,11 +39,13 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Mode
   const redact = redactor(options.apiKey);
   const debug = (line: string): void => options.onDebug?.(redact(line));
   const sdkLog = (message: string): void => debug(`anthropic sdk: ${message}`);
-  const client = new Anthropic({
+  // A custom fetch is the caller's own, not ours to warm.
+  const transport = options.fetch ? undefined : createNodeHttpFetch();
+  const client = new MessagesClient({
     apiKey: options.apiKey,
     baseURL: options.baseURL,
     maxRetries: 0,
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    fetch: options.fetch ?? transport?.fetch,
     // The SDK logs to the console by default, which would tear a TUI.
     logger: { error: sdkLog, warn: sdkLog, info: () => {}, debug: () => {} },
     logLevel: 'warn',
@@ -109,21 +113,9 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Mode
     name: 'anthropic',
     stream,
     contextWindow,
-    // A custom fetch is the caller's own; only Node's is worth warming.
-    ...(!options.fetch && { warm: warmFetch }),
+    // Loads node:http(s) and opens the API's connection while the executor starts; sends nothing.
+    ...(transport && { warm: () => transport.warm(client.baseURL) }),
   };
-}
-
-/**
- * Node's fetch (undici) is loaded and compiled on first use, ~30-80 ms here; the SDK's first
- * request would pay for it after the executor is ready. A `data:` URL runs the same fetch
- * machinery (Request, Headers, body streams) without a socket: nothing leaves the process.
- */
-async function warmFetch(): Promise<void> {
-  const response = await fetch('data:application/json,{}', {
-    headers: { 'content-type': 'application/json' },
-  });
-  await response.json();
 }
 
 /** Requests that cannot succeed, refused before anything is sent. */

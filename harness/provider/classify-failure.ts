@@ -1,4 +1,4 @@
-import { APIConnectionError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
+import { APIConnectionError, APIError, APIUserAbortError } from '@anthropic-ai/sdk/core/error';
 import type { ProviderErrorKind } from './model-provider.js';
 import { retryAfterMs } from './retry-delay.js';
 
@@ -100,7 +100,8 @@ function isNetworkError(error: unknown): error is Error {
   for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && NETWORK_CODES.test(code)) return true;
-    // undici: a body cut off mid-stream is `TypeError: terminated`, a failed connect `TypeError: fetch failed`.
+    // Fetch's TypeErrors, from undici (a caller's own fetch) or ours on node:http, which says the same:
+    // a body cut off mid-stream is `TypeError: terminated`, a failed connect `TypeError: fetch failed`.
     if (e instanceof TypeError && (e.message === 'terminated' || e.message === 'fetch failed')) return true;
   }
   return false;

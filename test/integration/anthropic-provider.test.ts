@@ -1,3 +1,5 @@
+import { createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { createAnthropicProvider } from '../../harness/provider/anthropic-provider.js';
 import type { ModelProvider, ModelRequest, ProviderEvent } from '../../harness/provider/model-provider.js';
@@ -330,6 +332,23 @@ describe('createAnthropicProvider against a local Messages API', () => {
     expect(done(events).message.content).toEqual([{ type: 'text', text: 'ok' }]);
   });
 
+  it('fails a refused connection as a connection error after the retries', async () => {
+    const port = await closedPort();
+    const provider = createAnthropicProvider({
+      apiKey: API_KEY,
+      baseURL: `http://127.0.0.1:${port}`,
+      backoff: { baseMs: 5, capMs: 20 },
+      maxRetries: 2,
+    });
+    await provider.warm!(); // a refused warm-up is no failure
+    const events = await collect(provider.stream(request(), new AbortController().signal));
+    expect(events.filter((event) => event.type === 'retry')).toHaveLength(2);
+    expect(failed(events).error.kind).toBe('connection');
+    expect(failed(events).error.message).toMatch(
+      /Could not reach the Anthropic API after 3 attempts \(.*ECONNREFUSED/,
+    );
+  });
+
   it('gives up after the configured retries', async () => {
     const unavailable = apiErrorReply(503, 'api_error', 'Try later');
     await using server = await fakeMessagesApi([unavailable, unavailable, unavailable]);
@@ -435,7 +454,7 @@ describe('createAnthropicProvider against a local Messages API', () => {
 });
 
 describe('warming the HTTP client while the executor starts', () => {
-  it('sends nothing and opens no connection: the first request is still the first thing the API sees', async () => {
+  it('opens the connection and sends nothing: the first request is still the first thing the API sees, over that connection', async () => {
     await using server = await fakeMessagesApi([
       {
         type: 'message',
@@ -446,9 +465,54 @@ describe('warming the HTTP client while the executor starts', () => {
     const provider = providerFor(server);
     expect(provider.warm).toBeTypeOf('function');
     await provider.warm!();
-    expect(server.connections).toBe(0);
+    await until(() => server.connections === 1);
     expect(server.requests).toHaveLength(0);
     expect(textOf(await collect(provider.stream(request(), new AbortController().signal)))).toBe('warm');
+    expect(server.requests).toHaveLength(1);
+    expect(server.connections).toBe(1);
+  });
+
+  it('opens a new connection when the server closed the warmed one before the first request', async () => {
+    await using server = await fakeMessagesApi([textReply('fresh')]);
+    const provider = providerFor(server);
+    await provider.warm!();
+    await until(() => server.connections === 1);
+    server.closeIdleConnections();
+    // The server's close reaches the client's socket on the next turns of this process's event loop.
+    await sleep(20);
+    const events = await collect(provider.stream(request(), new AbortController().signal));
+    expect(events.filter((event) => event.type === 'retry')).toEqual([]);
+    expect(textOf(events)).toBe('fresh');
+    expect(server.connections).toBe(2);
+  });
+
+  it('reuses the connection for the next request', async () => {
+    await using server = await fakeMessagesApi([textReply('one'), textReply('two')]);
+    const provider = providerFor(server);
+    await provider.warm!();
+    expect(textOf(await collect(provider.stream(request(), new AbortController().signal)))).toBe('one');
+    expect(textOf(await collect(provider.stream(request(), new AbortController().signal)))).toBe('two');
+    expect(server.connections).toBe(1);
+  });
+
+  it("never uses Node's fetch (undici): requests go over node:http", async () => {
+    await using server = await fakeMessagesApi([textReply('no undici')]);
+    const calls: unknown[] = [];
+    const nodeFetch = globalThis.fetch;
+    globalThis.fetch = (...args: Parameters<typeof fetch>) => {
+      calls.push(args[0]);
+      return nodeFetch(...args);
+    };
+    try {
+      const provider = providerFor(server);
+      await provider.warm!();
+      expect(textOf(await collect(provider.stream(request(), new AbortController().signal)))).toBe(
+        'no undici',
+      );
+    } finally {
+      globalThis.fetch = nodeFetch;
+    }
+    expect(calls).toEqual([]);
     expect(server.requests).toHaveLength(1);
   });
 
@@ -457,3 +521,20 @@ describe('warming the HTTP client while the executor starts', () => {
     expect(provider.warm).toBeUndefined();
   });
 });
+
+async function until(condition: () => boolean, timeoutMs = 2000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting for a condition');
+    await sleep(5);
+  }
+}
+
+/** A local port nothing listens on (it did a moment ago). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}

@@ -1,5 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as z from 'zod';
 
@@ -78,6 +78,8 @@ export interface FakeMessagesApi extends AsyncDisposable {
   /** Replies not taken yet. */
   readonly pending: number;
   enqueue(...replies: FakeReply[]): void;
+  /** Closes the connections that carry no request now (opened ahead, or kept alive), as a server does with idle ones. */
+  closeIdleConnections(): void;
 }
 
 /** A failure reply with the API's error body: `{ type: 'error', error: { type, message } }`. */
@@ -102,8 +104,11 @@ export async function fakeMessagesApi(replies: FakeReply[] = []): Promise<FakeMe
   const arrivals: number[] = [];
   let connections = 0;
 
+  /** Connections that have not carried a request yet. */
+  const unused = new Set<Socket>();
   const server = createServer((req, res) => {
     arrivals.push(performance.now());
+    unused.delete(req.socket);
     let settle: (outcome: ReplyOutcome) => void = () => {};
     const finished = new Promise<ReplyOutcome>((resolve) => {
       settle = resolve;
@@ -121,7 +126,11 @@ export async function fakeMessagesApi(replies: FakeReply[] = []): Promise<FakeMe
     // A client that goes away mid-request is an outcome to record, not a crash of the test run.
     handle(req, res, record, requests.length, queue, settle).catch(() => res.destroy());
   });
-  server.on('connection', () => connections++);
+  server.on('connection', (socket: Socket) => {
+    connections++;
+    unused.add(socket);
+    socket.once('close', () => unused.delete(socket));
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 
@@ -137,6 +146,10 @@ export async function fakeMessagesApi(replies: FakeReply[] = []): Promise<FakeMe
     },
     enqueue(...more) {
       queue.push(...more);
+    },
+    closeIdleConnections() {
+      server.closeIdleConnections(); // kept-alive ones; Node's leaves those that never carried a request
+      for (const socket of unused) socket.destroy();
     },
     async [Symbol.asyncDispose]() {
       server.closeAllConnections();
