@@ -1,10 +1,13 @@
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Anthropic, { APIConnectionTimeoutError } from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
 import { classifyFailure } from '../../harness/provider/classify-failure.js';
 import { createNodeHttpFetch } from '../../harness/provider/node-http-fetch.js';
+import { fakeMessagesApi } from '../support/fake-messages-api.js';
 
 interface Served extends AsyncDisposable {
   url: string;
@@ -177,5 +180,18 @@ describe('the node:http fetch the SDK uses', () => {
     });
     await expect(attempt).rejects.toBeInstanceOf(APIConnectionTimeoutError);
     expect(await server.outcomes[0]).toBe('client_closed');
+  });
+
+  it('checks the certificate of an https server: one this process does not trust is refused', async () => {
+    const tls = path.join(import.meta.dirname, '..', 'fixtures', 'tls');
+    await using api = await fakeMessagesApi([], {
+      key: readFileSync(path.join(tls, 'localhost-key.pem')),
+      cert: readFileSync(path.join(tls, 'localhost-cert.pem')),
+    });
+    const { fetch } = createNodeHttpFetch();
+    const error = await fetch(`${api.url}/v1/messages`).catch((failure: unknown) => failure);
+    expect(error).toBeInstanceOf(TypeError);
+    expect((error as Error).cause).toMatchObject({ code: 'DEPTH_ZERO_SELF_SIGNED_CERT' });
+    expect(api.requests).toHaveLength(0);
   });
 });

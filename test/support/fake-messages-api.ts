@@ -1,4 +1,11 @@
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type RequestListener,
+  type ServerResponse,
+} from 'node:http';
+import { createServer as createTlsServer, type ServerOptions as TlsOptions } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as z from 'zod';
@@ -98,7 +105,11 @@ export function apiErrorReply(
  * with JSON otherwise, from a queue of scripted replies, and records every
  * request. A request that finds the queue empty gets a 400 that says so.
  */
-export async function fakeMessagesApi(replies: FakeReply[] = []): Promise<FakeMessagesApi> {
+export async function fakeMessagesApi(
+  replies: FakeReply[] = [],
+  /** Serves HTTPS with this key and certificate (for `localhost`), as the real API does. */
+  tls?: Pick<TlsOptions, 'key' | 'cert'>,
+): Promise<FakeMessagesApi> {
   const queue = [...replies];
   const requests: RecordedRequest[] = [];
   const arrivals: number[] = [];
@@ -106,7 +117,7 @@ export async function fakeMessagesApi(replies: FakeReply[] = []): Promise<FakeMe
 
   /** Connections that have not carried a request yet. */
   const unused = new Set<Socket>();
-  const server = createServer((req, res) => {
+  const listener: RequestListener = (req, res) => {
     arrivals.push(performance.now());
     unused.delete(req.socket);
     let settle: (outcome: ReplyOutcome) => void = () => {};
@@ -125,9 +136,11 @@ export async function fakeMessagesApi(replies: FakeReply[] = []): Promise<FakeMe
     res.on('close', () => settle(res.writableFinished ? 'completed' : 'client_closed'));
     // A client that goes away mid-request is an outcome to record, not a crash of the test run.
     handle(req, res, record, requests.length, queue, settle).catch(() => res.destroy());
-  });
-  server.on('connection', (socket: Socket) => {
-    connections++;
+  };
+  const server = tls ? createTlsServer(tls, listener) : createServer(listener);
+  server.on('connection', () => connections++);
+  // The socket a request arrives on: under TLS, the TLS socket over the TCP one.
+  server.on(tls ? 'secureConnection' : 'connection', (socket: Socket) => {
     unused.add(socket);
     socket.once('close', () => unused.delete(socket));
   });
@@ -135,7 +148,7 @@ export async function fakeMessagesApi(replies: FakeReply[] = []): Promise<FakeMe
   const { port } = server.address() as AddressInfo;
 
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: tls ? `https://localhost:${port}` : `http://127.0.0.1:${port}`,
     requests,
     arrivals,
     get connections() {
