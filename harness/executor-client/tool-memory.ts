@@ -4,7 +4,7 @@ import path from 'node:path';
 import * as z from 'zod';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import { ToolDefinition } from '../../shared/tool.js';
-import { skateCacheDir } from '../cache-dir.js';
+import { skateCacheDir } from '../skate-cache-dir.js';
 import { distPath } from '../project-paths.js';
 
 /** Lists kept; the oldest go first (one per workspace and policy in use). */

@@ -2,7 +2,7 @@ import { accessSync, constants, readFileSync, statSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { hostname, release, version } from 'node:os';
 import path from 'node:path';
-import { skateCacheDir } from '../cache-dir.js';
+import { skateCacheDir } from '../skate-cache-dir.js';
 
 /** Kernel settings that decide whether bubblewrap may create user namespaces. */
 const USERNS_SETTINGS = [
