@@ -23,7 +23,20 @@ export interface ConnectionPool {
  * here, for kept-alive sockets and for a pre-opened one waiting for its first request.
  */
 const IDLE_MS = 5_000;
-const AGENT_OPTIONS: http.AgentOptions = { keepAlive: true, scheduling: 'lifo', timeout: IDLE_MS };
+
+/**
+ * `NODE_USE_ENV_PROXY=1`: Node 24 then sends its fetch and its global agents' requests through
+ * HTTP_PROXY/HTTPS_PROXY (minus NO_PROXY); these agents do the same with `proxyEnv`, an option
+ * older Nodes ignore (as their fetch ignored proxies). Nothing is opened ahead through a proxy.
+ */
+const proxied = Boolean(process.env.NODE_USE_ENV_PROXY);
+
+const AGENT_OPTIONS: http.AgentOptions = {
+  keepAlive: true,
+  scheduling: 'lifo',
+  timeout: IDLE_MS,
+  ...(proxied && { proxyEnv: process.env }),
+};
 
 interface Spare {
   key: string;
@@ -72,7 +85,8 @@ export function createConnectionPool(): ConnectionPool {
   async function preconnect(origin: URL): Promise<void> {
     const { agent } = await forUrl(origin);
     // Once a request has connected (or a spare waits), there is nothing to open ahead.
-    if (spare || Object.keys(agent.sockets).length + Object.keys(agent.freeSockets).length > 0) return;
+    if (proxied || spare || Object.keys(agent.sockets).length + Object.keys(agent.freeSockets).length > 0)
+      return;
     const port = portOf(origin);
     const key = keyOf(origin.hostname, port);
     const host = unbracket(origin.hostname);

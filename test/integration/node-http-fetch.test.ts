@@ -1,10 +1,13 @@
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { pathToFileURL } from 'node:url';
 import Anthropic, { APIConnectionTimeoutError } from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
+import { distPath } from '../../harness/project-paths.js';
 import { classifyFailure } from '../../harness/provider/classify-failure.js';
 import { createNodeHttpFetch } from '../../harness/provider/node-http-fetch.js';
 import { fakeMessagesApi } from '../support/fake-messages-api.js';
@@ -194,4 +197,37 @@ describe('the node:http fetch the SDK uses', () => {
     expect((error as Error).cause).toMatchObject({ code: 'DEPTH_ZERO_SELF_SIGNED_CERT' });
     expect(api.requests).toHaveLength(0);
   });
+
+  it.runIf(nodeHasEnvProxy())(
+    'sends requests through HTTP_PROXY when NODE_USE_ENV_PROXY is set, as Node 24 does for its fetch',
+    async () => {
+      const seen: (string | undefined)[] = [];
+      await using proxy = await serve((req, res) => {
+        seen.push(req.url);
+        res.end('via proxy');
+      });
+      const module = pathToFileURL(distPath('harness', 'provider', 'node-http-fetch.js')).href;
+      const script = `const { createNodeHttpFetch } = await import(${JSON.stringify(module)});
+        const http = createNodeHttpFetch();
+        await http.warm('http://api.invalid');
+        const response = await http.fetch('http://api.invalid/v1/messages', { method: 'POST', body: '{}' });
+        process.stdout.write(await response.text());`;
+      const output = await new Promise<string>((resolve, reject) => {
+        execFile(
+          process.execPath,
+          ['--input-type=module', '-e', script],
+          { env: { ...process.env, NODE_USE_ENV_PROXY: '1', HTTP_PROXY: proxy.url } },
+          (error, stdout) => (error ? reject(error) : resolve(stdout)),
+        );
+      });
+      expect(output).toBe('via proxy');
+      expect(seen).toEqual(['http://api.invalid/v1/messages']);
+    },
+  );
 });
+
+/** Node's env proxy support for its http agents (`proxyEnv`) came in 24.5. */
+function nodeHasEnvProxy(): boolean {
+  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+  return major > 24 || (major === 24 && minor >= 5);
+}
