@@ -1,14 +1,19 @@
-import type * as http from 'node:http';
+import * as http from 'node:http';
+import * as https from 'node:https';
 import { isIP, type Socket } from 'node:net';
 import { traceStart } from '../start-trace.js';
 
 /** `node:http` or `node:https`: the two have the same shape for what is used here. */
 export type HttpModule = Pick<typeof http, 'Agent' | 'request'>;
 
-/** Kept-alive agents, one per protocol, that can open a connection ahead of the first request. */
+/**
+ * Kept-alive agents, one per protocol, that can open a connection ahead of the first request.
+ * `node:https` (and TLS) load with this module, while the executor boots: the API is https, and
+ * on an http base URL they cost ~1 ms of CPU here.
+ */
 export interface ConnectionPool {
-  /** The module and keep-alive agent for a URL's protocol (`node:https` loaded on first use only). */
-  forUrl(url: URL): Promise<{ module: HttpModule; agent: http.Agent }>;
+  /** The module and keep-alive agent for a URL's protocol. */
+  forUrl(url: URL): { module: HttpModule; agent: http.Agent };
   /**
    * Opens a connection to `origin` (TCP, and TLS for https) that the next request to it
    * takes instead of connecting then; settles once connected or failed, never rejects.
@@ -45,7 +50,7 @@ interface Spare {
 }
 
 export function createConnectionPool(): ConnectionPool {
-  const agents = new Map<string, Promise<{ module: HttpModule; agent: http.Agent }>>();
+  const agents = new Map<HttpModule, http.Agent>();
   let spare: Spare | undefined;
 
   /** The spare socket for `host:port`, detached from its watchers, if it is still good. */
@@ -71,19 +76,19 @@ export function createConnectionPool(): ConnectionPool {
     return agent;
   }
 
-  function forUrl(url: URL): Promise<{ module: HttpModule; agent: http.Agent }> {
-    let entry = agents.get(url.protocol);
-    if (!entry) {
-      const loading: Promise<HttpModule> =
-        url.protocol === 'https:' ? import('node:https') : import('node:http');
-      entry = loading.then((module) => ({ module, agent: makeAgent(module) }));
-      agents.set(url.protocol, entry);
+  function forUrl(url: URL): { module: HttpModule; agent: http.Agent } {
+    const module = url.protocol === 'https:' ? https : http;
+    let agent = agents.get(module);
+    if (!agent) {
+      agent = makeAgent(module);
+      agents.set(module, agent);
     }
-    return entry;
+    return { module, agent };
   }
 
+  /** Opens the connection at once (synchronously), then settles once it is up or failed. */
   async function preconnect(origin: URL): Promise<void> {
-    const { agent } = await forUrl(origin);
+    const { agent } = forUrl(origin);
     // Once a request has connected (or a spare waits), there is nothing to open ahead.
     if (proxied || spare || Object.keys(agent.sockets).length + Object.keys(agent.freeSockets).length > 0)
       return;

@@ -8,8 +8,9 @@ export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promi
 export interface NodeHttpFetch {
   fetch: Fetch;
   /**
-   * Loads what the first request to `baseURL` needs (`node:https` and TLS for https) and opens
-   * its connection, which that request then takes. Sends nothing.
+   * Loads the classes the first response is built from and opens the connection to `baseURL`
+   * (TCP, then TLS for https; started before this returns), which the first request then takes.
+   * Settles once connected or failed, never rejects. Sends nothing.
    */
   warm(baseURL: string): Promise<void>;
 }
@@ -41,8 +42,7 @@ export function createNodeHttpFetch(pool: ConnectionPool = createConnectionPool(
     });
     if (body && headers['content-length'] === undefined) headers['content-length'] = String(body.length);
     const method = (init.method ?? 'GET').toUpperCase();
-    const { module, agent } = await pool.forUrl(url);
-    signal?.throwIfAborted();
+    const { module, agent } = pool.forUrl(url);
 
     return new Promise<Response>((resolve, reject) => {
       const request = module.request(url, { method, headers, agent });
@@ -104,9 +104,10 @@ function webBody(
     response.once('end', done);
     return null;
   }
+  /** Closed, errored or cancelled: what arrives later is dropped. */
+  let settled = false;
   return new ReadableStream<Uint8Array>({
     start(controller) {
-      let settled = false;
       const settle = (error?: Error): void => {
         if (settled) return;
         settled = true;
@@ -125,7 +126,7 @@ function webBody(
         if (signal?.aborted) settle(abortReason(signal));
         else settle(new TypeError('terminated', { cause: connectionLost() }));
       };
-      response.once('error', cutOff);
+      response.on('error', cutOff);
       response.once('close', () => {
         if (!response.complete) cutOff();
       });
@@ -135,6 +136,7 @@ function webBody(
     },
     cancel() {
       // Nobody reads on: close the connection rather than drain a stream of unknown length.
+      settled = true;
       done();
       request.destroy();
     },

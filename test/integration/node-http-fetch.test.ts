@@ -112,7 +112,7 @@ describe('the node:http fetch the SDK uses', () => {
     const { fetch } = createNodeHttpFetch();
     const controller = new AbortController();
     const pending = fetch(server.url, { method: 'POST', body: 'x', signal: controller.signal });
-    await sleep(30);
+    while (server.outcomes.length === 0) await sleep(5);
     controller.abort();
     await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
     expect(await server.outcomes[0]).toBe('client_closed');
