@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -37,6 +38,14 @@ export interface SubagentFigures {
    * once against 1, in the same rounds. What sub-agents add on top of that is the harness's.
    */
   executors_8_vs_1: number;
+  /**
+   * The machine's floor, in the same rounds: `node -e 0`, 8 at once against 1. Each executor is at
+   * least one Node process, so sub-agents cannot scale better than this here.
+   */
+  node_8_vs_1: number;
+  /** The medians behind `node_8_vs_1`. */
+  node_1_wall_ms: number;
+  node_8_wall_ms: number;
   /** The harness's own CPU for one sub-agent (policy, sandbox plan, spawn, engine, teardown) when 8 run at once. */
   subagent_parent_cpu_ms: number;
   /** The same for a run with one sub-agent (it includes the parent's own turns). */
@@ -169,6 +178,25 @@ async function runExecutors(policy: ResolvedPolicy, count: number): Promise<numb
   return performance.now() - started;
 }
 
+/** Starts `count` bare Node processes (`node -e 0`) at once and waits for them to exit; the wall time. */
+async function runNodes(count: number): Promise<number> {
+  const started = performance.now();
+  await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<void>((resolve, reject) => {
+          const child = spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' });
+          child.once('error', reject);
+          child.once('exit', (code) =>
+            code === 0 ? resolve() : reject(new Error(`node -e 0 exited with ${code}`)),
+          );
+        }),
+    ),
+  );
+  return performance.now() - started;
+}
+
 /** Sum of VmRSS over a process and everything below it, in MB. */
 async function treeRssMb(pid: number | undefined): Promise<number> {
   if (pid === undefined) return Number.NaN;
@@ -197,6 +225,7 @@ export async function benchSubagents(): Promise<SubagentFigures> {
     const singleCpu: number[] = [];
     const wideCpu: number[] = [];
     const bare: { one: number[]; wide: number[] } = { one: [], wide: [] };
+    const nodes: { one: number[]; wide: number[] } = { one: [], wide: [] };
     for (let i = 0; i < ROUNDS; i++) {
       const run = await runParent(policy, 1, false);
       ready.push(...run.readyMs);
@@ -207,6 +236,8 @@ export async function benchSubagents(): Promise<SubagentFigures> {
       wideCpu.push(wideRun.cpuMs / WIDE);
       bare.one.push(await runExecutors(policy, 1));
       bare.wide.push(await runExecutors(policy, WIDE));
+      nodes.one.push(await runNodes(1));
+      nodes.wide.push(await runNodes(WIDE));
     }
     const ratios = wide.map((wall, i) => wall / single[i]!);
     const memory = await runParent(policy, WIDE, true);
@@ -219,6 +250,9 @@ export async function benchSubagents(): Promise<SubagentFigures> {
       subagents_8_vs_1: round(wideWall / oneWall, 2),
       subagents_8_vs_1_range: [round(Math.min(...ratios), 2), round(Math.max(...ratios), 2)],
       executors_8_vs_1: round(median(bare.wide) / median(bare.one), 2),
+      node_8_vs_1: round(median(nodes.wide) / median(nodes.one), 2),
+      node_1_wall_ms: round(median(nodes.one)),
+      node_8_wall_ms: round(median(nodes.wide)),
       subagent_parent_cpu_ms: round(median(wideCpu)),
       subagent_1_parent_cpu_ms: round(median(singleCpu)),
       executor_rss_mb: round(memory.rssMb.reduce((a, b) => a + b, 0) / memory.rssMb.length),
