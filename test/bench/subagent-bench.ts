@@ -2,6 +2,8 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { WARM_AFTER_IDLE_MS } from '../../executor/executor.js';
 import { createSpawnAgentTool } from '../../harness/agents/spawn-agent-tool.js';
 import { createCollectingEmitter } from '../../harness/emitters/collecting-emitter.js';
 import { createCommandInbox } from '../../harness/engine/command-inbox.js';
@@ -20,6 +22,8 @@ import { noTools } from '../support/spawn-harness.js';
 import { median, round } from './stats.js';
 
 const WIDE = 8;
+/** Time given to an idle executor's warm-up to finish before its memory is measured. */
+const WARM_UP_ALLOWANCE_MS = 500;
 /** Rounds of one single run then one wide run, alternating, so both see the same machine. */
 const ROUNDS = 5;
 
@@ -51,7 +55,7 @@ export interface SubagentFigures {
   subagent_parent_cpu_ms: number;
   /** The same for a run with one sub-agent (it includes the parent's own turns). */
   subagent_1_parent_cpu_ms: number;
-  /** Resident memory of one child executor's process tree (sandbox, executor), mean over 8 alive at once. */
+  /** Resident memory of one child executor's process tree (sandbox, executor), mean over 8 alive and warmed up at once. */
   executor_rss_mb: number;
 }
 
@@ -140,6 +144,8 @@ async function runParent(policy: ResolvedPolicy, count: number, measureRss: bool
   const rssMb: number[] = [];
   const measuring = measureRss
     ? everyoneWaiting.then(async () => {
+        // Idle executors warm up (the shell module, zod, one spawn): measure them as they are after it.
+        await sleep(WARM_AFTER_IDLE_MS + WARM_UP_ALLOWANCE_MS);
         for (const child of spawned) rssMb.push(await treeRssMb(child.pid));
         release();
       })
