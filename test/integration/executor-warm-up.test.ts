@@ -60,8 +60,8 @@ describe('an executor process warming up', () => {
     await using executor = await rawExecutor(testPolicy(dir.path), undefined, [wrapper]);
     executor.request(1, 'query', 'listTools');
     expect(await executor.next()).toMatchObject({ id: 1 });
-    // Well inside the quiet spell it waits for (WARM_AFTER_IDLE_MS), where it used to spawn at once.
-    await sleep(50);
+    // Well inside the quiet spell it waits for (150 ms), where it used to spawn at once.
+    await sleep(30);
     expect(await logOf(log, 1, 0)).toEqual([]);
     const exited = new Promise((resolve) => executor.child.once('exit', resolve));
     executor.request(2, 'mutation', 'shutdown');
