@@ -1,7 +1,8 @@
 import { accessSync, constants, readFileSync, statSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { homedir, hostname, release, version } from 'node:os';
+import { hostname, release, version } from 'node:os';
 import path from 'node:path';
+import { skateCacheDir } from '../skate-cache-dir.js';
 
 /** Kernel settings that decide whether bubblewrap may create user namespaces. */
 const USERNS_SETTINGS = [
@@ -55,11 +56,7 @@ export function probeKey(bwrap: string): string {
 
 /** Where a machine's probe verdict is kept: the user's cache directory. */
 export function probeCacheFile(env: NodeJS.ProcessEnv = process.env): string {
-  const base =
-    env.XDG_CACHE_HOME && path.isAbsolute(env.XDG_CACHE_HOME)
-      ? env.XDG_CACHE_HOME
-      : path.join(homedir(), '.cache');
-  return path.join(base, 'skate', 'sandbox-probe.json');
+  return path.join(skateCacheDir(env), 'sandbox-probe.json');
 }
 
 /** Whether a probe with this key already succeeded here. */
