@@ -27,7 +27,11 @@ const script = compileCached(
   codeCacheFile(codeCacheDir(), SKATE_CLI_BUNDLE_HASH, cacheProfile(argv)),
 );
 if (script.cache !== 'hit') {
-  process.once('exit', () => script.save());
+  // Only after a run that succeeded: one refused early (a bad flag) compiled little of its path,
+  // and its cache would leave every later run of that kind compiling the rest.
+  process.once('exit', (code) => {
+    if (code === 0) script.save();
+  });
   setTimeout(() => script.save(), SAVE_AFTER_MS).unref();
 }
 const cli = script.run(createRequire(bundle)) as {
