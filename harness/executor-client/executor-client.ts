@@ -32,6 +32,18 @@ export interface SpawnExecutorOptions {
    * (loading the SDK, say) runs then, overlapping the executor's start instead of delaying it.
    */
   onSpawned?(): void;
+  /**
+   * The tools this executor is expected to list (what one listed last time under the same policy,
+   * build and Node): `listTools` answers with them until the executor's own list has come.
+   */
+  expectedTools?: ToolDefinition[];
+}
+
+/** An executor spawned but perhaps not ready yet: `ready` settles once it has listed its tools. */
+export interface LaunchedExecutor {
+  client: ExecutorClient;
+  /** The executor's own tool list; rejects when it failed to start (it is then killed). */
+  ready: Promise<ToolDefinition[]>;
 }
 
 export interface ConnectExecutorOptions {
@@ -66,6 +78,10 @@ interface Connection {
 export class ExecutorClient {
   private connection: Connection;
   private toolsCache: Promise<ToolDefinition[]> | undefined;
+  /** Listed in place of the executor's own tools while it starts (`expectedTools`). */
+  private expectedTools: ToolDefinition[] | undefined;
+  /** The first start, while it is under way: calls wait for it, and fail as it failed. */
+  private booting: Promise<unknown> | undefined;
   private callSeq = 0;
   private readonly exitListeners = new Set<(exit: ExecutorExit, expected: boolean) => void>();
   /** Set once shutdown or kill is asked for: an exit after that is expected. */
@@ -84,11 +100,27 @@ export class ExecutorClient {
 
   /** Starts an executor process under `policy` and waits until it answers. */
   static async spawn(options: SpawnExecutorOptions): Promise<ExecutorClient> {
+    const { client, ready } = await ExecutorClient.launch(options);
+    await ready;
+    return client;
+  }
+
+  /**
+   * Starts an executor process under `policy` and returns once it runs, before it is ready: the
+   * caller can go on (with `expectedTools`, even ask a model) while it boots. Tool calls made
+   * meanwhile wait for it, and fail as its start failed.
+   */
+  static async launch(options: SpawnExecutorOptions): Promise<LaunchedExecutor> {
     const start = () => startProcess(options);
     const client = new ExecutorClient(await start(), start, options.restartsOnExit ?? 0);
     options.onSpawned?.();
-    await client.ready(options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS);
-    return client;
+    client.expectedTools = options.expectedTools;
+    const ready = client.ready(options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS).finally(() => {
+      client.expectedTools = undefined;
+      client.booting = undefined;
+    });
+    client.booting = ready.catch(() => undefined);
+    return { client, ready };
   }
 
   /** Connects to an executor served by `skate executor serve` on another host or in a container. */
@@ -113,10 +145,10 @@ export class ExecutorClient {
     return () => this.exitListeners.delete(listener);
   }
 
-  /** The executor's tools, fetched once per executor. */
+  /** The executor's tools, fetched once per executor (while it starts, the tools expected of it). */
   async listTools(): Promise<ToolDefinition[]> {
     await this.restarting;
-    return this.fetchTools();
+    return this.expectedTools ?? this.fetchTools();
   }
 
   /** Whether a tool streams output; true when unknown, so no line is lost. */
@@ -139,6 +171,7 @@ export class ExecutorClient {
    * as an `ExecutorChannelError` or `ExecutorRpcError`.
    */
   async callTool(name: string, input: unknown, options: CallToolOptions = {}): Promise<ToolResult> {
+    await this.booting;
     await this.restarting;
     const { trpc } = this.connection;
     const callId = `call-${++this.callSeq}`;
@@ -244,18 +277,14 @@ export class ExecutorClient {
     });
   }
 
-  private async ready(timeoutMs: number): Promise<void> {
+  private async ready(timeoutMs: number): Promise<ToolDefinition[]> {
     // Not listTools(): during a restart that would wait for the restart itself.
-    const tools = this.fetchTools();
-    const timedOut = await withTimeout(
-      tools.then(() => false),
-      timeoutMs,
-      true,
-    );
-    if (timedOut) {
+    const tools = await withTimeout(this.fetchTools(), timeoutMs);
+    if (!tools) {
       this.kill();
       throw new ExecutorChannelError('startup_timeout', `executor did not answer within ${timeoutMs} ms`);
     }
+    return tools;
   }
 }
 

@@ -8,7 +8,7 @@ import { traceStart } from '../start-trace.js';
 import { AgentRuntimeError } from './agent-runtime-error.js';
 import type { Activity, AgentSettings } from './agent-settings.js';
 import type { SessionLog } from './open-session-log.js';
-import { resolvePolicy, resolveWorkspace, startExecutor } from './start-executor.js';
+import { resolvePolicy, resolveWorkspace, type StartedExecutor, startExecutor } from './start-executor.js';
 
 /** Where the executor's tools and the policy are, as the model is told. */
 export interface ExecutorView {
@@ -77,8 +77,18 @@ export async function startAgent(
     traceStart('executor: spawned');
     onExecutorSpawned?.();
   });
-  const starting = startExecutor(executorSettings, workspace, note, spawned);
+  // The main agent's first request need not wait for its executor when the tools it will list are
+  // known from its last start: the request goes out as soon as the harness is ready and overlaps the
+  // executor's boot. Sub-agents wait: they start in bursts, where no core is idle to overlap with.
+  const early = executorSettings.kind === 'local' && (settings.agent?.length ?? 0) === 0;
+  const starting = startExecutor(executorSettings, workspace, note, { onSpawned: spawned, early });
   starting.catch(spawned);
+  const executorReady = starting.then((started) => started.ready);
+  // A start that failed before the agent is ready fails the agent's start, as a spawn failure does.
+  let failedToStart: { reason: unknown } | undefined;
+  executorReady.catch((reason: unknown) => {
+    failedToStart = { reason };
+  });
   const { provider: makeProvider } = settings.model;
   const [provider, log, instructions] = await Promise.allSettled([
     executorSpawned.then(typeof makeProvider === 'function' ? makeProvider : () => makeProvider),
@@ -102,9 +112,13 @@ export async function startAgent(
   // Then, while the executor still boots, the provider warms up its HTTP client; once the executor
   // is ready the first request goes ahead (and pays for what of the warm-up is left, if any).
   if (provider.status === 'fulfilled') {
-    await Promise.race([starting.catch(() => undefined), warm(provider.value)]);
+    await Promise.race([executorReady.catch(() => undefined), warm(provider.value)]);
   }
-  const [started] = await Promise.allSettled([starting]);
+  const [launched] = await Promise.allSettled([starting]);
+  const started: PromiseSettledResult<StartedExecutor> =
+    launched.status === 'fulfilled' && failedToStart
+      ? { status: 'rejected', reason: failedToStart.reason }
+      : launched;
   traceStart('agent: started');
   if (
     started.status === 'rejected' ||
@@ -112,7 +126,7 @@ export async function startAgent(
     log.status === 'rejected' ||
     instructions.status === 'rejected'
   ) {
-    if (started.status === 'fulfilled') await started.value.executor.shutdown().catch(() => undefined);
+    if (launched.status === 'fulfilled') await launched.value.executor.shutdown().catch(() => undefined);
     if (log.status === 'fulfilled') await log.value.close();
     const failed = [started, provider, log, instructions].find((result) => result.status === 'rejected');
     throw (failed as PromiseRejectedResult).reason;

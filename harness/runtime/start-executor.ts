@@ -1,7 +1,9 @@
 import { realpath, stat } from 'node:fs/promises';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import { applyRunOverrides } from '../../shared/run-overrides.js';
-import { ExecutorClient } from '../executor-client/executor-client.js';
+import type { ToolDefinition } from '../../shared/tool.js';
+import { ExecutorClient, type LaunchedExecutor } from '../executor-client/executor-client.js';
+import { toolMemory } from '../executor-client/tool-memory.js';
 import { formatPolicyProblem, loadPolicy } from '../policy/load-policy.js';
 import { launcherFor } from '../sandbox/choose-launcher.js';
 import { traceStart } from '../start-trace.js';
@@ -12,6 +14,18 @@ import type { ExecutorSettings } from './agent-settings.js';
 export interface StartedExecutor {
   executor: ExecutorClient;
   policy: ResolvedPolicy | undefined;
+  /** Settles once the executor is ready (already, unless it was started `early`); rejects if it failed to. */
+  ready: Promise<void>;
+}
+
+export interface StartExecutorOptions {
+  /** Called once the process runs (for a remote executor, at once), before it is ready. */
+  onSpawned?: () => void;
+  /**
+   * Return before the executor is ready when the tools it will list are known from its last start
+   * under the same policy, build and Node (`toolMemory`): a model can be asked meanwhile.
+   */
+  early?: boolean;
 }
 
 /** The workspace as a real, existing directory. */
@@ -37,27 +51,47 @@ export async function resolvePolicy(name: string, workspace: string): Promise<Re
 /**
  * The one way an executor is started: spawned under its policy in the sandbox
  * `launcherFor` chooses, or connected to a remote one. `workspace` is already
- * resolved. `onSpawned` is called once the process runs (for a remote one, at
- * once), before it is ready.
+ * resolved.
  */
 export async function startExecutor(
   settings: ExecutorSettings,
   workspace: string,
   onNote?: (line: string) => void,
-  onSpawned?: () => void,
+  options: StartExecutorOptions = {},
 ): Promise<StartedExecutor> {
+  const { onSpawned } = options;
   if (settings.kind === 'remote') {
     onSpawned?.();
     return {
       executor: await ExecutorClient.connect(settings.url, { token: settings.token }),
       policy: undefined,
+      ready: Promise.resolve(),
     };
   }
   const resolved =
     typeof settings.policy === 'string' ? await resolvePolicy(settings.policy, workspace) : settings.policy;
   const policy = await withRunOverrides(resolved, settings);
   traceStart('executor: policy resolved');
-  return { executor: await spawnExecutor(settings, policy, onNote, onSpawned), policy };
+  if (!options.early) {
+    return {
+      executor: await spawnExecutor(settings, policy, onNote, onSpawned),
+      policy,
+      ready: Promise.resolve(),
+    };
+  }
+  const memory = toolMemory({ policy, diagnosticTools: settings.diagnosticTools ?? false });
+  const { client, ready, recalled } = await launchExecutor(
+    settings,
+    policy,
+    onNote,
+    onSpawned,
+    memory.recall(),
+  );
+  const listed = ready.then((tools) => {
+    void memory.remember(tools);
+  });
+  if (!recalled) await listed;
+  return { executor: client, policy, ready: listed };
 }
 
 /** The policy with this run's `network` and `addDirs` (real, existing directories; never `/`). */
@@ -93,25 +127,44 @@ export async function spawnExecutor(
   onNote?: (line: string) => void,
   onSpawned?: () => void,
 ): Promise<ExecutorClient> {
+  const { client, ready } = await launchExecutor(settings, policy, onNote, onSpawned);
+  await ready;
+  return client;
+}
+
+/**
+ * Spawns a local executor and returns once it runs; the tools recalled (if any) stand in for its
+ * list until it is ready.
+ */
+async function launchExecutor(
+  settings: Extract<ExecutorSettings, { kind: 'local' }>,
+  policy: ResolvedPolicy,
+  onNote?: (line: string) => void,
+  onSpawned?: () => void,
+  expectedTools?: Promise<ToolDefinition[] | undefined>,
+): Promise<LaunchedExecutor & { recalled: boolean }> {
   const launcher = await launcherFor(policy, settings.sandbox, {
     ...(settings.onSandboxNote && { onNote: settings.onSandboxNote }),
     ...(settings.onSandboxWarning && { onWarning: settings.onSandboxWarning }),
   });
   traceStart('executor: launcher chosen (probe)');
-  const executor = await ExecutorClient.spawn({
+  const expected = await expectedTools;
+  const launched = await ExecutorClient.launch({
     policy,
     launcher,
     diagnosticTools: settings.diagnosticTools ?? false,
     ...(settings.onLog && { onLog: settings.onLog }),
     ...(settings.restartsOnExit && { restartsOnExit: settings.restartsOnExit }),
     ...(onSpawned && { onSpawned }),
+    ...(expected && { expectedTools: expected }),
   });
-  traceStart('executor: ready (tools listed)');
+  if (expected) traceStart('executor: tools recalled from its last start');
+  void launched.ready.then(() => traceStart('executor: ready (tools listed)')).catch(() => undefined);
   if (settings.restartsOnExit) {
-    executor.onExit((exit, expected) => {
+    launched.client.onExit((exit, expected) => {
       if (!expected)
         onNote?.(`the executor stopped unexpectedly (${exit.reason.split('\n')[0]}); starting a new one`);
     });
   }
-  return executor;
+  return { ...launched, recalled: expected !== undefined };
 }

@@ -21,6 +21,11 @@ export interface FirstRequestFigures {
   /** `skate --version` spawn → exit: the CLI's own load, no executor, no SDK. */
   first_request_version_ms: number;
   first_request_vs_node: number;
+  /**
+   * The same with nothing remembered of the executor's tools (a first start under this policy,
+   * build and Node): the request waits for the executor's own list (median, alternating).
+   */
+  first_request_unremembered_ms: number;
   /** The same runs to their exit (one short text reply). */
   first_request_run_ms: number;
   /** Peak resident memory of the CLI's whole process tree (harness, sandbox, executor) in one run, in MiB. */
@@ -68,6 +73,7 @@ async function treeRssKb(pid: number): Promise<number> {
 /** One `skate -p` run against a fresh fake API: when its first request arrived, when it exited, its peak RSS. */
 async function agentRun(
   workspace: string,
+  cache: string,
   sampleRss: boolean,
 ): Promise<{ firstMs: number; runMs: number; peakKb: number }> {
   await using api = await fakeMessagesApi([
@@ -77,7 +83,12 @@ async function agentRun(
       usage: { input_tokens: 10, output_tokens: 1 },
     },
   ]);
-  const env = { ...process.env, ANTHROPIC_API_KEY: 'sk-ant-bench', ANTHROPIC_BASE_URL: api.url };
+  const env = {
+    ...process.env,
+    ANTHROPIC_API_KEY: 'sk-ant-bench',
+    ANTHROPIC_BASE_URL: api.url,
+    XDG_CACHE_HOME: cache,
+  };
   const run = start(
     [distPath('cli', 'skate.js'), '-p', 'say done', '--workspace', workspace],
     workspace,
@@ -111,20 +122,25 @@ async function agentRun(
  */
 export async function benchFirstRequest(): Promise<FirstRequestFigures> {
   const workspace = await realpath(await mkdtemp(path.join(tmpdir(), 'skate-first-request-')));
+  // A cache of its own (the sandbox probe's verdict, remembered tool lists), never the user's.
+  const cache = await mkdtemp(path.join(tmpdir(), 'skate-first-request-cache-'));
   try {
-    await agentRun(workspace, false); // warm the page cache and the sandbox probe cache
+    await agentRun(workspace, cache, false); // warm the page cache, the probe's verdict, the tool list
     const first: number[] = [];
+    const unremembered: number[] = [];
     const whole: number[] = [];
     const node: number[] = [];
     const version: number[] = [];
     for (let i = 0; i < RUNS; i++) {
       node.push(await elapsed(['-e', '0'], workspace));
       version.push(await elapsed([distPath('cli', 'skate.js'), '--version'], workspace));
-      const run = await agentRun(workspace, false);
+      const run = await agentRun(workspace, cache, false);
       first.push(run.firstMs);
       whole.push(run.runMs);
+      await rm(path.join(cache, 'skate', 'tools'), { recursive: true, force: true });
+      unremembered.push((await agentRun(workspace, cache, false)).firstMs);
     }
-    const sampled = await agentRun(workspace, true);
+    const sampled = await agentRun(workspace, cache, true);
     return {
       first_request_ms: round(median(first)),
       first_request_min_ms: round(Math.min(...first)),
@@ -132,10 +148,12 @@ export async function benchFirstRequest(): Promise<FirstRequestFigures> {
       first_request_node_ms: round(median(node)),
       first_request_version_ms: round(median(version)),
       first_request_vs_node: round(median(first) / median(node), 2),
+      first_request_unremembered_ms: round(median(unremembered)),
       first_request_run_ms: round(median(whole)),
       first_request_peak_rss_mb: round(sampled.peakKb / 1024),
     };
   } finally {
     await rm(workspace, { recursive: true, force: true });
+    await rm(cache, { recursive: true, force: true });
   }
 }

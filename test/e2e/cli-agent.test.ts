@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EngineEvent } from '../../shared/engine-events.js';
 import { RunResult, SystemInit } from '../../shared/run-result.js';
-import { apiErrorReply, fakeMessagesApi } from '../support/fake-messages-api.js';
+import { apiErrorReply, type FakeReply, fakeMessagesApi } from '../support/fake-messages-api.js';
 import { runCli } from '../support/run-cli.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -146,32 +146,52 @@ describe('skate -p (headless agent runs)', () => {
     expect(JSON.stringify(sent)).toContain('what is the answer?');
   });
 
-  it('SKATE_TRACE_START=1 traces the start up to the first request: the executor spawned before the rest loads, no key', async () => {
+  it('SKATE_TRACE_START=1 traces the start up to the first request: the executor spawned before the rest loads, no key; the next start asks the model with the tools its executor listed last time', async () => {
     await using dir = await tempDir();
-    await using api = await fakeMessagesApi([
-      {
-        type: 'message',
-        blocks: [{ type: 'text', text: 'done' }],
-        usage: { input_tokens: 1, output_tokens: 1 },
-      },
-    ]);
-    const result = await runCli(['-p', 'say done', '--workspace', dir.path], {
-      env: agentEnv(api.url, { SKATE_TRACE_START: '1' }),
-    });
-    expect(result.code).toBe(0);
-    const steps = result.stderr
-      .split('\n')
-      .map((line) => /^skate-trace \+[\d.]+ cpu [\d.]+ (.+)$/.exec(line)?.[1])
-      .filter((step) => step !== undefined);
-    const at = (step: string): number => {
-      const index = steps.indexOf(step);
-      expect(index, `${step} in ${steps.join(' | ')}`).toBeGreaterThanOrEqual(0);
-      return index;
+    await using cache = await tempDir();
+    const done: FakeReply = {
+      type: 'message',
+      blocks: [{ type: 'text', text: 'done' }],
+      usage: { input_tokens: 1, output_tokens: 1 },
     };
-    expect(at('executor: spawned')).toBeLessThan(at('cli: frontend loaded'));
-    expect(at('executor: ready (tools listed)')).toBeLessThan(at('provider: request built'));
-    expect(at('provider: request built')).toBeLessThan(at('http: POST /v1/messages headers sent'));
-    expect(result.stderr + result.stdout).not.toContain(KEY);
+    await using api = await fakeMessagesApi([done, done]);
+    const traced = async (): Promise<{ steps: string[]; at: (step: string) => number }> => {
+      const result = await runCli(['-p', 'say done', '--workspace', dir.path], {
+        env: agentEnv(api.url, { SKATE_TRACE_START: '1', XDG_CACHE_HOME: cache.path }),
+      });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toContain('done');
+      expect(result.stderr + result.stdout).not.toContain(KEY);
+      const steps = result.stderr
+        .split('\n')
+        .map((line) => /^skate-trace \+[\d.]+ cpu [\d.]+ (.+)$/.exec(line)?.[1])
+        .filter((step) => step !== undefined);
+      const at = (step: string): number => {
+        const index = steps.indexOf(step);
+        expect(index, `${step} in ${steps.join(' | ')}`).toBeGreaterThanOrEqual(0);
+        return index;
+      };
+      return { steps, at };
+    };
+    // First start with an empty cache: the request waits for the executor's own tool list.
+    const first = await traced();
+    expect(first.at('executor: spawned')).toBeLessThan(first.at('cli: frontend loaded'));
+    expect(first.at('executor: ready (tools listed)')).toBeLessThan(first.at('provider: request built'));
+    expect(first.at('provider: request built')).toBeLessThan(
+      first.at('http: POST /v1/messages headers sent'),
+    );
+    expect(first.steps).not.toContain('executor: tools recalled from its last start');
+    const remembered = await readdir(path.join(cache.path, 'skate', 'tools'));
+    expect(remembered).toHaveLength(1);
+    // The next start recalls that list (it need not wait for the executor) and asks with the same tools.
+    const second = await traced();
+    expect(second.at('executor: tools recalled from its last start')).toBeLessThan(
+      second.at('provider: request built'),
+    );
+    expect(second.at('executor: ready (tools listed)')).toBeGreaterThan(second.at('executor: spawned'));
+    const [asked, askedAgain] = api.requests.map((request) => request.body!.tools);
+    expect(asked!.map((tool) => tool.name)).toContain('shell');
+    expect(askedAgain).toEqual(asked);
   });
 
   it("keeps a fresh workspace's .skate read-only to commands on the first run (the session log made it before the sandbox)", async () => {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ExecutorClient } from '../../harness/executor-client/executor-client.js';
 import { ExecutorChannelError, ExecutorRpcError } from '../../harness/executor-client/executor-errors.js';
-import type { OutputLine } from '../../shared/tool.js';
+import type { OutputLine, ToolDefinition } from '../../shared/tool.js';
 import { testPolicy } from '../support/policies.js';
 import { processDescendants } from '../support/process-descendants.js';
 import { eventually, isAlive } from '../support/processes.js';
@@ -269,5 +269,60 @@ describe('the typed tRPC client path to a real executor process', () => {
     expect(result).toMatchObject({ isError: true, code: 'cancelled' });
     expect(result.output).not.toContain('did not confirm');
     expect((await executor.health()).runningCalls).toBe(0);
+  });
+});
+
+describe('ExecutorClient.launch (a start that need not wait)', () => {
+  it('returns once the process runs: lists the tools expected of it until its own come, and calls wait for it', async () => {
+    await using dir = await tempDir();
+    const expected: ToolDefinition[] = [
+      { name: 'read_file', description: 'as remembered', effect: 'read', inputSchema: { type: 'object' } },
+    ];
+    const { client, ready } = await ExecutorClient.launch({
+      policy: testPolicy(dir.path),
+      diagnosticTools: true,
+      expectedTools: expected,
+    });
+    try {
+      let isReady = false;
+      void ready.then(() => {
+        isReady = true;
+      });
+      expect(isReady).toBe(false);
+      expect(await client.listTools()).toBe(expected);
+      // A call made before the executor is ready waits for it and runs.
+      expect(await client.callTool('write_file', { path: 'a.txt', content: 'x' })).toMatchObject({
+        isError: false,
+      });
+      const own = await ready;
+      expect(own.map((tool) => tool.name)).toEqual(
+        expect.arrayContaining(['read_file', 'write_file', 'noop']),
+      );
+      expect(await client.listTools()).toBe(own);
+      expect(await readFile(path.join(dir.path, 'a.txt'), 'utf8')).toBe('x');
+    } finally {
+      await client.shutdown();
+    }
+  });
+
+  it('fails its calls and `ready` when the executor does not start, without hanging', async () => {
+    await using dir = await tempDir();
+    const { client, ready } = await ExecutorClient.launch({
+      policy: testPolicy(dir.path),
+      // A "sandbox" whose process exits at once, as a broken bwrap would.
+      launcher: async () => ({
+        command: 'sh',
+        args: ['-c', 'echo cannot build the sandbox >&2; exit 1'],
+        cwd: dir.path,
+        env: {},
+        enforcement: 'none',
+        resourceLimits: 'none',
+        commandWrapper: [],
+      }),
+      expectedTools: [{ name: 'shell', description: 'as remembered', effect: 'execute', inputSchema: {} }],
+    });
+    await expect(ready).rejects.toThrow(/exited|cannot build the sandbox/);
+    await expect(client.callTool('shell', { command: 'true' })).rejects.toBeInstanceOf(ExecutorChannelError);
+    await client.shutdown();
   });
 });
