@@ -23,14 +23,27 @@ export interface Executor {
   readonly registry: ToolRegistry;
   /**
    * Makes the first call of the tools an agent calls early as cheap as later ones: the shell
-   * module and a first spawn. For when the executor is idle (after `listTools` is answered, while
-   * the model thinks); only shell, as loading every tool costs memory (+2.6 MiB) for little.
+   * module and a first spawn. Only shell, as loading every tool costs memory (+2.6 MiB) for little.
+   * A tool already called is skipped: its first call paid for it.
    */
   warmUp(): Promise<void>;
+  /**
+   * Runs `warmUp` once, when the executor has been idle (no call made or running) for
+   * `WARM_AFTER_IDLE_MS`: called once `listTools` is answered, while the model thinks.
+   */
+  warmUpWhenIdle(): void;
 }
 
 /** The tools `warmUp` prepares. */
 const WARM_TOOLS = ['shell'];
+
+/**
+ * How long an executor waits, idle, before warming up. A model's first tool call comes hundreds of
+ * ms after the tools are listed, so waiting costs it nothing; but sub-agents started together are
+ * all booting in those ms, and a sub-agent done at once (or shut down) never needs the warm-up,
+ * whose ~45 ms of CPU per executor would only compete with its siblings' starts.
+ */
+export const WARM_AFTER_IDLE_MS = 150;
 
 /** Largest tool input accepted, as JSON; a whole-file write of a large source file fits. */
 const MAX_INPUT_BYTES = 8 * 1024 * 1024;
@@ -68,9 +81,16 @@ export function createExecutor(
     commandWrapper: boot.commandWrapper,
     ripgrep,
   });
+  /** When a call last started or ended: the warm-up waits for a quiet spell after it. */
+  let lastActivity = performance.now();
+  const called = new Set<string>();
   const impl: ExecutorProcedures = {
     listTools: () => registry.definitions(),
-    callTool: (request, signal) => runner.call(request, signal),
+    callTool: (request, signal) => {
+      lastActivity = performance.now();
+      called.add(request.name);
+      return runner.call(request, signal).finally(() => (lastActivity = performance.now()));
+    },
     toolOutput: (callId, signal) => outputs.subscribe(callId, signal),
     health: (): ExecutorHealth => ({
       pid: process.pid,
@@ -94,7 +114,24 @@ export function createExecutor(
   };
   const warmUp = async (): Promise<void> => {
     const names = registry.names();
-    await Promise.all(WARM_TOOLS.filter((name) => names.includes(name)).map((name) => runner.warm(name)));
+    const cold = WARM_TOOLS.filter((name) => names.includes(name) && !called.has(name));
+    await Promise.all(cold.map((name) => runner.warm(name)));
+  };
+  let warmScheduled = false;
+  const warmWhenQuiet = (): void => {
+    const quietFor = performance.now() - lastActivity;
+    if (runner.runningCount === 0 && quietFor >= WARM_AFTER_IDLE_MS) {
+      void warmUp();
+      return;
+    }
+    const wait = runner.runningCount > 0 ? WARM_AFTER_IDLE_MS : WARM_AFTER_IDLE_MS - quietFor;
+    // Unref'd: a pending warm-up never keeps a stopping executor alive (and a stopped runner skips it).
+    setTimeout(warmWhenQuiet, Math.max(1, wait)).unref();
+  };
+  const warmUpWhenIdle = (): void => {
+    if (warmScheduled) return;
+    warmScheduled = true;
+    setTimeout(warmWhenQuiet, WARM_AFTER_IDLE_MS).unref();
   };
   let router: ExecutorRouter | undefined;
   return {
@@ -107,5 +144,6 @@ export function createExecutor(
     runner,
     registry,
     warmUp,
+    warmUpWhenIdle,
   };
 }

@@ -76,7 +76,6 @@ let waiting: string[] | undefined;
 function boot(config: ExecutorBoot): void {
   maxFrameBytes = config.maxFrameBytes;
   const booted = createExecutor(config, () => stop('shutdown requested'));
-  let warmed = false;
   executor = booted;
   server = new RpcServer({
     procedures: booted.procedures,
@@ -84,9 +83,7 @@ function boot(config: ExecutorBoot): void {
     onInternalError: (error) => console.error('internal error:', error.cause ?? error),
     // A harness lists tools, then waits for its model: that wait is when to warm up, after the answer is out.
     onAnswered: (path) => {
-      if (path !== 'listTools' || warmed) return;
-      warmed = true;
-      setImmediate(() => void booted.warmUp());
+      if (path === 'listTools') booted.warmUpWhenIdle();
     },
   });
 }

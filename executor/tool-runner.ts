@@ -114,6 +114,8 @@ export class ToolRunner {
    * a warm-up that goes wrong only leaves that cost to the first call.
    */
   async warm(name: string): Promise<void> {
+    // A stopped executor loads nothing more: a warm-up scheduled before the stop is skipped.
+    if (this.warming.signal.aborted) return;
     try {
       const tool = await this.options.registry.load(name);
       if (!tool || this.warming.signal.aborted) return;

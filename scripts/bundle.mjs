@@ -4,7 +4,9 @@
 // time of `node -e 0` instead of ~2.1x, and `skate --help` in 0.1 s, not 0.4 s.
 // The js_eval worker is its own entry: it runs as a separate process (isolated-vm
 // needs --no-node-snapshot on Node 20) and must be plain JavaScript, never a TS loader.
-import { chmod, copyFile, readdir, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { chmod, copyFile, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { build } from 'esbuild';
 
 const common = {
@@ -44,13 +46,100 @@ await build({
   },
   outdir: 'dist/executor/bundle',
 });
+// The CLI: one CommonJS bundle, which its bin (harness/cli/skate.ts) compiles with V8's code cache.
+// Node 20 caches no ES modules, and the same code as ESM chunks cost ~50 ms of module loading plus
+// ~40 ms of compiling per start. Lazily imported commands become lazily run parts of the bundle.
 // React (under Ink) in its production build: the development build logs every component render
 // to performance marks and checks each element, roughly doubling the cost of a frame of the terminal UI.
+const production = { 'process.env.NODE_ENV': '"production"' };
+const esmHost = path.resolve('dist/harness/cli/esm-host.js');
+/**
+ * Ink uses top-level await (yoga-layout, its reconciler), which CommonJS cannot hold: the terminal
+ * UI's packages are an ES module of their own (harness/cli/tui-vendor.ts), and inside the CommonJS
+ * bundle these package names are stand-ins for what the bin loaded (esm-host.ts).
+ */
+const tuiVendorStandIns = {
+  name: 'tui-vendor-stand-ins',
+  setup(build) {
+    const names = {
+      ink: 'ink',
+      marked: 'marked',
+      'marked-terminal': 'markedTerminal',
+      react: 'react',
+      'react/jsx-runtime': 'jsxRuntime',
+    };
+    build.onResolve({ filter: /^(ink|marked|marked-terminal|react|react\/jsx-runtime)$/ }, (args) => ({
+      path: args.path,
+      namespace: 'tui-vendor',
+    }));
+    build.onLoad({ filter: /.*/, namespace: 'tui-vendor' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(esmHost)}).tuiVendor().${names[args.path]};`,
+      loader: 'js',
+      resolveDir: path.dirname(esmHost),
+    }));
+  },
+};
+// The CLI as CommonJS: dist/cli holds a package.json of its own saying so, which also spares the
+// bin Node's ES module loader. The bundle is one function expression (Node's CommonJS wrapper
+// around the code): the bin compiles the file's text as it is, without copying it into a wrapper.
+const importMetaUrl = {
+  define: { 'import.meta.url': '__skateImportMetaUrl' },
+  // "use strict" first: after the banner, esbuild's own would no longer be a directive.
+  banner: `"use strict";var __skateImportMetaUrl = require('node:url').pathToFileURL(__filename).href;`,
+};
+const cli = await build({
+  ...common,
+  splitting: false,
+  format: 'cjs',
+  entryPoints: { 'skate-cli': 'dist/harness/cli/main.js' },
+  outdir: 'dist/cli',
+  // Without comments the bundle is plain ASCII, which the bin reads as a one-byte string: decoding
+  // a few MB of UTF-8 cost 15-25 ms per start. Names stay, so stack traces still name functions.
+  minifyWhitespace: true,
+  define: { ...production, ...importMetaUrl.define },
+  banner: { js: `(function (exports, require, module, __filename, __dirname) {${importMetaUrl.banner}` },
+  footer: { js: '})' },
+  plugins: [tuiVendorStandIns],
+  metafile: true,
+});
+// The bin runs the bundle without an ES module loader: an import() left in it would fail when run.
+for (const [file, output] of Object.entries(cli.metafile.outputs)) {
+  const dynamic = output.imports.filter((i) => i.external && i.kind === 'dynamic-import');
+  if (dynamic.length) throw new Error(`${file}: dynamic import of ${dynamic.map((i) => i.path).join(', ')}`);
+}
+const cliBundle = await readFile('dist/cli/skate-cli.js');
+if (!cliBundle.every((byte) => byte < 0x80)) throw new Error('dist/cli/skate-cli.js is not plain ASCII');
+await writeFile('dist/cli/package.json', '{ "type": "commonjs" }\n');
+// Split, so that Ink's development-only import of react-devtools-core stays in a chunk never loaded.
 await build({
   ...common,
-  entryPoints: { skate: 'dist/harness/cli/main.js' },
+  entryPoints: { 'tui-vendor': 'dist/harness/cli/tui-vendor.js' },
+  outExtension: { '.js': '.mjs' },
   outdir: 'dist/cli',
-  define: { 'process.env.NODE_ENV': '"production"' },
+  define: production,
+});
+await build({
+  ...common,
+  splitting: false,
+  format: 'cjs',
+  entryPoints: { skate: 'dist/harness/cli/skate.js' },
+  outdir: 'dist/cli',
+  define: {
+    ...importMetaUrl.define,
+    SKATE_CLI_BUNDLE_HASH: JSON.stringify(createHash('sha256').update(cliBundle).digest('hex').slice(0, 16)),
+  },
+  banner: { js: importMetaUrl.banner },
+  plugins: [
+    {
+      name: 'tui-vendor-module',
+      setup(build) {
+        build.onResolve({ filter: /^\.\/tui-vendor\.js$/ }, () => ({
+          path: './tui-vendor.mjs',
+          external: true,
+        }));
+      },
+    },
+  ],
 });
 
 // `npx skate` runs the bin file directly; tsc and esbuild do not set the executable bit.

@@ -1,14 +1,25 @@
 import module from 'node:module';
+import path from 'node:path';
+import { skateCacheDir } from '../skate-cache-dir.js';
+
+/** Where the CLI keeps compiled code: inside the directory every executor sandbox keeps read-only. */
+export function codeCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(skateCacheDir(env), 'code');
+}
 
 /**
- * Node ≥ 22.1 can keep V8's compiled code for modules on disk (in the OS temp folder, or
- * NODE_COMPILE_CACHE) and reuse it on the next start, which skips most of the CLI's own compile
- * time. Imported first by the CLI entry, so every chunk loaded after it is cached. Older Node
- * lacks the function and this does nothing; a failure to write the cache only costs the saving.
+ * Node ≥ 22.1 can keep V8's compiled code for ES modules on disk and reuse it on the next start:
+ * here for the CLI's ESM parts (its entry, Ink); the CommonJS bundle has a cache of its own
+ * (code-cache.ts). Node's default folder is under the OS temp folder, which other users and any
+ * policy writing /tmp could fill with code the harness would run, so it goes to the protected
+ * cache directory instead, unless NODE_COMPILE_CACHE chose one. Older Node lacks the function.
  */
-const nodeModule = module as { enableCompileCache?: () => unknown };
-try {
-  nodeModule.enableCompileCache?.();
-} catch {
-  // A read-only temp folder, say: start without the cache.
+export function enableCompileCache(env: NodeJS.ProcessEnv = process.env): void {
+  const nodeModule = module as { enableCompileCache?: (dir?: string) => unknown };
+  if (!nodeModule.enableCompileCache || env.NODE_COMPILE_CACHE) return;
+  try {
+    nodeModule.enableCompileCache(path.join(codeCacheDir(env), 'node'));
+  } catch {
+    // A read-only cache folder, say: start without the cache.
+  }
 }

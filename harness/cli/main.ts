@@ -1,14 +1,14 @@
-#!/usr/bin/env node
-import './compile-cache.js';
 import { traceStart } from '../start-trace.js';
 import type { CommandMain } from './cli-flags.js';
+import type { CommandName } from './command-names.js';
+import { type EsmHost, setEsmHost } from './esm-host.js';
 import { EXIT } from './exit-codes.js';
 import { help } from './usage.js';
 import { UsageError } from './usage-error.js';
 
 // Each command declares its flags next to what it does, and is imported only when run: loading
 // every command's dependencies (the SDK, the engine, sessions) made even `skate --help` take 0.4 s.
-const COMMANDS: Record<string, () => Promise<{ run: CommandMain }>> = {
+const COMMANDS: Record<CommandName, () => Promise<{ run: CommandMain }>> = {
   plan: () => import('./commands/plan-command.js'),
   execute: () => import('./commands/execute-command.js'),
   tools: () => import('./commands/tools-command.js'),
@@ -36,7 +36,7 @@ async function run(argv: string[]): Promise<number> {
   }
   // `skate -p "task"`, `skate -c -p "task"` and friends: the agent command takes the whole argv.
   if (command.startsWith('-')) return agent(argv);
-  const load = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  const load = Object.hasOwn(COMMANDS, command) ? COMMANDS[command as CommandName] : undefined;
   if (load) return (await load()).run(rest);
   // `skate "fix the bug" -p` (the task first), or `skate "fix the bug"` (meant for the interactive UI).
   if (command.includes(' ') || rest.some((arg) => arg === '-p' || arg === '--print')) return agent(argv);
@@ -66,25 +66,34 @@ async function isUsageFailure(error: unknown): Promise<boolean> {
   );
 }
 
-traceStart('cli: entry loaded');
-try {
-  process.exitCode = await run(process.argv.slice(2));
-} catch (error) {
-  if (await isUsageFailure(error)) {
-    // One line: what was wrong and how to write it. `skate --help` has the whole usage.
-    process.stderr.write(`skate: ${(error as Error).message}\n`);
-    process.exitCode = EXIT.usage;
-  } else if (error instanceof (await import('../settings/settings-error.js')).SettingsError) {
-    // A settings file that cannot be used: file, key and problem on one line; nothing ran.
-    process.stderr.write(`skate: settings: ${error.message}\n`);
-    process.exitCode = EXIT.usage;
-  } else if (await isExpectedFailure(error)) {
-    process.stderr.write(`skate: ${(error as Error).message}\n`);
-    process.exitCode = EXIT.error;
-  } else {
+/**
+ * Runs one command line and resolves to its exit code; failures become a line on stderr.
+ * Called by the bin (dist/cli/skate.js), which loads this code as one cached CommonJS bundle
+ * and hands in what only an ES module can load (`host`).
+ */
+export async function runCli(argv: string[], host?: EsmHost): Promise<number> {
+  if (host) setEsmHost(host);
+  traceStart(`cli: entry loaded${host ? ` (code cache: ${host.codeCache})` : ''}`);
+  try {
+    return await run(argv);
+  } catch (error) {
+    if (await isUsageFailure(error)) {
+      // One line: what was wrong and how to write it. `skate --help` has the whole usage.
+      process.stderr.write(`skate: ${(error as Error).message}\n`);
+      return EXIT.usage;
+    }
+    if (error instanceof (await import('../settings/settings-error.js')).SettingsError) {
+      // A settings file that cannot be used: file, key and problem on one line; nothing ran.
+      process.stderr.write(`skate: settings: ${error.message}\n`);
+      return EXIT.usage;
+    }
+    if (await isExpectedFailure(error)) {
+      process.stderr.write(`skate: ${(error as Error).message}\n`);
+      return EXIT.error;
+    }
     process.stderr.write(
       `skate: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
     );
-    process.exitCode = EXIT.error;
+    return EXIT.error;
   }
 }

@@ -3,6 +3,7 @@ import { ensurePlanFile } from '../planning/plan-file.js';
 import { createAgentSession } from '../runtime/agent-session.js';
 import { subAgentConversation } from '../session/sub-agent-conversation.js';
 import type { RunSettings } from './agent-settings-from-flags.js';
+import { preloadTuiVendor } from './esm-host.js';
 import { note } from './note.js';
 
 /**
@@ -52,6 +53,7 @@ async function importTuiOnTerminal(): Promise<typeof import('../tui/run-tui.js')
   delete process.env.CI;
   delete process.env.CONTINUOUS_INTEGRATION;
   try {
+    await preloadTuiVendor();
     return await import('../tui/run-tui.js');
   } finally {
     for (const [name, value] of Object.entries(saved)) if (value !== undefined) process.env[name] = value;

@@ -4,8 +4,8 @@ import path from 'node:path';
 import * as z from 'zod';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import { ToolDefinition } from '../../shared/tool.js';
-import { skateCacheDir } from '../skate-cache-dir.js';
 import { distPath } from '../project-paths.js';
+import { skateCacheDir } from '../skate-cache-dir.js';
 
 /** Lists kept; the oldest go first (one per workspace and policy in use). */
 const KEPT = 32;

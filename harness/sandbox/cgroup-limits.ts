@@ -27,20 +27,30 @@ async function ownCgroupPaths(): Promise<Map<string, string>> {
   return byController;
 }
 
+/** How long a cgroup may stay busy after its executor exited before it is left to the stale sweep. */
+const REMOVE_TRIES_MS = 1_000;
+
+/**
+ * Removes cgroups once their last processes are gone. rmdir says EBUSY for the few ms the kernel
+ * takes to unlink exited tasks (longer with many sandboxes ending at once), so it is retried
+ * after 1, 2, 4 … ms, at most 20 ms apart: an executor's end waits for this.
+ */
 async function removeWhenEmpty(dirs: readonly string[]): Promise<void> {
-  for (const dir of [...dirs].reverse()) {
-    for (let attempt = 0; attempt < 50; attempt++) {
-      try {
-        await rmdir(dir);
-        break;
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === 'ENOENT') break;
-        // EBUSY while the last processes are still exiting.
-        await new Promise((resolve) => setTimeout(resolve, 20));
+  await Promise.all(
+    dirs.map(async (dir) => {
+      let waited = 0;
+      for (let pause = 1; waited < REMOVE_TRIES_MS; pause = Math.min(pause * 2, 20)) {
+        try {
+          await rmdir(dir);
+          return;
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+          await new Promise((resolve) => setTimeout(resolve, pause));
+          waited += pause;
+        }
       }
-    }
-  }
+    }),
+  );
 }
 
 /** Younger than this, a cgroup may belong to a harness we cannot see (another pid namespace) that is still filling it. */

@@ -4,6 +4,7 @@ import type { ResourceLimits } from '../../shared/executor-boot.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import { builtinPolicyDir } from '../policy/load-policy.js';
 import { distPath, projectRoot } from '../project-paths.js';
+import { skateCacheDir } from '../skate-cache-dir.js';
 import { traceStart } from '../start-trace.js';
 import { createCgroupLimits } from './cgroup-limits.js';
 import { sharedEmptyDir } from './empty-dir.js';
@@ -67,8 +68,14 @@ export async function prepareSandbox(
       policy,
       // The node install (binary and its libraries) and Skate itself must stay readable.
       runtimePaths: [path.dirname(path.dirname(process.execPath)), projectRoot()],
-      // Also the built-in policies, which the next run loads: a command must not widen them.
-      hostExecutables: [path.join(projectRoot(), 'dist'), builtinPolicyDir(), process.execPath],
+      // Also the built-in policies, which the next run loads: a command must not widen them; and
+      // the user's Skate cache, which holds the CLI's compiled code (and the probe's verdict).
+      hostExecutables: [
+        path.join(projectRoot(), 'dist'),
+        builtinPolicyDir(),
+        process.execPath,
+        skateCacheDir(),
+      ],
       emptyDir: sharedEmptyDir(),
       home: homedir(),
     });

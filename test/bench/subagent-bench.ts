@@ -1,6 +1,9 @@
+import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { WARM_AFTER_IDLE_MS } from '../../executor/executor.js';
 import { createSpawnAgentTool } from '../../harness/agents/spawn-agent-tool.js';
 import { createCollectingEmitter } from '../../harness/emitters/collecting-emitter.js';
 import { createCommandInbox } from '../../harness/engine/command-inbox.js';
@@ -10,6 +13,7 @@ import { ExecutorClient } from '../../harness/executor-client/executor-client.js
 import type { ModelProvider } from '../../harness/provider/model-provider.js';
 import { createAgentSession } from '../../harness/runtime/agent-session.js';
 import type { ChildExecutorInfo } from '../../harness/runtime/agent-settings.js';
+import { executorEnvironment } from '../../harness/sandbox/executor-env.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import { testPolicy } from '../support/policies.js';
 import { processDescendants } from '../support/process-descendants.js';
@@ -18,6 +22,8 @@ import { noTools } from '../support/spawn-harness.js';
 import { median, round } from './stats.js';
 
 const WIDE = 8;
+/** Time given to an idle executor's warm-up to finish before its memory is measured. */
+const WARM_UP_ALLOWANCE_MS = 500;
 /** Rounds of one single run then one wide run, alternating, so both see the same machine. */
 const ROUNDS = 5;
 
@@ -37,11 +43,19 @@ export interface SubagentFigures {
    * once against 1, in the same rounds. What sub-agents add on top of that is the harness's.
    */
   executors_8_vs_1: number;
+  /**
+   * The machine's floor, in the same rounds: `node -e 0`, 8 at once against 1, with the environment
+   * an executor gets. Each executor is at least one Node process: the hardware allows no better.
+   */
+  node_8_vs_1: number;
+  /** The medians behind `node_8_vs_1`. */
+  node_1_wall_ms: number;
+  node_8_wall_ms: number;
   /** The harness's own CPU for one sub-agent (policy, sandbox plan, spawn, engine, teardown) when 8 run at once. */
   subagent_parent_cpu_ms: number;
   /** The same for a run with one sub-agent (it includes the parent's own turns). */
   subagent_1_parent_cpu_ms: number;
-  /** Resident memory of one child executor's process tree (sandbox, executor), mean over 8 alive at once. */
+  /** Resident memory of one child executor's process tree (sandbox, executor), mean over 8 alive and warmed up at once. */
   executor_rss_mb: number;
 }
 
@@ -130,6 +144,8 @@ async function runParent(policy: ResolvedPolicy, count: number, measureRss: bool
   const rssMb: number[] = [];
   const measuring = measureRss
     ? everyoneWaiting.then(async () => {
+        // Idle executors warm up (the shell module, zod, one spawn): measure them as they are after it.
+        await sleep(WARM_AFTER_IDLE_MS + WARM_UP_ALLOWANCE_MS);
         for (const child of spawned) rssMb.push(await treeRssMb(child.pid));
         release();
       })
@@ -169,6 +185,30 @@ async function runExecutors(policy: ResolvedPolicy, count: number): Promise<numb
   return performance.now() - started;
 }
 
+/**
+ * Starts `count` bare Node processes (`node -e 0`) at once and waits for them to exit; the wall
+ * time. They get the executor's environment, not ours: a variable such as NODE_EXTRA_CA_CERTS
+ * (set on these machines) makes Node 20 parse every certificate at start, 55 ms of CPU of its 85.
+ */
+async function runNodes(policy: ResolvedPolicy, count: number): Promise<number> {
+  const env = executorEnvironment(policy, process.env);
+  const started = performance.now();
+  await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<void>((resolve, reject) => {
+          const child = spawn(process.execPath, ['-e', '0'], { stdio: 'ignore', env });
+          child.once('error', reject);
+          child.once('exit', (code) =>
+            code === 0 ? resolve() : reject(new Error(`node -e 0 exited with ${code}`)),
+          );
+        }),
+    ),
+  );
+  return performance.now() - started;
+}
+
 /** Sum of VmRSS over a process and everything below it, in MB. */
 async function treeRssMb(pid: number | undefined): Promise<number> {
   if (pid === undefined) return Number.NaN;
@@ -197,6 +237,7 @@ export async function benchSubagents(): Promise<SubagentFigures> {
     const singleCpu: number[] = [];
     const wideCpu: number[] = [];
     const bare: { one: number[]; wide: number[] } = { one: [], wide: [] };
+    const nodes: { one: number[]; wide: number[] } = { one: [], wide: [] };
     for (let i = 0; i < ROUNDS; i++) {
       const run = await runParent(policy, 1, false);
       ready.push(...run.readyMs);
@@ -207,6 +248,8 @@ export async function benchSubagents(): Promise<SubagentFigures> {
       wideCpu.push(wideRun.cpuMs / WIDE);
       bare.one.push(await runExecutors(policy, 1));
       bare.wide.push(await runExecutors(policy, WIDE));
+      nodes.one.push(await runNodes(policy, 1));
+      nodes.wide.push(await runNodes(policy, WIDE));
     }
     const ratios = wide.map((wall, i) => wall / single[i]!);
     const memory = await runParent(policy, WIDE, true);
@@ -219,6 +262,9 @@ export async function benchSubagents(): Promise<SubagentFigures> {
       subagents_8_vs_1: round(wideWall / oneWall, 2),
       subagents_8_vs_1_range: [round(Math.min(...ratios), 2), round(Math.max(...ratios), 2)],
       executors_8_vs_1: round(median(bare.wide) / median(bare.one), 2),
+      node_8_vs_1: round(median(nodes.wide) / median(nodes.one), 2),
+      node_1_wall_ms: round(median(nodes.one)),
+      node_8_wall_ms: round(median(nodes.wide)),
       subagent_parent_cpu_ms: round(median(wideCpu)),
       subagent_1_parent_cpu_ms: round(median(singleCpu)),
       executor_rss_mb: round(memory.rssMb.reduce((a, b) => a + b, 0) / memory.rssMb.length),

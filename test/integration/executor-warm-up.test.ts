@@ -50,4 +50,22 @@ describe('an executor process warming up', () => {
       expect.stringMatching(/ -c echo hi$/),
     ]);
   });
+
+  it('runs nothing when shut down right after listing its tools, as a sub-agent done at once is', async () => {
+    await using dir = await tempDir();
+    const log = path.join(dir.path, 'wrapper.log');
+    const wrapper = path.join(dir.path, 'wrapper.sh');
+    await writeFile(wrapper, `#!/bin/sh\necho "$@" >> '${log}'\nexec "$@"\n`);
+    await chmod(wrapper, 0o755);
+    await using executor = await rawExecutor(testPolicy(dir.path), undefined, [wrapper]);
+    executor.request(1, 'query', 'listTools');
+    expect(await executor.next()).toMatchObject({ id: 1 });
+    // Well inside the quiet spell it waits for (150 ms), where it used to spawn at once.
+    await sleep(30);
+    expect(await logOf(log, 1, 0)).toEqual([]);
+    const exited = new Promise((resolve) => executor.child.once('exit', resolve));
+    executor.request(2, 'mutation', 'shutdown');
+    await exited;
+    expect(await logOf(log, 1, 0)).toEqual([]);
+  });
 });

@@ -205,34 +205,4 @@ describe.skipIf(noSandbox)('sandbox escapes: protected paths (execute policy)', 
     }
     expect(await readFile(path.join(ws, '.envrc'), 'utf8')).toBe('export A=1\n');
   });
-  it("keeps Skate's cache (remembered tool lists, the probe verdict) read-only when the workspace is the home directory", async () => {
-    await using root = await hostDir();
-    const home = path.join(root.path, 'home');
-    await mkdir(path.join(home, '.cache', 'skate', 'tools'), { recursive: true });
-    const loaded = await loadPolicy('execute', { workspace: home, home });
-    if (!loaded.ok) throw new Error(loaded.problem.message);
-    const before = await readdir(path.join(home, '.cache', 'skate'), { recursive: true });
-    {
-      await using executor = await sandboxedExecutor(loaded.policy);
-      const attempts = [
-        'echo "[]" > .cache/skate/tools/0000000000000000.json',
-        'echo "{}" > .cache/skate/sandbox-probe.json',
-        'rm -rf .cache/skate',
-        'mv .cache/skate .cache/skate-old && mkdir -p .cache/skate/tools',
-      ];
-      for (const command of attempts) {
-        expect((await executor.sh(command)).exitCode, command).not.toBe(0);
-      }
-      expect(
-        await executor.tool('write_file', { path: '.cache/skate/tools/x.json', content: '[]' }),
-      ).toMatchObject({
-        code: 'denied',
-      });
-      // The rest of the home directory stays writable: it is the workspace.
-      expect((await executor.sh('echo ok > notes.txt')).exitCode).toBe(0);
-    }
-    expect(await readdir(path.join(home, '.cache', 'skate'), { recursive: true })).toEqual(before);
-    expect(existsSync(path.join(home, '.cache', 'skate-old'))).toBe(false);
-    expect(existsSync(path.join(home, 'notes.txt'))).toBe(true);
-  });
 });

@@ -1,8 +1,9 @@
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AnyTool } from '../../../executor/define-tool.js';
-import { createExecutor } from '../../../executor/executor.js';
+import { createExecutor, type Executor, WARM_AFTER_IDLE_MS } from '../../../executor/executor.js';
 import { RpcServer } from '../../../executor/server/rpc-server.js';
 import type { LazyTool } from '../../../executor/tool-registry.js';
 import { toolsFor } from '../../../executor/tools/index.js';
@@ -39,7 +40,35 @@ function countedTools(policy: ResolvedPolicy): { tools: LazyTool[]; loaded: stri
   return { tools, loaded };
 }
 
+/** A wrapper script that records what it was asked to run, then runs it, as skate-confine would. */
+async function recordingWrapper(dir: string): Promise<{ wrapper: string; log: string }> {
+  const log = path.join(dir, 'wrapper.log');
+  const wrapper = path.join(dir, 'wrapper.sh');
+  await writeFile(wrapper, `#!/bin/sh\necho "$@" >> '${log}'\nexec "$@"\n`);
+  await chmod(wrapper, 0o755);
+  return { wrapper, log };
+}
+
+/** The wrapper's log lines once it has `lines` of them, or what it has after `ms`. */
+async function logLines(log: string, lines: number, ms: number): Promise<string[]> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const found = (await readFile(log, 'utf8').catch(() => '')).split('\n').filter(Boolean);
+    if (found.length >= lines || Date.now() > until) return found;
+    await sleep(20);
+  }
+}
+
+/** A call as the RPC server makes it: through the served procedure. */
+function callTool(executor: Executor, callId: string, name: string, input: unknown): Promise<unknown> {
+  return Promise.resolve(executor.procedures.callTool!.run({ callId, name, input }, undefined));
+}
+
 describe('warming an executor up', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('loads the shell tool alone and makes a first spawn, under the command wrapper', async () => {
     await using dir = await tempDir();
     const log = path.join(dir.path, 'wrapper.log');
@@ -85,6 +114,56 @@ describe('warming an executor up', () => {
       undefined,
     );
     expect(result.output).toContain('still');
+  });
+
+  it('waits until no call has been made or run for a while, so a start burst is not slowed', async () => {
+    await using dir = await tempDir();
+    const { wrapper, log } = await recordingWrapper(dir.path);
+    const policy = testPolicy(dir.path);
+    const { tools, loaded } = countedTools(policy);
+    const executor = createExecutor(boot(policy, [wrapper]), () => {}, { tools, ripgrep: undefined });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'performance'] });
+    executor.warmUpWhenIdle();
+    executor.warmUpWhenIdle(); // once only
+    await vi.advanceTimersByTimeAsync(WARM_AFTER_IDLE_MS - 10);
+    // A call inside the quiet spell starts it again.
+    await callTool(executor, 'c1', 'list_dir', { path: '.' });
+    await vi.advanceTimersByTimeAsync(WARM_AFTER_IDLE_MS - 10);
+    expect(loaded).toEqual(['list_dir']);
+    await vi.advanceTimersByTimeAsync(20);
+    expect(loaded).toEqual(['list_dir', 'shell']);
+    vi.useRealTimers();
+    expect(await logLines(log, 1, 5_000)).toEqual([expect.stringMatching(/ -c echo$/)]);
+  });
+
+  it('is skipped once the executor is shutting down, or once a call has used the tool', async () => {
+    await using dir = await tempDir();
+    const { wrapper, log } = await recordingWrapper(dir.path);
+    const policy = testPolicy(dir.path);
+    const stopping = countedTools(policy);
+    const stopped = createExecutor(boot(policy, [wrapper]), () => {}, {
+      tools: stopping.tools,
+      ripgrep: undefined,
+    });
+    const called = countedTools(policy);
+    const used = createExecutor(boot(policy, [wrapper]), () => {}, {
+      tools: called.tools,
+      ripgrep: undefined,
+    });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'performance'] });
+    stopped.warmUpWhenIdle();
+    used.warmUpWhenIdle();
+    await stopped.procedures.shutdown!.run(undefined, undefined);
+    vi.useRealTimers();
+    await callTool(used, 'c1', 'shell', { command: 'echo hi' });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'performance'] });
+    await vi.advanceTimersByTimeAsync(10 * WARM_AFTER_IDLE_MS);
+    vi.useRealTimers();
+    expect(stopping.loaded).toEqual([]);
+    expect(called.loaded).toEqual(['shell']);
+    // Only the call's command ran: no warm-up command from either executor.
+    await sleep(300);
+    expect(await logLines(log, 2, 0)).toEqual([expect.stringMatching(/ -c echo hi$/)]);
   });
 
   it('the RPC server says when an answer is out, which is when main.ts starts the warm-up', async () => {

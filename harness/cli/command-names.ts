@@ -1,0 +1,15 @@
+/** The CLI's subcommands (`skate plan …`); anything else is the agent (`skate -p`, the terminal UI). */
+export const COMMAND_NAMES = [
+  'plan',
+  'execute',
+  'tools',
+  'tool',
+  'executor',
+  'sessions',
+  'policy',
+  'sandbox',
+  'acp',
+  'serve',
+] as const;
+
+export type CommandName = (typeof COMMAND_NAMES)[number];
