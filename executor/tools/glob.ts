@@ -4,7 +4,15 @@ import picomatch from 'picomatch';
 import * as z from 'zod';
 import { defineTool, ToolFailure } from '../define-tool.js';
 import { mapOrdered } from '../fs/map-ordered.js';
-import { countIgnored, firstInWalkOrder, joinTo, nameFilter, runRipgrep, walkFlags } from '../fs/ripgrep.js';
+import {
+  countIgnored,
+  FirstInWalkOrder,
+  joinTo,
+  nameFilter,
+  nameFilterDecides,
+  runRipgrep,
+  walkFlags,
+} from '../fs/ripgrep.js';
 import { walkFiles } from '../fs/walk-files.js';
 import { toolDescription } from '../tool-description.js';
 
@@ -13,11 +21,6 @@ const MAX_SHOWN = 500;
 /** Matches collected before the walk stops. */
 const MAX_COLLECTED = 10_000;
 const STAT_CONCURRENCY = 16;
-
-interface Found {
-  readonly relative: string;
-  readonly file: string;
-}
 
 export const globTool = defineTool({
   name: 'glob',
@@ -48,25 +51,30 @@ export const globTool = defineTool({
     const fromRoot = base === '' || base === '.';
     const walkRoot = fromRoot ? root : await ctx.paths.forRead(path.join(where, base));
     const prefix = fromRoot ? '' : `${base}/`;
-    const matches = picomatch(pattern, { dot: true });
+    // `**/*.ts` and the like: ripgrep's file-name filter lists exactly the matches, so none is tested again.
+    const matches =
+      ctx.ripgrep && nameFilterDecides(pattern) ? () => true : picomatch(pattern, { dot: true });
 
     const counts = { ignored: 0 };
     const includeIgnored = input.include_ignored ?? false;
-    const found: Found[] = [];
+    // Matches are counted and only the first MAX_SHOWN in walk order kept, as they arrive: paths
+    // relative to the walk root, which sort as the shown ones do (the same prefix before each).
+    const first = new FirstInWalkOrder(MAX_SHOWN);
+    let total = 0;
     let complete = true;
-    const keep = (relative: string, file: string): boolean => {
-      if (!matches(relative)) return true;
-      if (found.length === MAX_COLLECTED) {
+    const keep = (relative: string): boolean => {
+      if (!matches(prefix === '' ? relative : prefix + relative)) return true;
+      if (total === MAX_COLLECTED) {
         complete = false;
         return false;
       }
-      found.push({ relative, file });
+      total++;
+      first.add(relative);
       return true;
     };
     const nameGlob = nameFilter(pattern);
-    if (await isDirectory(walkRoot)) {
+    if (fromRoot || (await isDirectory(walkRoot))) {
       if (ctx.ripgrep) {
-        const realPath = joinTo(walkRoot);
         const readable = ctx.paths.readableUnder(walkRoot);
         await runRipgrep({
           binary: ctx.ripgrep,
@@ -76,12 +84,9 @@ export const globTool = defineTool({
           signal: ctx.signal,
           separator: 0,
           // Denied files the sandbox could not hide (one created after it started) are kept out here.
-          onRecord: (relative) => {
-            const file = realPath(relative);
-            return !readable(file) || keep(prefix + relative, file);
-          },
+          onRecord: (relative) => !readable(relative) || keep(relative),
         });
-        if (found.length === 0 && !includeIgnored) {
+        if (total === 0 && !includeIgnored) {
           counts.ignored = await countIgnored({
             binary: ctx.ripgrep,
             wrapper: ctx.commandWrapper,
@@ -100,36 +105,41 @@ export const globTool = defineTool({
           links: true,
           counts,
         });
-        for await (const entry of walk) if (!keep(prefix + entry.relative, entry.path)) break;
+        for await (const entry of walk) if (!keep(entry.relative)) break;
       }
     }
     ctx.signal.throwIfAborted();
 
-    // Newest first when everything found is shown: at most MAX_SHOWN stats. Past that, path
+    // Newest first when everything found is shown: at most MAX_SHOWN stats. Past that, walk
     // order: stat'ing thousands of files to pick the newest cost more than the walk itself.
-    const byAge = found.length <= MAX_SHOWN;
+    const kept = first.first();
+    const byAge = total <= MAX_SHOWN;
     let shown: string[];
     if (byAge) {
+      const realPath = joinTo(walkRoot);
       const dated: { relative: string; mtime: number }[] = [];
-      for await (const item of mapOrdered(found, STAT_CONCURRENCY, withMtime)) dated.push(item);
+      for await (const item of mapOrdered(kept, STAT_CONCURRENCY, (relative) =>
+        withMtime(relative, realPath(relative)),
+      ))
+        dated.push(item);
       ctx.signal.throwIfAborted();
       dated.sort((a, b) => b.mtime - a.mtime || (a.relative < b.relative ? -1 : 1));
-      shown = dated.map((item) => item.relative);
+      shown = dated.map((item) => prefix + item.relative);
     } else {
-      shown = firstInWalkOrder(found, (item) => item.relative, MAX_SHOWN).map((item) => item.relative);
+      shown = kept.map((relative) => prefix + relative);
     }
     const truncated = !byAge || !complete;
     const lines =
       shown.length > 0 ? shown : [noMatches(input.pattern, where, includeIgnored ? 0 : counts.ignored)];
     if (truncated) {
-      const total = complete ? `${found.length}` : `more than ${MAX_COLLECTED}`;
+      const count = complete ? `${total}` : `more than ${MAX_COLLECTED}`;
       lines.push(
-        `[showing the first ${shown.length} of ${total} matches in path order; narrow the pattern or path]`,
+        `[showing the first ${shown.length} of ${count} matches in path order; narrow the pattern or path]`,
       );
     }
     return {
       output: lines.join('\n'),
-      display: { type: 'matches', files: found.length, matches: found.length, truncated },
+      display: { type: 'matches', files: total, matches: total, truncated },
     };
   },
 });
@@ -157,10 +167,10 @@ async function isDirectory(real: string): Promise<boolean> {
   }
 }
 
-async function withMtime(item: Found): Promise<{ relative: string; mtime: number }> {
+async function withMtime(relative: string, file: string): Promise<{ relative: string; mtime: number }> {
   // A file removed since the walk sorts last rather than failing the call.
-  const info = await stat(item.file).catch(() => lstat(item.file).catch(() => undefined));
-  return { relative: item.relative, mtime: info?.mtimeMs ?? 0 };
+  const info = await stat(file).catch(() => lstat(file).catch(() => undefined));
+  return { relative, mtime: info?.mtimeMs ?? 0 };
 }
 
 function noMatches(pattern: string, where: string, ignored: number): string {
