@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { lstat, stat } from 'node:fs/promises';
 import path from 'node:path';
 import picomatch from 'picomatch';
@@ -44,7 +45,7 @@ export const globTool = defineTool({
       pattern = scanned.isGlob ? scanned.glob : path.basename(pattern);
     }
     const root = await ctx.paths.forRead(where);
-    await requireDirectory(root, where);
+    requireDirectory(root, where);
     // Walk from the pattern's fixed prefix, so "src/**/*.ts" reads nothing outside src.
     const scanned = picomatch.scan(pattern);
     const base = (scanned.isGlob ? scanned.base : path.posix.dirname(pattern)).replace(/\/+$/, '');
@@ -73,7 +74,7 @@ export const globTool = defineTool({
       return true;
     };
     const nameGlob = nameFilter(pattern);
-    if (fromRoot || (await isDirectory(walkRoot))) {
+    if (fromRoot || isDirectory(walkRoot)) {
       if (ctx.ripgrep) {
         const readable = ctx.paths.readableUnder(walkRoot);
         await runRipgrep({
@@ -144,24 +145,20 @@ export const globTool = defineTool({
   },
 });
 
-async function requireDirectory(real: string, shown: string): Promise<void> {
-  let info: Awaited<ReturnType<typeof stat>>;
-  try {
-    info = await stat(real);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new ToolFailure('not_found', `${shown} does not exist; use list_dir to see what is there`);
-    }
-    throw error;
+// Blocking stats: one directory's stat takes microseconds, a thread-pool round trip more.
+function requireDirectory(real: string, shown: string): void {
+  const info = statSync(real, { throwIfNoEntry: false });
+  if (info === undefined) {
+    throw new ToolFailure('not_found', `${shown} does not exist; use list_dir to see what is there`);
   }
   if (!info.isDirectory()) {
     throw new ToolFailure('invalid_input', `${shown} is a file, not a directory; pass its directory as path`);
   }
 }
 
-async function isDirectory(real: string): Promise<boolean> {
+function isDirectory(real: string): boolean {
   try {
-    return (await stat(real)).isDirectory();
+    return statSync(real, { throwIfNoEntry: false })?.isDirectory() ?? false;
   } catch {
     return false;
   }
