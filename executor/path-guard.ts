@@ -136,26 +136,36 @@ export class PathGuard {
   }
 
   /**
-   * `readable` for the many paths of a search under one real directory. Rules that cannot apply
-   * beneath `dir` are dropped once, and each directory's verdict is kept, so a path costs a few
-   * string and pattern tests instead of a pattern test per rule and per ancestor.
+   * `readable` for the many paths of a search under one real directory, given relative to it
+   * (normal: no `.`, `..` or empty segments), as ripgrep and a directory listing print them, so no
+   * absolute path is built per file. Rules that cannot apply beneath `dir` are dropped once, and
+   * each directory's verdict is kept: most paths cost a few string tests on the relative path.
    */
-  readableUnder(root: string): (real: string) => boolean {
+  readableUnder(root: string): (relative: string) => boolean {
     const dir = root.length > 1 && root.endsWith('/') ? root.slice(0, -1) : root;
+    const prefix = dir.endsWith('/') ? dir : `${dir}/`;
+    const full = (relative: string): string => (relative === '' ? dir : prefix + relative);
+    if (this.readDeny.some((deny) => deny.matches(dir))) return () => false;
     const allow = this.policy.read.allow;
-    const allAllowed = allow.some((allowed) => isWithin(allowed, dir));
-    if (this.readDeny.some((deny) => deny.matches(dir)))
-      return (real) => !isWithin(dir, real) && this.readable(real);
+    // Rare (a search from above a readable root): every path is checked in full.
+    if (!allow.some((allowed) => isWithin(allowed, dir))) return (relative) => this.readable(full(relative));
     // A rule matters beneath `dir` only when what it can match overlaps `dir`.
     const rules = this.readDeny.filter(
       (rule) => rule.base === '' || isWithin(dir, rule.base) || (rule.glob && isWithin(rule.base, dir)),
     );
-    const plain = rules.filter((rule) => !rule.glob).map((rule) => rule.base);
+    // Plain rules beneath `dir`, as relative paths ('' for `dir` itself was refused above).
+    const plain = rules.flatMap((rule) => (rule.glob ? [] : [rule.base.slice(prefix.length)]));
     const globs = rules.flatMap((rule) => (rule.glob ? [rule.glob] : []));
-    // The name each glob needs, after a `/`: a path without it past `dir` escapes that glob.
-    const needs = rules.flatMap((rule) => (rule.glob ? [rule.namePrefix && `/${rule.namePrefix}`] : []));
-    const prefix = dir.endsWith('/') ? dir : `${dir}/`;
-    const from = prefix.length - 1;
+    // The name each glob needs: a path without it past `dir` escapes every glob. One glob that
+    // does not say how its names start sends every path to the full test.
+    const names = rules.flatMap((rule) => (rule.glob ? [rule.namePrefix] : []));
+    const always = names.includes(undefined);
+    // A name that extends another (`.env.` of `.env`) adds nothing the shorter one lets through.
+    const given = names.filter((name): name is string => name !== undefined);
+    const starts = [...new Set(given)].filter(
+      (name) => !given.some((other) => other !== name && name.startsWith(other)),
+    );
+    const needles = starts.map((name) => `/${name}`);
     // Directories beneath `dir` a glob matches, itself or through an ancestor; `dir` passed above.
     const deniedDirs = new Map<string, boolean>([[dir, false]]);
     const deniedDir = (at: string): boolean => {
@@ -166,11 +176,24 @@ export class PathGuard {
       }
       return denied;
     };
-    return (real) => {
-      if (real === dir || !real.startsWith(prefix)) return this.readable(real);
-      if (!allAllowed && !allow.some((allowed) => isWithin(allowed, real))) return false;
-      if (plain.some((denied) => isWithin(denied, real))) return false;
-      if (!needs.some((name) => name === undefined || real.includes(name, from))) return true;
+    return (relative) => {
+      if (relative === '') return true;
+      for (let i = 0; i < plain.length; i++) {
+        const denied = plain[i]!;
+        if (
+          relative.startsWith(denied) &&
+          (relative.length === denied.length || relative[denied.length] === '/')
+        )
+          return false;
+      }
+      if (!always) {
+        let named = false;
+        for (let i = 0; i < starts.length && !named; i++) {
+          named = relative.startsWith(starts[i]!) || relative.includes(needles[i]!);
+        }
+        if (!named) return true;
+      }
+      const real = prefix + relative;
       return !globs.some((glob) => glob(real)) && !deniedDir(parentOf(real));
     };
   }

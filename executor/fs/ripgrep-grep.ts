@@ -59,9 +59,8 @@ export async function ripgrepGrep(options: RipgrepGrepOptions): Promise<FileHits
   const shownFor = (relative: string): string =>
     options.isDirectory ? shownPath(relative) : options.shownRoot;
   // Denied files the sandbox could not hide (one created after it started) are kept out here.
-  const realPath = joinTo(dir);
-  const readableReal = paths.readableUnder(dir);
-  const readable = (relative: string): boolean => wanted(relative) && readableReal(realPath(relative));
+  const readableUnder = paths.readableUnder(dir);
+  const readable = (relative: string): boolean => wanted(relative) && readableUnder(relative);
   const args = [
     ...walkFlags(true),
     `--max-filesize=${options.maxFileBytes}`,

@@ -48,6 +48,15 @@ export function nameFilter(glob: string): string[] {
   return plain ? [`--type-add=skate:${last}`, '--type=skate'] : [];
 }
 
+/**
+ * Whether `nameFilter` alone decides `glob`: a plain directory prefix, then `**` and a `*` with a
+ * literal end (`**` + `/*.ts`, `src/**` + `/*.d.ts`). Run from that prefix, ripgrep lists exactly the
+ * matches, so they need no second test.
+ */
+export function nameFilterDecides(glob: string): boolean {
+  return /^(?:\w[\w.-]*\/)*\*\*\/\*[\w.-]*$/.test(glob);
+}
+
 export interface RipgrepOptions {
   readonly binary: string;
   /** skate-confine's argv prefix: rg runs confined like any command. */
@@ -73,25 +82,27 @@ const MAX_STDERR_BYTES = 16 * 1024;
 
 /**
  * Runs ripgrep and hands its output over record by record. Stopping (a cap reached, the call
- * cancelled) kills its process group at once: nothing is searched past what will be shown.
+ * cancelled) kills it at once: nothing is searched past what will be shown.
  */
 export function runRipgrep(options: RipgrepOptions): Promise<RipgrepExit> {
   const { signal, separator, onRecord } = options;
   signal.throwIfAborted();
   const [program, ...args] = [...options.wrapper, options.binary, ...options.args] as [string, ...string[]];
+  // Not detached: a session of its own would also give rg a scheduler autogroup of its own, in
+  // which it ran 20-30% slower here while other processes were busy.
   const child = spawn(program, args, {
     cwd: options.cwd,
     env: process.env,
     stdio: ['ignore', 'pipe', 'pipe'],
-    // Its own process group, so a stop kills skate-confine and rg together.
-    detached: true,
   });
   let stopped = false;
   const stop = () => {
     if (stopped || child.pid === undefined) return;
     stopped = true;
+    // rg starts nothing, so killing it is enough; the wrapper (skate-confine --subreaper) kills
+    // everything it started on SIGTERM and then exits.
     try {
-      process.kill(-child.pid, 'SIGKILL');
+      child.kill(options.wrapper.length > 0 ? 'SIGTERM' : 'SIGKILL');
     } catch {}
   };
   signal.addEventListener('abort', stop, { once: true });
@@ -165,40 +176,49 @@ export function sortWalkOrder<T>(items: readonly T[], pathOf: (item: T) => strin
 }
 
 /**
- * The first `count` items of `sortWalkOrder`, without sorting the rest: items are grouped by the
- * path segment at `offset`, groups taken in name order, and only the group the cut falls in is
- * looked into further. Thousands of glob matches cost a grouping pass and a sort of `count`.
+ * Keeps the first `count` paths in walk order of those added, in any order, without holding the
+ * rest: a path past the current `count`th is refused with one comparison, and the kept ones are
+ * sorted and cut back to `count` whenever twice as many have piled up. They are kept as sort keys,
+ * "/" replaced by NUL (which no path holds), so those sorts are plain string sorts.
  */
-export function firstInWalkOrder<T>(
-  items: readonly T[],
-  pathOf: (item: T) => string,
-  count: number,
-  offset = 0,
-): T[] {
-  // Small groups, and (defensively) paths exhausted by repeated names, are sorted outright.
-  if (items.length <= 2 * count || items.length <= 64 || offset > 4096) {
-    return sortWalkOrder(items, pathOf).slice(0, count);
+export class FirstInWalkOrder {
+  private readonly kept: string[] = [];
+  /** The `count`th key once `count` are kept: nothing at or past it can be among the first. */
+  private last: string | undefined;
+
+  constructor(private readonly count: number) {}
+
+  add(path: string): void {
+    if (this.last !== undefined && !beforeKey(path, this.last)) return;
+    this.kept.push(path.replaceAll('/', '\0'));
+    if (this.kept.length >= 2 * this.count) this.cut();
   }
-  const groups = new Map<string, T[]>();
-  for (const item of items) {
-    const full = pathOf(item);
-    const slash = full.indexOf('/', offset);
-    const name = slash === -1 ? full.slice(offset) : full.slice(offset, slash);
-    const group = groups.get(name);
-    if (group) group.push(item);
-    else groups.set(name, [item]);
+
+  /** The first `count` paths added (all of them when fewer), in walk order. */
+  first(): string[] {
+    this.cut();
+    return this.kept.map((key) => key.replaceAll('\0', '/'));
   }
-  const first: T[] = [];
-  // Names in code-unit order: a directory's entries follow its name as in the walk.
-  for (const name of [...groups.keys()].sort()) {
-    const group = groups.get(name)!;
-    const left = count - first.length;
-    first.push(
-      ...(group.length === 1 ? group : firstInWalkOrder(group, pathOf, left, offset + name.length + 1)),
-    );
-    if (first.length >= count) break;
+
+  private cut(): void {
+    this.kept.sort();
+    if (this.kept.length >= this.count) {
+      this.kept.length = this.count;
+      this.last = this.kept[this.count - 1];
+    }
   }
-  return first.slice(0, count);
+}
+
+/** Whether `path` sorts before `key`, a path with its "/" already replaced by NUL, in walk order. */
+function beforeKey(path: string, key: string): boolean {
+  const n = Math.min(path.length, key.length);
+  for (let i = 0; i < n; i++) {
+    let x = path.charCodeAt(i);
+    if (x === 47) x = 0;
+    const y = key.charCodeAt(i);
+    if (x !== y) return x < y;
+  }
+  return path.length < key.length;
 }
 
 /** Files a gitignore hides under `cwd`: the difference between two listings, run together. */

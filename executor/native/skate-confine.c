@@ -202,6 +202,9 @@ static void sleep_ms(long ms) {
 
 /* Ends every descendant: a polite SIGTERM, a short grace, then SIGKILL until none is left. */
 static void kill_descendants(void) {
+  /* No child left means no descendant (an orphan reparents to us): skip the scans of /proc. */
+  reap_all();
+  if (waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD) return;
   if (signal_descendants(SIGTERM) > 0) {
     for (int i = 0; i < 20; i++) {
       reap_all();

@@ -1,10 +1,19 @@
+import { statSync } from 'node:fs';
 import { lstat, stat } from 'node:fs/promises';
 import path from 'node:path';
 import picomatch from 'picomatch';
 import * as z from 'zod';
 import { defineTool, ToolFailure } from '../define-tool.js';
 import { mapOrdered } from '../fs/map-ordered.js';
-import { countIgnored, firstInWalkOrder, joinTo, nameFilter, runRipgrep, walkFlags } from '../fs/ripgrep.js';
+import {
+  countIgnored,
+  FirstInWalkOrder,
+  joinTo,
+  nameFilter,
+  nameFilterDecides,
+  runRipgrep,
+  walkFlags,
+} from '../fs/ripgrep.js';
 import { walkFiles } from '../fs/walk-files.js';
 import { toolDescription } from '../tool-description.js';
 
@@ -13,11 +22,6 @@ const MAX_SHOWN = 500;
 /** Matches collected before the walk stops. */
 const MAX_COLLECTED = 10_000;
 const STAT_CONCURRENCY = 16;
-
-interface Found {
-  readonly relative: string;
-  readonly file: string;
-}
 
 export const globTool = defineTool({
   name: 'glob',
@@ -41,32 +45,37 @@ export const globTool = defineTool({
       pattern = scanned.isGlob ? scanned.glob : path.basename(pattern);
     }
     const root = await ctx.paths.forRead(where);
-    await requireDirectory(root, where);
+    requireDirectory(root, where);
     // Walk from the pattern's fixed prefix, so "src/**/*.ts" reads nothing outside src.
     const scanned = picomatch.scan(pattern);
     const base = (scanned.isGlob ? scanned.base : path.posix.dirname(pattern)).replace(/\/+$/, '');
     const fromRoot = base === '' || base === '.';
     const walkRoot = fromRoot ? root : await ctx.paths.forRead(path.join(where, base));
     const prefix = fromRoot ? '' : `${base}/`;
-    const matches = picomatch(pattern, { dot: true });
+    // `**/*.ts` and the like: ripgrep's file-name filter lists exactly the matches, so none is tested again.
+    const matches =
+      ctx.ripgrep && nameFilterDecides(pattern) ? () => true : picomatch(pattern, { dot: true });
 
     const counts = { ignored: 0 };
     const includeIgnored = input.include_ignored ?? false;
-    const found: Found[] = [];
+    // Matches are counted and only the first MAX_SHOWN in walk order kept, as they arrive: paths
+    // relative to the walk root, which sort as the shown ones do (the same prefix before each).
+    const first = new FirstInWalkOrder(MAX_SHOWN);
+    let total = 0;
     let complete = true;
-    const keep = (relative: string, file: string): boolean => {
-      if (!matches(relative)) return true;
-      if (found.length === MAX_COLLECTED) {
+    const keep = (relative: string): boolean => {
+      if (!matches(prefix === '' ? relative : prefix + relative)) return true;
+      if (total === MAX_COLLECTED) {
         complete = false;
         return false;
       }
-      found.push({ relative, file });
+      total++;
+      first.add(relative);
       return true;
     };
     const nameGlob = nameFilter(pattern);
-    if (await isDirectory(walkRoot)) {
+    if (fromRoot || isDirectory(walkRoot)) {
       if (ctx.ripgrep) {
-        const realPath = joinTo(walkRoot);
         const readable = ctx.paths.readableUnder(walkRoot);
         await runRipgrep({
           binary: ctx.ripgrep,
@@ -76,12 +85,9 @@ export const globTool = defineTool({
           signal: ctx.signal,
           separator: 0,
           // Denied files the sandbox could not hide (one created after it started) are kept out here.
-          onRecord: (relative) => {
-            const file = realPath(relative);
-            return !readable(file) || keep(prefix + relative, file);
-          },
+          onRecord: (relative) => !readable(relative) || keep(relative),
         });
-        if (found.length === 0 && !includeIgnored) {
+        if (total === 0 && !includeIgnored) {
           counts.ignored = await countIgnored({
             binary: ctx.ripgrep,
             wrapper: ctx.commandWrapper,
@@ -100,67 +106,68 @@ export const globTool = defineTool({
           links: true,
           counts,
         });
-        for await (const entry of walk) if (!keep(prefix + entry.relative, entry.path)) break;
+        for await (const entry of walk) if (!keep(entry.relative)) break;
       }
     }
     ctx.signal.throwIfAborted();
 
-    // Newest first when everything found is shown: at most MAX_SHOWN stats. Past that, path
+    // Newest first when everything found is shown: at most MAX_SHOWN stats. Past that, walk
     // order: stat'ing thousands of files to pick the newest cost more than the walk itself.
-    const byAge = found.length <= MAX_SHOWN;
+    const kept = first.first();
+    const byAge = total <= MAX_SHOWN;
     let shown: string[];
     if (byAge) {
+      const realPath = joinTo(walkRoot);
       const dated: { relative: string; mtime: number }[] = [];
-      for await (const item of mapOrdered(found, STAT_CONCURRENCY, withMtime)) dated.push(item);
+      for await (const item of mapOrdered(kept, STAT_CONCURRENCY, (relative) =>
+        withMtime(relative, realPath(relative)),
+      ))
+        dated.push(item);
       ctx.signal.throwIfAborted();
       dated.sort((a, b) => b.mtime - a.mtime || (a.relative < b.relative ? -1 : 1));
-      shown = dated.map((item) => item.relative);
+      shown = dated.map((item) => prefix + item.relative);
     } else {
-      shown = firstInWalkOrder(found, (item) => item.relative, MAX_SHOWN).map((item) => item.relative);
+      shown = kept.map((relative) => prefix + relative);
     }
     const truncated = !byAge || !complete;
     const lines =
       shown.length > 0 ? shown : [noMatches(input.pattern, where, includeIgnored ? 0 : counts.ignored)];
     if (truncated) {
-      const total = complete ? `${found.length}` : `more than ${MAX_COLLECTED}`;
+      const count = complete ? `${total}` : `more than ${MAX_COLLECTED}`;
       lines.push(
-        `[showing the first ${shown.length} of ${total} matches in path order; narrow the pattern or path]`,
+        `[showing the first ${shown.length} of ${count} matches in path order; narrow the pattern or path]`,
       );
     }
     return {
       output: lines.join('\n'),
-      display: { type: 'matches', files: found.length, matches: found.length, truncated },
+      display: { type: 'matches', files: total, matches: total, truncated },
     };
   },
 });
 
-async function requireDirectory(real: string, shown: string): Promise<void> {
-  let info: Awaited<ReturnType<typeof stat>>;
-  try {
-    info = await stat(real);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new ToolFailure('not_found', `${shown} does not exist; use list_dir to see what is there`);
-    }
-    throw error;
+// Blocking stats: one directory's stat takes microseconds, a thread-pool round trip more.
+function requireDirectory(real: string, shown: string): void {
+  const info = statSync(real, { throwIfNoEntry: false });
+  if (info === undefined) {
+    throw new ToolFailure('not_found', `${shown} does not exist; use list_dir to see what is there`);
   }
   if (!info.isDirectory()) {
     throw new ToolFailure('invalid_input', `${shown} is a file, not a directory; pass its directory as path`);
   }
 }
 
-async function isDirectory(real: string): Promise<boolean> {
+function isDirectory(real: string): boolean {
   try {
-    return (await stat(real)).isDirectory();
+    return statSync(real, { throwIfNoEntry: false })?.isDirectory() ?? false;
   } catch {
     return false;
   }
 }
 
-async function withMtime(item: Found): Promise<{ relative: string; mtime: number }> {
+async function withMtime(relative: string, file: string): Promise<{ relative: string; mtime: number }> {
   // A file removed since the walk sorts last rather than failing the call.
-  const info = await stat(item.file).catch(() => lstat(item.file).catch(() => undefined));
-  return { relative: item.relative, mtime: info?.mtimeMs ?? 0 };
+  const info = await stat(file).catch(() => lstat(file).catch(() => undefined));
+  return { relative, mtime: info?.mtimeMs ?? 0 };
 }
 
 function noMatches(pattern: string, where: string, ignored: number): string {

@@ -137,17 +137,12 @@ export const grepTool = defineTool({
     let tooLarge = 0;
     let truncated = false;
     const wanted = (entry: WalkEntry) => !filter || filter(entry.relative);
-    // Files are searched ahead but taken in walk order, so the output and where it stops
-    // are the same on every run. In content mode a file may bring up to `limit` lines; the
-    // overshoot is trimmed below.
-    const results: AsyncIterable<Searched> | Iterable<Searched> =
-      viaRipgrep === 'rejected' ? mapOrdered(only(candidates(), wanted), CONCURRENCY, search) : viaRipgrep;
-    for await (const hits of results) {
-      ctx.signal.throwIfAborted();
-      if (hits === 'none') continue;
+    /** Adds one file's result to the output; false once the limit is reached. */
+    const take = (hits: Searched): boolean => {
+      if (hits === 'none') return true;
       if (hits === 'too_large') {
         tooLarge++;
-        continue;
+        return true;
       }
       const room = mode === 'content' ? limit - matches : limit - files;
       if (mode === 'content' && hits.count > room) {
@@ -156,7 +151,7 @@ export const grepTool = defineTool({
         matches += room;
         files++;
         truncated = true;
-        break;
+        return false;
       }
       files++;
       matches += hits.count;
@@ -166,8 +161,21 @@ export const grepTool = defineTool({
       if ((mode === 'content' ? matches : files) >= limit) {
         // Whether more exist is unknown without searching on, which is what stopping avoids.
         truncated = true;
-        break;
+        return false;
       }
+      return true;
+    };
+    if (viaRipgrep === 'rejected') {
+      // Files are searched ahead but taken in walk order, so the output and where it stops
+      // are the same on every run. In content mode a file may bring up to `limit` lines; the
+      // overshoot is trimmed in `take`.
+      for await (const hits of mapOrdered(only(candidates(), wanted), CONCURRENCY, search)) {
+        ctx.signal.throwIfAborted();
+        if (!take(hits)) break;
+      }
+    } else {
+      // ripgrep's results are all here: a plain loop, not an await (a microtask) per file.
+      for (const hits of viaRipgrep) if (!take(hits)) break;
     }
     ctx.signal.throwIfAborted();
     if (ctx.ripgrep && viaRipgrep !== 'rejected' && files === 0 && info.isDirectory()) {

@@ -136,7 +136,7 @@ function readEntries(
       continue;
     }
     // Denied entries (a `.env`, a secrets directory) are left out, not shown as denied.
-    if (!readable(full)) continue;
+    if (!readable(dirent.name)) continue;
     const kind = dirent.isDirectory() ? 'dir' : dirent.isFile() ? 'file' : 'other';
     nodes.push({ node: { name: dirent.name, kind }, real: full });
   }

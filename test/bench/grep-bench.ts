@@ -89,9 +89,10 @@ const CASES: Case[] = [
  * grep and glob on a tree of ≥ 15k files (two hard-linked copies of the checkout's
  * node_modules), in-process through the tools, against `rg` itself doing the same search with
  * the same flags, alternating, warm cache. The policy is the built-in `execute` one (its deny
- * globs are checked on every path found). The tools' result counts are printed next to
- * ripgrep's: the ratio means something only if they agree. `grep_files_confined` is the same
- * search with rg run under skate-confine (Landlock), as the executor runs it: the sandbox's share.
+ * globs are checked on every path found; one PathGuard, as in an executor). The tools' result
+ * counts are printed next to ripgrep's: the ratio means something only if they agree.
+ * `grep_files_confined` and `glob_confined` are the same searches with rg run under skate-confine
+ * (Landlock), as the executor runs it, against plain rg: the sandbox's share.
  */
 export async function benchGrep(): Promise<Record<string, number | string>> {
   const rg = findRipgrep();
@@ -104,12 +105,14 @@ export async function benchGrep(): Promise<Record<string, number | string>> {
     const loaded = await loadPolicy('execute', { workspace: tree });
     if (!loaded.ok) throw new Error(formatPolicyProblem(loaded.problem));
     const policy = loaded.policy;
+    // One PathGuard (its deny globs compiled once), as an executor has.
+    const paths = new PathGuard(policy);
     const ctx = (ripgrep: string | undefined, commandWrapper: readonly string[] = []): ToolContext => ({
       callId: 'bench',
       workspace: tree,
       policy,
       signal: new AbortController().signal,
-      paths: new PathGuard(policy),
+      paths,
       emit() {},
       commandWrapper,
       ripgrep,
@@ -117,10 +120,13 @@ export async function benchGrep(): Promise<Record<string, number | string>> {
     const figures: Record<string, number> = {
       grep_tree_files: lines((await run(rg, ['--files', '--hidden'], { cwd: tree })).stdout),
     };
-    const confined: Case = { ...CASES[0]!, name: 'grep_files_confined' };
-    for (const c of [...CASES, confined]) {
+    const confined: Case[] = [
+      { ...CASES.find((c) => c.name === 'grep_files')!, name: 'grep_files_confined' },
+      { ...CASES.find((c) => c.name === 'glob')!, name: 'glob_confined' },
+    ];
+    for (const c of [...CASES, ...confined]) {
       const input = c.tool.input.parse(c.input);
-      const wrapper = c === confined ? confineWrapper() : [];
+      const wrapper = confined.includes(c) ? confineWrapper() : [];
       const ours: number[] = [];
       const theirs: number[] = [];
       let found = 0;

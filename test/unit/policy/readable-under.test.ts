@@ -71,7 +71,10 @@ describe('PathGuard.readable and readableUnder', () => {
           for (const [base, names] of paths) {
             const real = [base === '/' ? '' : base, ...names].join('/') || '/';
             expect(guard.readable(real), real).toBe(reference(allow, deny, real));
-            expect(readable(real), `${real} under ${dir}`).toBe(guard.readable(real));
+            // readableUnder takes paths relative to `dir`, and only those beneath it.
+            if (!isWithin(dir, real)) continue;
+            const relative = real === dir ? '' : real.slice(dir === '/' ? 1 : dir.length + 1);
+            expect(readable(relative), `${relative} under ${dir}`).toBe(guard.readable(real));
           }
         },
       ),

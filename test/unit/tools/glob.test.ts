@@ -119,6 +119,56 @@ describe.each(engines)('glob (%s)', (engine, ripgrep) => {
     expect(result.display).toEqual({ type: 'matches', files: 520, matches: 520, truncated: true });
   });
 
+  it('past 1,000 matches, in any order found, still shows the first 500 in walk order', async () => {
+    await using dir = await tempDir();
+    // Names on either side of "/" in code-unit order: "d" (a directory), "d-1", "d.x".
+    const names: string[] = [];
+    for (const top of ['d', 'd-1', 'd.x', 'e']) {
+      for (let i = 0; i < 150; i++) names.push(`${top}/${i % 7}/f${i}.txt`, `${top}/${i % 7}.f${i}.txt`);
+    }
+    await Promise.all(
+      names.map((name) => mkdir(path.dirname(path.join(dir.path, name)), { recursive: true })),
+    );
+    await Promise.all(names.map((name) => writeFile(path.join(dir.path, name), '')));
+    const result = await runTool(globTool, testPolicy(dir.path), { pattern: '**/*.txt' });
+    const lines = result.output.split('\n');
+    const key = (name: string): string => name.replaceAll('/', '\0');
+    const expected = [...names].sort((a, b) => (key(a) < key(b) ? -1 : 1)).slice(0, 500);
+    expect(lines.slice(0, 500)).toEqual(expected);
+    expect(lines[500]).toBe(
+      `[showing the first 500 of ${names.length} matches in path order; narrow the pattern or path]`,
+    );
+  });
+
+  it('a "**/*NAME" pattern, which ripgrep answers by file name alone, matches what picomatch does', async () => {
+    await using dir = await tempDir();
+    await files(dir.path, [
+      'a.ts',
+      '.ts',
+      '.hidden.ts',
+      'dir.ts/inner',
+      'X.TS',
+      'a.ts.bak',
+      'sub/.d/deep.ts',
+      'sub/a.d.ts',
+      'sub/a-b_c.ts',
+      'sub/secret.ts',
+    ]);
+    const policy = testPolicy(dir.path, { read: { allow: ['/'], deny: ['**/secret.ts'] } });
+    const sorted = async (pattern: string) =>
+      (await runTool(globTool, policy, { pattern })).output.split('\n').sort();
+    expect(await sorted('**/*.ts')).toEqual([
+      '.hidden.ts',
+      '.ts',
+      'a.ts',
+      'sub/.d/deep.ts',
+      'sub/a-b_c.ts',
+      'sub/a.d.ts',
+    ]);
+    expect(await sorted('sub/**/*.d.ts')).toEqual(['sub/a.d.ts']);
+    expect(await sorted('**/*')).toHaveLength(9);
+  });
+
   it('explains an empty result, including what gitignore hid', async () => {
     await using dir = await tempDir();
     await files(dir.path, ['dist/x.js', 'a/b.ts']);
