@@ -1,5 +1,5 @@
-// After tsc: bundles the compiled executor and CLI (from dist/, tsc's output)
-// into ESM entries plus lazily loaded chunks. A process starts much faster from
+// After tsc: bundles the compiled executor (ESM entries plus lazily loaded chunks) and the
+// CLI (one CommonJS bundle, see below), from dist/, tsc's output. A process starts much faster from
 // a bundle than from hundreds of separate modules: an executor in ~1.4x the
 // time of `node -e 0` instead of ~2.1x, and `skate --help` in 0.1 s, not 0.4 s.
 // The js_eval worker is its own entry: it runs as a separate process (isolated-vm

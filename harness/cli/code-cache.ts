@@ -1,6 +1,7 @@
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import vm from 'node:vm';
+import { writeFileAtomically } from '../write-file-atomically.js';
 import { COMMAND_NAMES } from './command-names.js';
 
 /** A CommonJS file compiled with V8's code cache; `save()` writes the cache when it was missing or refused. */
@@ -64,23 +65,10 @@ export function compileCached(file: string, cacheFile: string): CachedScript {
     save(): void {
       if (saved) return;
       saved = true;
-      writeAtomically(cacheFile, script.createCachedData());
+      writeFileAtomically(cacheFile, script.createCachedData());
       pruneOthers(path.dirname(cacheFile), path.basename(cacheFile).split('-', 2).join('-'));
     },
   };
-}
-
-/** Temporary file and rename: a reader sees the old cache, none, or the whole new one. */
-function writeAtomically(file: string, data: Buffer): void {
-  const temporary = `${file}.${process.pid}.tmp`;
-  try {
-    mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    writeFileSync(temporary, data, { mode: 0o600 });
-    renameSync(temporary, file);
-  } catch {
-    // A read-only or full disk only costs the next start its compile time.
-    rmSync(temporary, { force: true });
-  }
 }
 
 /** Drops other builds' caches after a day, and the oldest caches beyond MAX_FILES. */

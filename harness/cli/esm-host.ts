@@ -1,9 +1,9 @@
-/** The ES-module-only packages of the terminal UI, as the CLI's ESM entry loads them. */
+/** The ES-module-only packages of the terminal UI, as the bin (dist/cli/skate.js) loads them. */
 export type TuiVendor = typeof import('./tui-vendor.js');
 
 /**
- * What the CLI's ESM entry (dist/cli/skate.js) hands to the CLI it runs from a CommonJS bundle:
- * a real `import()` of what cannot be CommonJS. Without a host (tsc's output, the tests) every
+ * What the bin (dist/cli/skate.js) hands to the CLI it runs from a CommonJS bundle: a real
+ * `import()` of what cannot be CommonJS. Without a host (tsc's output, the tests) every
  * import is an ordinary one and there is nothing to preload.
  */
 export interface EsmHost {

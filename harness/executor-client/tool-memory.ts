@@ -1,11 +1,12 @@
 import { statSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import * as z from 'zod';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import { ToolDefinition } from '../../shared/tool.js';
 import { distPath } from '../project-paths.js';
 import { skateCacheDir } from '../skate-cache-dir.js';
+import { writeFileAtomically } from '../write-file-atomically.js';
 
 /** Lists kept; the oldest go first (one per workspace and policy in use). */
 const KEPT = 32;
@@ -47,15 +48,8 @@ export function toolMemory(inputs: ToolListInputs, dir = path.join(skateCacheDir
     },
     async remember(tools) {
       if (JSON.stringify(tools) === recalled) return;
-      try {
-        await mkdir(dir, { recursive: true, mode: 0o700 });
-        const temporary = `${file}.${process.pid}`;
-        await writeFile(temporary, JSON.stringify({ key, tools }), { mode: 0o600 });
-        await rename(temporary, file);
-        await prune(dir);
-      } catch {
-        // A read-only cache: the next start waits for its executor, as without one.
-      }
+      // Unwritten (a read-only cache), the next start waits for its executor, as without one.
+      if (writeFileAtomically(file, JSON.stringify({ key, tools }))) await prune(dir).catch(() => undefined);
     },
   };
 }

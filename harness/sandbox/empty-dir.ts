@@ -1,7 +1,7 @@
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { probeCacheFile } from './probe-cache.js';
+import { skateCacheDir } from '../skate-cache-dir.js';
 
 let shared: string | undefined;
 
@@ -33,6 +33,6 @@ export function emptyDirIn(cacheDir: string): string {
 
 /** The empty directory for this harness process's sandboxes. */
 export function sharedEmptyDir(): string {
-  shared ??= emptyDirIn(path.dirname(probeCacheFile()));
+  shared ??= emptyDirIn(skateCacheDir());
   return shared;
 }

@@ -1,8 +1,9 @@
 import { accessSync, constants, readFileSync, statSync } from 'node:fs';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { hostname, release, version } from 'node:os';
 import path from 'node:path';
 import { skateCacheDir } from '../skate-cache-dir.js';
+import { writeFileAtomically } from '../write-file-atomically.js';
 
 /** Kernel settings that decide whether bubblewrap may create user namespaces. */
 const USERNS_SETTINGS = [
@@ -71,10 +72,5 @@ export async function probeCached(file: string, key: string): Promise<boolean> {
 
 /** Remembers a successful probe; a failure to write only costs the next start a probe. */
 export async function rememberProbe(file: string, key: string): Promise<void> {
-  try {
-    await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-    const temporary = `${file}.${process.pid}`;
-    await writeFile(temporary, JSON.stringify({ key }), { mode: 0o600 });
-    await rename(temporary, file);
-  } catch {}
+  writeFileAtomically(file, JSON.stringify({ key }));
 }
