@@ -58,7 +58,8 @@ export async function loadPolicy(nameOrPath: string, options: LoadPolicyOptions)
       };
     }
     const checked = checkPolicy(raw, source, { workspace, home });
-    if (!checked.ok || !isPathLike(nameOrPath)) return checked;
+    // The built-in policies are Skate's own, read-only in every sandbox even inside a write root.
+    if (!checked.ok || isWithin(builtinPolicyDir(), source)) return checked;
     return trustedOnlyToNarrow(checked, source, { workspace, home });
   }
   return {
@@ -74,15 +75,16 @@ export async function loadPolicy(nameOrPath: string, options: LoadPolicyOptions)
   };
 }
 
-/** What a policy file in a place a sandbox may write may be at most: the default policy. */
+/** What a policy file in a place a sandbox may write may be at most: the shipped default policy. */
 const DEFAULT_POLICY = 'execute';
 
 /**
- * A policy file given by path inside the workspace, or inside a write root of the policy it
- * defines, is a file an earlier run's sandbox could have rewritten (issue #20, item 4): it is
- * workspace content, and may only narrow the default policy, checked each time it is loaded, so a
- * change a sandbox made can only narrow. `~/.skate` (which every sandbox keeps read-only) and
- * everything outside those places is the user's, and trusted as given.
+ * A policy file that lies (after links) inside the workspace, or inside a write root of the policy
+ * it defines, is a file an earlier run's sandbox could have rewritten (issue #20, item 4): given by
+ * path, or by a name whose `~/.skate/policies` file is a link to it, it is workspace content, and
+ * may only narrow the default policy, checked each time it is loaded, so a change a sandbox made
+ * can only narrow. What lies in `~/.skate` (read-only in every sandbox) or outside those places is
+ * the user's, and trusted as given.
  */
 async function trustedOnlyToNarrow(
   checked: Extract<PolicyCheck, { ok: true }>,
@@ -96,7 +98,8 @@ async function trustedOnlyToNarrow(
   if (isWithin(userDir, real)) return checked;
   const writable = [places.workspace, ...checked.policy.write.allow].find((root) => isWithin(root, real));
   if (writable === undefined) return checked;
-  const ceiling = await loadPolicy(DEFAULT_POLICY, places);
+  // The shipped one: a user's `execute.json` may be the very file being checked.
+  const ceiling = await loadPolicy(path.join(builtinPolicyDir(), `${DEFAULT_POLICY}.json`), places);
   if (!ceiling.ok) return ceiling;
   if (isNarrowerOrEqual(checked.policy, ceiling.policy)) return checked;
   return {

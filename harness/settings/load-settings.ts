@@ -2,6 +2,7 @@ import { realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { isNarrowerOrEqual } from '../../shared/narrow-policy.js';
+import { isWithin } from '../../shared/path-within.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import type { SettingsFile } from '../../shared/settings.js';
 import { formatPolicyProblem, loadPolicy } from '../policy/load-policy.js';
@@ -55,12 +56,12 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Settin
   const home = options.home ?? homedir();
   const flags = options.flags ?? {};
   const userFile = userSettingsFile(home);
-  const user = withPolicyPath(
-    parseSettingsFile(userFile, await readUserFile(userFile, SETTINGS_BOUNDS)),
-    userFile,
-  );
-  const { $schema: _user, ...base } = user ?? {};
   const workspace = await realpath(options.workspace).catch(() => undefined);
+  const userRead = await readUserFile(userFile, SETTINGS_BOUNDS);
+  if (userRead.status === 'read' && workspace)
+    await refuseLinkIntoWorkspace(userFile, userRead.real, workspace, home);
+  const user = withPolicyPath(parseSettingsFile(userFile, userRead), userFile);
+  const { $schema: _user, ...base } = user ?? {};
   const workspaceFile = workspace && path.join(workspace, '.skate', 'settings.json');
   const baselinePolicy = flags.policy ?? base.policy ?? DEFAULT_POLICY;
   let baseline: Promise<ResolvedPolicy> | undefined;
@@ -136,6 +137,27 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Settin
     }
   }
   return { ...base, ...narrowing, files };
+}
+
+/**
+ * `~/.skate` is read-only in every sandbox, but a link there is protected only as far as what it
+ * leads to: one into this workspace leads to a file this run's sandboxes can write (and, with
+ * `env`, send the API key elsewhere), so it is refused. Links elsewhere (a dotfiles repository, a
+ * Nix store) are the user's.
+ */
+async function refuseLinkIntoWorkspace(
+  file: string,
+  real: string,
+  workspace: string,
+  home: string,
+): Promise<void> {
+  const userDir = await realpath(path.join(home, '.skate')).catch(() => path.join(home, '.skate'));
+  if (!isWithin(workspace, real) || isWithin(userDir, real)) return;
+  throw new SettingsError(
+    file,
+    undefined,
+    `leads to ${real}, inside the workspace, which its sandboxes can write; keep your settings outside every directory an agent may write`,
+  );
 }
 
 /** Sets the settings' `env` in `target` where it does not set the variable already: the environment wins. */

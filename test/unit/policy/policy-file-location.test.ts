@@ -1,4 +1,4 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadPolicy } from '../../../harness/policy/load-policy.js';
@@ -47,6 +47,25 @@ describe('a policy file given by path where a sandbox can write', () => {
     const userPolicy = await policyFile(path.join(home.path, '.skate', 'policies', 'net.json'), networkOn);
     expect((await loadPolicy(userPolicy, places)).ok).toBe(true);
     expect((await loadPolicy('net', places)).ok).toBe(true);
+  });
+
+  it('follows a name in ~/.skate/policies to where its file lies: a link into the workspace only narrows', async () => {
+    await using home = await tempDir();
+    await using ws = await tempDir();
+    const places = { workspace: ws.path, home: home.path };
+    const target = await policyFile(path.join(ws.path, 'net.json'), networkOn);
+    await mkdir(path.join(home.path, '.skate', 'policies'), { recursive: true });
+    await symlink(target, path.join(home.path, '.skate', 'policies', 'net.json'));
+    expect(await loadPolicy('net', places)).toMatchObject({
+      ok: false,
+      problem: { errorType: 'writable_location' },
+    });
+    // Even a user's own execute.json, measured against the shipped one.
+    await symlink(target, path.join(home.path, '.skate', 'policies', 'execute.json'));
+    expect(await loadPolicy('execute', places)).toMatchObject({
+      ok: false,
+      problem: { errorType: 'writable_location' },
+    });
   });
 
   it('counts the policy’s own write roots as places a sandbox can write', async () => {

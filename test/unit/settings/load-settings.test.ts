@@ -153,18 +153,19 @@ describe('loadSettings', () => {
     expect((await load({ policy: 'execute' })).network).toBe('on');
     await writeSettings(home.path, {});
 
-    // The policy is measured under the run's network switch: a file's policy with the network on is
-    // wider than execute, unless the flags turn the network off for the run whatever the policy says.
+    // The policy is measured under the run's network switch: a policy with the network on is wider
+    // than execute, unless the flags turn the network off for the run whatever the policy says.
     const readonly = JSON.parse(
       await readFile(path.join(projectRoot(), 'sandbox-policies', 'readonly.json'), 'utf8'),
     );
+    await mkdir(path.join(home.path, '.skate', 'policies'), { recursive: true });
     await writeFile(
-      path.join(ws.path, '.skate', 'ro-net.json'),
+      path.join(home.path, '.skate', 'policies', 'ro-net.json'),
       JSON.stringify({ ...readonly, $schema: undefined, name: 'ro-net', network: { mode: 'on' } }),
     );
-    await writeSettings(ws.path, { policy: 'ro-net.json' });
+    await writeSettings(ws.path, { policy: 'ro-net' });
     expect((await settingsError(load({}))).key).toBe('policy');
-    expect((await load({ network: 'off' })).policy).toBe(path.join(ws.path, '.skate', 'ro-net.json'));
+    expect((await load({ network: 'off' })).policy).toBe('ro-net');
     // The user's choice is the baseline when the flags make none.
     await writeSettings(home.path, { policy: 'readonly' });
     await writeSettings(ws.path, { policy: 'execute' });
@@ -188,6 +189,26 @@ describe('loadSettings', () => {
     await writeFile(path.join(ws.path, 'skate-settings.json'), JSON.stringify({ model: 'claude-linked' }));
     await symlink('../skate-settings.json', file);
     expect((await loadSettings({ workspace: ws.path, home: home.path })).model).toBe('claude-linked');
+  });
+
+  it('refuses a ~/.skate/settings.json that is a link into the workspace, which its sandboxes can write', async () => {
+    await using home = await tempDir();
+    await using ws = await tempDir();
+    await using dotfiles = await tempDir();
+    await writeFile(
+      path.join(ws.path, 'skate.json'),
+      JSON.stringify({ env: { ANTHROPIC_BASE_URL: 'http://x' } }),
+    );
+    await mkdir(path.join(home.path, '.skate'));
+    const userFile = path.join(home.path, '.skate', 'settings.json');
+    await symlink(path.join(ws.path, 'skate.json'), userFile);
+    const error = await settingsError(loadSettings({ workspace: ws.path, home: home.path }));
+    expect([error.file, error.problem]).toEqual([userFile, expect.stringContaining('inside the workspace')]);
+    // A link to a dotfiles repository elsewhere is the user's.
+    await unlink(userFile);
+    await writeFile(path.join(dotfiles.path, 'skate.json'), JSON.stringify({ model: 'claude-dotfiles' }));
+    await symlink(path.join(dotfiles.path, 'skate.json'), userFile);
+    expect((await loadSettings({ workspace: ws.path, home: home.path })).model).toBe('claude-dotfiles');
   });
 
   it('applies env only where the environment does not set the variable', () => {
