@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { lstatSync } from 'node:fs';
-import { mkdir, symlink, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, symlink, unlink, writeFile } from 'node:fs/promises';
 import { type AddressInfo, createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { projectRoot } from '../../harness/project-paths.js';
 import { probeSandbox } from '../../harness/sandbox/probe-sandbox.js';
 import type { ServeErrorBody, SessionInfo } from '../../shared/serve-api.js';
 import { type FakeMessagesApi, type FakeReply, fakeMessagesApi } from '../support/fake-messages-api.js';
@@ -81,6 +82,11 @@ async function hostOnlyServer(): Promise<{ server: Server; port: number; connect
   return { server, port: (server.address() as AddressInfo).port, connections: () => connections };
 }
 
+/** A script for `node -e`: one connection to the host's loopback port, reported on stdout. */
+function connectTo(port: number): string {
+  return `require('net').connect(${port}, '127.0.0.1').on('connect', () => { console.log('CONNECTED'); process.exit(0); }).on('error', (e) => { console.log('ERR', e.code); process.exit(0); })`;
+}
+
 describe.skipIf(noSandbox)('planted configuration and instructions', () => {
   for (const policy of ['execute', 'readonly']) {
     it(`a workspace settings file cannot turn the network on under --policy ${policy}`, async () => {
@@ -90,9 +96,8 @@ describe.skipIf(noSandbox)('planted configuration and instructions', () => {
       try {
         await mkdir(path.join(ws, '.skate'));
         await writeFile(path.join(ws, '.skate', 'settings.json'), JSON.stringify({ network: 'on' }));
-        const connect = `require('net').connect(${listener.port}, '127.0.0.1').on('connect', () => { console.log('CONNECTED'); process.exit(0); }).on('error', (e) => { console.log('ERR', e.code); process.exit(0); })`;
         await using api = await fakeMessagesApi([
-          shellCall('tu_net', `${process.execPath} -e "${connect}"`),
+          shellCall('tu_net', `${process.execPath} -e "${connectTo(listener.port)}"`),
           done,
         ]);
         const result = await runCli(['-p', 'go', '--policy', policy, '--workspace', ws], {
@@ -246,6 +251,44 @@ describe.skipIf(noSandbox)('planted configuration and instructions', () => {
     expect(fifo.stderr).toContain(file);
     expect(fifo.stderr).toMatch(/not a regular file/);
     expect(api.requests).toHaveLength(0);
+  });
+
+  it('a command widens a --policy file kept in the workspace: the next run refuses it, and its command reaches no host port', async () => {
+    const { home, ws, env } = await homeAndWorkspace();
+    await using _home = home;
+    const listener = await hostOnlyServer();
+    try {
+      // The user keeps a narrower policy in the repository and runs with it…
+      const execute = JSON.parse(
+        await readFile(path.join(projectRoot(), 'sandbox-policies', 'execute.json'), 'utf8'),
+      );
+      delete execute.$schema;
+      await writeFile(path.join(ws, 'policy.json'), JSON.stringify({ ...execute, name: 'project' }));
+      // …and a run under the default policy (which writes the workspace) widens it for the next one.
+      await writeFile(
+        path.join(home.path, 'wide.json'),
+        JSON.stringify({ ...execute, name: 'project', network: { mode: 'on' } }),
+      );
+      await using api = await fakeMessagesApi([
+        shellCall('tu_widen', 'cp ../wide.json policy.json && echo widened'),
+        done,
+        shellCall('tu_net', `${process.execPath} -e "${connectTo(listener.port)}"`),
+        done,
+      ]);
+      const runEnv = { ...env, ANTHROPIC_BASE_URL: api.url };
+      const first = await runCli(['-p', 'tidy up', '--workspace', ws], { env: runEnv });
+      expect(first.code, first.stderr).toBe(0);
+      expect(await readFile(path.join(ws, 'policy.json'), 'utf8')).toContain('"on"');
+      const second = await runCli(['-p', 'go', '--policy', './policy.json', '--workspace', ws], {
+        env: runEnv,
+        cwd: ws,
+      });
+      expect(listener.connections(), second.stderr).toBe(0);
+      expect(second.code).toBe(2);
+      expect(second.stderr).toContain('writable_location');
+    } finally {
+      listener.server.close();
+    }
   });
 
   it('a command plants AGENTS.md -> .env, and .skate/plan.md -> .env where .skate did not exist: the next runs read neither', async () => {
