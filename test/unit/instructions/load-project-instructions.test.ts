@@ -1,4 +1,4 @@
-import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, symlink, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { systemPromptFor } from '../../../harness/engine/system-prompt.js';
@@ -92,6 +92,35 @@ describe('loadProjectInstructions', () => {
     expect(cut.files[0]).toMatchObject({ truncated: true });
     expect(cut.files[0]!.bytes).toBeLessThanOrEqual(1000);
     expect(cut.text).toContain('[… cut at');
+  });
+});
+
+describe('loadProjectInstructions under the agent policy', () => {
+  it('leaves out a file the policy denies or that leads out of its tree, and says so', async () => {
+    await using home = await tempDir();
+    await using outer = await tempDir();
+    const repo = path.join(outer.path, 'repo');
+    const ws = path.join(repo, 'app');
+    await mkdir(path.join(repo, '.git'), { recursive: true });
+    await put(path.join(repo, 'docs', 'agents.md'), 'repo docs: shared rules');
+    await put(path.join(ws, '.env'), 'TOKEN=secret-value');
+    await put(path.join(ws, 'CLAUDE.md'), 'app claude: the fallback');
+    // Above the workspace a link may stay in the repository; the workspace's own must stay in it.
+    await symlink('docs/agents.md', path.join(repo, 'AGENTS.md'));
+    await symlink('.env', path.join(ws, 'AGENTS.md'));
+    let loaded = await load({ workspace: ws, home: home.path });
+    expect(loaded.text).toContain('repo docs: shared rules');
+    expect(loaded.text).toContain('app claude: the fallback');
+    expect(loaded.text).not.toContain('secret-value');
+    expect(loaded.refused).toEqual([
+      { path: path.join(ws, 'AGENTS.md'), reason: expect.stringContaining('denies the agent') },
+    ]);
+    await unlink(path.join(ws, 'AGENTS.md'));
+    await symlink('../docs/agents.md', path.join(ws, 'AGENTS.md'));
+    loaded = await load({ workspace: ws, home: home.path });
+    expect(loaded.refused).toEqual([
+      { path: path.join(ws, 'AGENTS.md'), reason: expect.stringContaining(`outside ${ws}`) },
+    ]);
   });
 });
 
