@@ -1,56 +1,13 @@
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
-import picomatch from 'picomatch';
 import { isGlob } from '../shared/path-patterns.js';
+import { type Matcher, type Rule, ruleFor } from '../shared/path-rule.js';
 import { isWithin } from '../shared/path-within.js';
 import type { ResolvedPolicy } from '../shared/policy.js';
 import { ToolFailure } from './tool-failure.js';
 
 /** Kernel interfaces: they look like files but reading or writing them acts on processes and devices. */
 const MAGIC_ROOTS = ['/proc', '/sys', '/dev'];
-
-type Matcher = (candidate: string) => boolean;
-
-interface Rule {
-  /** The rule applied to a path and all its ancestors. */
-  readonly matches: Matcher;
-  /** A glob's test of one path, ancestors not included; absent for a plain path. */
-  readonly glob?: Matcher;
-  /** The directory everything the rule can match lies in ('' when unknown). */
-  readonly base: string;
-  /** How the name of anything a glob matches starts, when the glob says so for certain. */
-  readonly namePrefix?: string | undefined;
-}
-
-function ruleFor(pattern: string): Rule {
-  if (!isGlob(pattern)) return { matches: (candidate) => isWithin(pattern, candidate), base: pattern };
-  const glob = picomatch(pattern, { dot: true });
-  const base = picomatch.scan(pattern).base;
-  const prefix = namePrefix(pattern);
-  // Whatever the glob matches, the path or an ancestor, has a name the path shows after a `/`.
-  const needle = prefix === undefined ? '' : `/${prefix}`;
-  // A glob denies what it matches and everything beneath a matching directory.
-  const matches = (candidate: string): boolean => {
-    if (!candidate.includes(needle)) return false;
-    for (let p = candidate; ; p = path.dirname(p)) {
-      if (glob(p)) return true;
-      if (p === '/') return false;
-    }
-  };
-  return { matches, glob, base: path.isAbsolute(base) ? base : '', namePrefix: prefix };
-}
-
-/**
- * The literal start of a glob's last segment (`.env.` of `.env.!(example)`), which every name it
- * matches begins with; undefined when unsure: a negated glob, escapes, or a group or class before
- * the last `/` (which might then sit inside it).
- */
-function namePrefix(pattern: string): string | undefined {
-  const cut = pattern.lastIndexOf('/');
-  if (pattern.startsWith('!') || /[{}()[\]\\]/.test(pattern.slice(0, cut + 1))) return undefined;
-  const literal = /^[^*?[\]{}()!+@\\]*/.exec(pattern.slice(cut + 1))![0];
-  return literal === '' ? undefined : literal;
-}
 
 /**
  * Resolves a path to its real location even when its last components do not exist yet.

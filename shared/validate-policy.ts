@@ -7,7 +7,7 @@ import { expandPath, type PolicyPlaces, resolvePolicy } from './resolve-policy.j
 
 /** Why a policy could not be used, as data: which file, which field, what is wrong, what to do. */
 export const PolicyProblem = z.object({
-  errorType: z.enum(['not_found', 'invalid_json', 'invalid_policy']),
+  errorType: z.enum(['not_found', 'invalid_json', 'invalid_policy', 'writable_location']),
   source: z.string(),
   field: z.string().optional(),
   message: z.string(),

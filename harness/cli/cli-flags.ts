@@ -181,13 +181,10 @@ export async function agentFlags(
     outputFormat: oneOf('--output-format', values['output-format'], ['text', 'json', 'stream-json'] as const),
   };
   sandboxMode(values.sandbox);
+  // The flags are the baseline's too: a workspace file may only narrow what they and the user's file set.
   const settings = await loadSettings({
     workspace: values.workspace,
-    flagged: new Set([
-      ...(values.policy !== undefined ? (['policy'] as const) : []),
-      ...(flagged.approval !== undefined ? (['approval'] as const) : []),
-      ...(flagged.network !== undefined ? (['network'] as const) : []),
-    ]),
+    flags: { policy: values.policy, approval: flagged.approval, network: flagged.network },
   });
   applySettingsEnv(settings.env);
   if (values.verbose) {

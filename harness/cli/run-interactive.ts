@@ -1,6 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { ensurePlanFile } from '../planning/plan-file.js';
+import { readPlan } from '../planning/read-plan.js';
 import { createAgentSession } from '../runtime/agent-session.js';
+import { readPolicyFor } from '../runtime/start-executor.js';
 import { subAgentConversation } from '../session/sub-agent-conversation.js';
 import type { RunSettings } from './agent-settings-from-flags.js';
 import { preloadTuiVendor } from './esm-host.js';
@@ -32,7 +33,13 @@ export async function runInteractive(settings: RunSettings, task?: string): Prom
       },
       planFile: async () => {
         const file = await ensurePlanFile(session.workspace);
-        return { file, read: () => readFile(file, 'utf8') };
+        // Shown as the agent may read it, as everything Skate reads from a workspace is.
+        const read = async (): Promise<string> => {
+          const policy = session.policy ?? (await readPolicyFor(settings.executor, session.workspace));
+          const plan = await readPlan(file, { policy, within: session.workspace });
+          return plan.ok ? plan.plan : plan.message;
+        };
+        return { file, read };
       },
       subAgentConversation: (sessionId, callId) => subAgentConversation(session.workspace, sessionId, callId),
     });

@@ -1,7 +1,8 @@
-import { lstat, open, realpath, stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { isWithin } from '../../shared/path-within.js';
+import type { ResolvedPolicy } from '../../shared/policy.js';
+import { readWorkspaceFile } from '../workspace-files/read-workspace-file.js';
 
 /** One instructions file that was loaded. */
 export interface InstructionsFile {
@@ -11,16 +12,26 @@ export interface InstructionsFile {
   truncated: boolean;
 }
 
+/** An instructions file that exists but was not read, and why (a sentence that follows its path). */
+export interface RefusedInstructions {
+  path: string;
+  reason: string;
+}
+
 export interface ProjectInstructions {
   /** The system prompt section, or undefined when no file was found. */
   text: string | undefined;
   /** In the order they appear in `text`. */
   files: InstructionsFile[];
+  /** Files left out because the agent's policy or the tree they must stay in does not allow them. */
+  refused: RefusedInstructions[];
 }
 
 export interface LoadInstructionsOptions {
   /** The workspace, a real path. */
   workspace: string;
+  /** The agent's policy: a file (or what a link leads to) it may not read is not read here either. */
+  policy: ResolvedPolicy;
   home?: string;
   /** Bytes read from one file. Default 32 KiB. */
   maxFileBytes?: number;
@@ -35,9 +46,10 @@ const NAMES = ['AGENTS.md', 'CLAUDE.md'] as const;
  * directory has none, `CLAUDE.md`) in each directory from the repository root down to the
  * workspace (only the workspace's own when it is in no repository). General before specific, and
  * always in the same order, so the system prompt, and the prompt cache, stay the same from run to
- * run. Read in the harness on the host like the system prompt itself, so each file is bounded, and
- * a symlink is followed only when it stays inside the directory tree being searched (a repository
- * cannot point its `AGENTS.md` at `~/.ssh/id_ed25519`).
+ * run. Read on the host as the agent's policy allows (`readWorkspaceFile`), each file bounded: a
+ * symlink is followed only to a regular file the policy lets the agent read, inside the workspace
+ * for the workspace's own file, inside the repository for those above it, inside `~/.skate` for
+ * the user's (`AGENTS.md -> .env`, or `-> ~/.ssh/id_ed25519`, is left out with a note).
  */
 export async function loadProjectInstructions(
   options: LoadInstructionsOptions,
@@ -48,17 +60,25 @@ export async function loadProjectInstructions(
   const root = (await repositoryRoot(options.workspace)) ?? options.workspace;
   const userDir = await realpath(path.join(home, '.skate')).catch(() => path.join(home, '.skate'));
   const candidates: { dir: string; within: string }[] = [{ dir: userDir, within: userDir }];
-  for (const dir of directoriesDown(root, options.workspace)) candidates.push({ dir, within: root });
+  // The workspace's own file is the one an agent can plant: what it leads to stays in the workspace.
+  for (const dir of directoriesDown(root, options.workspace))
+    candidates.push({ dir, within: dir === options.workspace ? dir : root });
 
   const seen = new Set<string>();
   const sections: string[] = [];
   const files: InstructionsFile[] = [];
+  const refused: RefusedInstructions[] = [];
   for (const { dir, within } of candidates) {
-    const file = await firstInstructionsFile(dir, within);
-    if (!file || seen.has(file.real) || budget <= 0) continue;
+    if (budget <= 0) break;
+    const file = await firstInstructionsFile(dir, {
+      within,
+      policy: options.policy,
+      limit: Math.min(maxFile, budget),
+      refused,
+    });
+    if (!file || seen.has(file.real)) continue;
     seen.add(file.real);
-    const limit = Math.min(maxFile, budget);
-    const { text, bytes, truncated } = await readBounded(file.path, limit);
+    const { text, bytes, truncated } = file;
     budget -= bytes;
     if (text.trim() === '') continue;
     files.push({ path: file.path, bytes, truncated });
@@ -69,7 +89,7 @@ export async function loadProjectInstructions(
       `## ${shown}\n${text.trimEnd()}${truncated ? `\n[… cut at ${bytes} bytes; read the file for the rest]` : ''}`,
     );
   }
-  if (sections.length === 0) return { text: undefined, files };
+  if (sections.length === 0) return { text: undefined, files, refused };
   return {
     text: [
       '# Project instructions',
@@ -77,6 +97,7 @@ export async function loadProjectInstructions(
       ...sections,
     ].join('\n\n'),
     files,
+    refused,
   };
 }
 
@@ -97,40 +118,49 @@ function directoriesDown(root: string, leaf: string): string[] {
   }
 }
 
-/** `AGENTS.md` or else `CLAUDE.md` in `dir`: a regular file, or a symlink to one inside `within`. */
+/**
+ * `AGENTS.md` or else `CLAUDE.md` in `dir`, read as the policy allows and cut at `limit` bytes;
+ * one that is refused is noted and the next name is tried, as for a missing one.
+ */
 async function firstInstructionsFile(
   dir: string,
-  within: string,
-): Promise<{ path: string; real: string } | undefined> {
+  options: { within: string; policy: ResolvedPolicy; limit: number; refused: RefusedInstructions[] },
+): Promise<({ path: string; real: string } & BoundedText) | undefined> {
   for (const name of NAMES) {
     const file = path.join(dir, name);
-    const info = await lstat(file).catch(() => undefined);
-    if (!info) continue;
-    const real = await realpath(file).catch(() => undefined);
-    if (!real || !isWithin(within, real)) continue;
-    if (!(await stat(real).catch(() => undefined))?.isFile()) continue;
-    return { path: file, real };
+    const read = await readWorkspaceFile(file, {
+      policy: options.policy,
+      within: options.within,
+      maxBytes: options.limit,
+      overflow: 'cut',
+    });
+    if (read.status === 'missing') continue;
+    if (read.status === 'refused') {
+      options.refused.push({ path: file, reason: read.message });
+      continue;
+    }
+    return { path: file, real: read.real, ...cutAtLine(read.data, read.truncated) };
   }
   return undefined;
 }
 
-/** Reads at most `limit` bytes, cut back to the last whole line (and whole UTF-8 character). */
-async function readBounded(
-  file: string,
-  limit: number,
-): Promise<{ text: string; bytes: number; truncated: boolean }> {
-  const handle = await open(file, 'r');
-  try {
-    const buffer = Buffer.alloc(limit + 1);
-    const { bytesRead } = await handle.read(buffer, 0, limit + 1, 0);
-    if (bytesRead <= limit)
-      return { text: buffer.toString('utf8', 0, bytesRead), bytes: bytesRead, truncated: false };
-    const cut = buffer.lastIndexOf(0x0a, limit - 1);
-    const end = cut > 0 ? cut + 1 : limit;
-    return { text: buffer.toString('utf8', 0, end), bytes: end, truncated: true };
-  } finally {
-    await handle.close();
-  }
+interface BoundedText {
+  text: string;
+  bytes: number;
+  truncated: boolean;
+}
+
+/** What was read; when cut, back to the last whole line (and whole UTF-8 character). */
+function cutAtLine(data: Buffer, truncated: boolean): BoundedText {
+  if (!truncated) return { text: data.toString('utf8'), bytes: data.length, truncated };
+  const cut = data.lastIndexOf(0x0a, data.length - 1);
+  const end = cut > 0 ? cut + 1 : data.length;
+  return { text: data.toString('utf8', 0, end), bytes: end, truncated };
+}
+
+/** One line for a file left out: said whether or not `--verbose`, since the user may expect it read. */
+export function describeRefusedInstructions(file: RefusedInstructions): string {
+  return `instructions: ${file.path} not loaded: ${file.reason}`;
 }
 
 /** One line for `--verbose`: which instruction files were loaded. */

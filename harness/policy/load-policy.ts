@@ -1,6 +1,8 @@
 import { readFile, realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
+import { isNarrowerOrEqual } from '../../shared/narrow-policy.js';
+import { isWithin } from '../../shared/path-within.js';
 import { checkPolicy, type PolicyCheck } from '../../shared/validate-policy.js';
 import { projectRoot } from '../project-paths.js';
 
@@ -55,7 +57,10 @@ export async function loadPolicy(nameOrPath: string, options: LoadPolicyOptions)
         },
       };
     }
-    return checkPolicy(raw, source, { workspace, home });
+    const checked = checkPolicy(raw, source, { workspace, home });
+    // The built-in policies are Skate's own, read-only in every sandbox even inside a write root.
+    if (!checked.ok || isWithin(builtinPolicyDir(), source)) return checked;
+    return trustedOnlyToNarrow(checked, source, { workspace, home });
   }
   return {
     ok: false,
@@ -66,6 +71,44 @@ export async function loadPolicy(nameOrPath: string, options: LoadPolicyOptions)
       suggestion: isPathLike(nameOrPath)
         ? 'check the path'
         : `use a built-in policy (execute, execute-git, readonly, plan, full), a file path, or add ${path.join(home, '.skate', 'policies', `${nameOrPath}.json`)}`,
+    },
+  };
+}
+
+/** What a policy file in a place a sandbox may write may be at most: the shipped default policy. */
+const DEFAULT_POLICY = 'execute';
+
+/**
+ * A policy file that lies (after links) inside the workspace, or inside a write root of the policy
+ * it defines, is a file an earlier run's sandbox could have rewritten (issue #20, item 4): given by
+ * path, or by a name whose `~/.skate/policies` file is a link to it, it is workspace content, and
+ * may only narrow the default policy, checked each time it is loaded, so a change a sandbox made
+ * can only narrow. What lies in `~/.skate` (read-only in every sandbox) or outside those places is
+ * the user's, and trusted as given.
+ */
+async function trustedOnlyToNarrow(
+  checked: Extract<PolicyCheck, { ok: true }>,
+  source: string,
+  places: { workspace: string; home: string },
+): Promise<PolicyCheck> {
+  const real = await realpath(source).catch(() => source);
+  const userDir = await realpath(path.join(places.home, '.skate')).catch(() =>
+    path.join(places.home, '.skate'),
+  );
+  if (isWithin(userDir, real)) return checked;
+  const writable = [places.workspace, ...checked.policy.write.allow].find((root) => isWithin(root, real));
+  if (writable === undefined) return checked;
+  // The shipped one: a user's `execute.json` may be the very file being checked.
+  const ceiling = await loadPolicy(path.join(builtinPolicyDir(), `${DEFAULT_POLICY}.json`), places);
+  if (!ceiling.ok) return ceiling;
+  if (isNarrowerOrEqual(checked.policy, ceiling.policy)) return checked;
+  return {
+    ok: false,
+    problem: {
+      errorType: 'writable_location',
+      source,
+      message: `lies in ${writable}, which a sandbox can write, and is wider than "${DEFAULT_POLICY}" on some axis: an earlier run could have widened it`,
+      suggestion: `keep wider policies in ${path.join(places.home, '.skate', 'policies')} (no sandbox can write there) and give their name: --policy NAME`,
     },
   };
 }

@@ -26,7 +26,7 @@ import { openSessionLog, type SessionLog } from './open-session-log.js';
 import { refLog } from './ref-log.js';
 import { SessionTitler } from './session-titler.js';
 import { type ExecutorView, type StartedAgent, startAgent } from './start-agent.js';
-import { spawnExecutor } from './start-executor.js';
+import { readPolicyFor, spawnExecutor } from './start-executor.js';
 
 /** What one `prompt` ends with: the engine's outcome and what the frontend reports with it. */
 export interface AgentRunResult extends RunOutcome {
@@ -382,7 +382,11 @@ export class AgentSession {
     const planFile = planFilePath(this.workspace);
     let text = plan;
     if (text === undefined) {
-      const read = await readPlan(planFile);
+      // Read as the agent that will carry it out may read (a plan.md planted as a link is refused).
+      const read = await readPlan(planFile, {
+        policy: await readPolicyFor(this.settings.executor, this.workspace),
+        within: this.workspace,
+      });
       if (!read.ok) throw new AgentRuntimeError('plan', read.message);
       text = read.plan;
     }

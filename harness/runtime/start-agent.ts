@@ -8,7 +8,13 @@ import { traceStart } from '../start-trace.js';
 import { AgentRuntimeError } from './agent-runtime-error.js';
 import type { Activity, AgentSettings } from './agent-settings.js';
 import type { SessionLog } from './open-session-log.js';
-import { resolvePolicy, resolveWorkspace, type StartedExecutor, startExecutor } from './start-executor.js';
+import {
+  readPolicyFor,
+  resolvePolicy,
+  resolveWorkspace,
+  type StartedExecutor,
+  startExecutor,
+} from './start-executor.js';
 
 /** Where the executor's tools and the policy are, as the model is told. */
 export interface ExecutorView {
@@ -81,8 +87,18 @@ export async function startAgent(
   // known from its last start: the request goes out as soon as the harness is ready and overlaps the
   // executor's boot. Sub-agents wait: they start in bursts, where no core is idle to overlap with.
   const early = executorSettings.kind === 'local' && (settings.agent?.length ?? 0) === 0;
-  const starting = startExecutor(executorSettings, workspace, note, { onSpawned: spawned, early });
-  starting.catch(spawned);
+  // What the harness reads for the agent (its AGENTS.md) is read as the executor's policy allows.
+  let policyKnown!: (policy: ResolvedPolicy | undefined) => void;
+  const enforced = new Promise<ResolvedPolicy | undefined>((resolve) => (policyKnown = resolve));
+  const starting = startExecutor(executorSettings, workspace, note, {
+    onSpawned: spawned,
+    early,
+    onPolicy: policyKnown,
+  });
+  starting.catch(() => {
+    policyKnown(undefined);
+    spawned();
+  });
   const executorReady = starting.then((started) => started.ready);
   // A start that failed before the agent is ready fails the agent's start, as a spawn failure does.
   let failedToStart: { reason: unknown } | undefined;
@@ -103,9 +119,13 @@ export async function startAgent(
         }),
       ),
     (settings.agent?.length ?? 0) === 0
-      ? executorSpawned
-          .then(() => import('../instructions/load-project-instructions.js'))
-          .then(({ loadProjectInstructions }) => loadProjectInstructions({ workspace }))
+      ? executorSpawned.then(() =>
+          loadInstructions(
+            workspace,
+            enforced.then((policy) => policy ?? readPolicyFor(executorSettings, workspace)),
+            note,
+          ),
+        )
       : { text: undefined, files: [] as InstructionsFile[] },
   ]);
   traceStart('agent: provider, session log and instructions ready');
@@ -162,6 +182,24 @@ function policyLabel(settings: StartSettings, activity: Activity): string {
   const { executor } = settings;
   if (executor.kind === 'remote') return 'remote';
   return typeof executor.policy === 'string' ? executor.policy : executor.policy.name;
+}
+
+/**
+ * The main agent's AGENTS.md files, read as its executor's policy allows (`readPolicyFor`). A file
+ * left out is said, whether or not `--verbose`: the user may expect it in the prompt.
+ */
+async function loadInstructions(
+  workspace: string,
+  enforced: Promise<ResolvedPolicy>,
+  note: (line: string) => void,
+): Promise<StartedAgent['instructions']> {
+  const policy = await enforced;
+  const { loadProjectInstructions, describeRefusedInstructions } = await import(
+    '../instructions/load-project-instructions.js'
+  );
+  const loaded = await loadProjectInstructions({ workspace, policy });
+  for (const refused of loaded.refused) note(describeRefusedInstructions(refused));
+  return loaded;
 }
 
 /** Warms the provider up; a failed warm-up is no failure (the first request just pays for it). */

@@ -26,6 +26,8 @@ export interface StartExecutorOptions {
    * under the same policy, build and Node (`toolMemory`): a model can be asked meanwhile.
    */
   early?: boolean;
+  /** Called with the policy as it will be enforced (undefined for a remote executor) before the spawn. */
+  onPolicy?: (policy: ResolvedPolicy | undefined) => void;
 }
 
 /** The workspace as a real, existing directory. */
@@ -61,6 +63,7 @@ export async function startExecutor(
 ): Promise<StartedExecutor> {
   const { onSpawned } = options;
   if (settings.kind === 'remote') {
+    options.onPolicy?.(undefined);
     onSpawned?.();
     return {
       executor: await ExecutorClient.connect(settings.url, { token: settings.token }),
@@ -68,10 +71,9 @@ export async function startExecutor(
       ready: Promise.resolve(),
     };
   }
-  const resolved =
-    typeof settings.policy === 'string' ? await resolvePolicy(settings.policy, workspace) : settings.policy;
-  const policy = await withRunOverrides(resolved, settings);
+  const policy = await executorPolicy(settings, workspace);
   traceStart('executor: policy resolved');
+  options.onPolicy?.(policy);
   if (!options.early) {
     return {
       executor: await spawnExecutor(settings, policy, onNote, onSpawned),
@@ -94,10 +96,37 @@ export async function startExecutor(
   return { executor: client, policy, ready: listed };
 }
 
+/**
+ * The policy a local executor is started under: its settings' policy resolved for the workspace,
+ * with this run's `network` and `addDirs`. What the harness reads for an agent before its executor
+ * runs (the plan it carries out) is read as this policy allows.
+ */
+export async function executorPolicy(
+  settings: Pick<Extract<ExecutorSettings, { kind: 'local' }>, 'policy' | 'network' | 'addDirs'>,
+  workspace: string,
+): Promise<ResolvedPolicy> {
+  const resolved =
+    typeof settings.policy === 'string' ? await resolvePolicy(settings.policy, workspace) : settings.policy;
+  return withRunOverrides(resolved, settings);
+}
+
+/**
+ * The policy what the harness reads on an agent's behalf (its AGENTS.md, the plan it carries out)
+ * is read under: its executor's. A remote executor's policy is its server's, unknown here, so the
+ * local workspace's files are read as the default policy, `execute`, allows.
+ */
+export async function readPolicyFor(settings: ExecutorSettings, workspace: string): Promise<ResolvedPolicy> {
+  return settings.kind === 'local'
+    ? executorPolicy(settings, workspace)
+    : resolvePolicy(DEFAULT_READ_POLICY, workspace);
+}
+
+const DEFAULT_READ_POLICY = 'execute';
+
 /** The policy with this run's `network` and `addDirs` (real, existing directories; never `/`). */
 async function withRunOverrides(
   policy: ResolvedPolicy,
-  settings: Extract<ExecutorSettings, { kind: 'local' }>,
+  settings: Pick<Extract<ExecutorSettings, { kind: 'local' }>, 'network' | 'addDirs'>,
 ): Promise<ResolvedPolicy> {
   if (!settings.network && !settings.addDirs?.length) return policy;
   const addDirs: string[] = [];

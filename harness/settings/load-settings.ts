@@ -2,10 +2,12 @@ import { realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { isNarrowerOrEqual } from '../../shared/narrow-policy.js';
+import { isWithin } from '../../shared/path-within.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import type { SettingsFile } from '../../shared/settings.js';
 import { formatPolicyProblem, loadPolicy } from '../policy/load-policy.js';
-import { readSettingsFile } from './read-settings-file.js';
+import { readUserFile, readWorkspaceFile } from '../workspace-files/read-workspace-file.js';
+import { parseSettingsFile, SETTINGS_BOUNDS } from './read-settings-file.js';
 import { SettingsError } from './settings-error.js';
 
 /** The settings of a run, layered: the user's file, then the workspace's (which may only narrow). */
@@ -14,12 +16,22 @@ export type Settings = Omit<SettingsFile, '$schema'> & {
   files: string[];
 };
 
+/** What the command line sets of what a settings file may also set. */
+export interface SettingsFlags {
+  policy?: string | undefined;
+  approval?: 'auto' | 'ask' | 'deny-writes' | undefined;
+  network?: 'on' | 'off' | undefined;
+}
+
 export interface LoadSettingsOptions {
   /** The workspace as given (`--workspace`, default `.`). */
   workspace: string;
   home?: string;
-  /** Keys the command line sets: flags win, so the workspace file's value for them is not checked. */
-  flagged?: ReadonlySet<'policy' | 'approval' | 'network'>;
+  /**
+   * What the flags set. They win over both files, and with the user's file they make the baseline
+   * the workspace's file may only narrow: `--policy execute` is no licence for its `network: "on"`.
+   */
+  flags?: SettingsFlags;
 }
 
 const STRICTNESS = { auto: 0, ask: 1, 'deny-writes': 2 } as const;
@@ -32,27 +44,50 @@ export function userSettingsFile(home: string = homedir()): string {
 
 /**
  * Reads `~/.skate/settings.json` and `<workspace>/.skate/settings.json` and layers them. The
- * workspace file comes with the repository, so it is trusted only to narrow: it may choose a
- * policy no wider than the user's (checked with `isNarrowerOrEqual`), turn the network off,
- * make approvals stricter, and set harmless options; never `env`. Anything else is a
- * `SettingsError` naming the file and key.
+ * workspace file comes with the repository (or was planted), so it is trusted only to narrow the
+ * baseline, which is the user's file with the flags over it: a policy no wider than the baseline's
+ * (`isNarrowerOrEqual`), the network only where the baseline has it already, approvals no less
+ * strict, harmless options (model, turns, tokens); never `env`. A key the flags set is the flag's,
+ * and the file's value for it is dropped. The file itself is read as the baseline policy lets an
+ * agent read (`readWorkspaceFile`): a link out of the workspace, to a denied file, a FIFO or a
+ * device is refused. Anything else is a `SettingsError` naming the file and key.
  */
 export async function loadSettings(options: LoadSettingsOptions): Promise<Settings> {
   const home = options.home ?? homedir();
+  const flags = options.flags ?? {};
   const userFile = userSettingsFile(home);
-  const user = withPolicyPath(await readSettingsFile(userFile), userFile);
   const workspace = await realpath(options.workspace).catch(() => undefined);
+  const userRead = await readUserFile(userFile, SETTINGS_BOUNDS);
+  if (userRead.status === 'read' && workspace)
+    await refuseLinkIntoWorkspace(userFile, userRead.real, workspace, home);
+  const user = withPolicyPath(parseSettingsFile(userFile, userRead), userFile);
+  const { $schema: _user, ...base } = user ?? {};
   const workspaceFile = workspace && path.join(workspace, '.skate', 'settings.json');
+  const baselinePolicy = flags.policy ?? base.policy ?? DEFAULT_POLICY;
+  let baseline: Promise<ResolvedPolicy> | undefined;
+  const baselineResolved = (): Promise<ResolvedPolicy> => {
+    const source = flags.policy ? '--policy' : user?.policy ? userFile : '(default policy)';
+    baseline ??= resolved(baselinePolicy, workspace ?? options.workspace, home, source);
+    return baseline;
+  };
   const project =
     workspaceFile && workspaceFile !== userFile
-      ? withPolicyPath(await readSettingsFile(workspaceFile), workspaceFile)
+      ? withPolicyPath(
+          parseSettingsFile(
+            workspaceFile,
+            await readWorkspaceFile(workspaceFile, {
+              ...SETTINGS_BOUNDS,
+              policy: baselineResolved,
+              within: workspace,
+            }),
+          ),
+          workspaceFile,
+        )
       : undefined;
   const files = [...(user ? [userFile] : []), ...(project && workspaceFile ? [workspaceFile] : [])];
-  const { $schema: _user, ...base } = user ?? {};
   if (!project || !workspaceFile || !workspace) return { ...base, files };
 
   const { $schema: _project, ...narrowing } = project;
-  const flagged = options.flagged ?? new Set();
   if (narrowing.env) {
     throw new SettingsError(
       workspaceFile,
@@ -60,25 +95,30 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Settin
       `only ${userFile} may set the harness's environment: a repository's file could send your API key elsewhere (ANTHROPIC_BASE_URL)`,
     );
   }
-  if (narrowing.approval && !flagged.has('approval')) {
-    const baseline = base.approval ?? 'auto';
-    if (STRICTNESS[narrowing.approval] < STRICTNESS[baseline]) {
+  // What the flags set is theirs: the file's value for it is not used, so it is not checked.
+  if (flags.approval) delete narrowing.approval;
+  if (flags.policy) delete narrowing.policy;
+  if (flags.network) delete narrowing.network;
+  if (narrowing.approval) {
+    const strictest = base.approval ?? 'auto';
+    if (STRICTNESS[narrowing.approval] < STRICTNESS[strictest]) {
       throw new SettingsError(
         workspaceFile,
         'approval',
-        `"${narrowing.approval}" is less strict than "${baseline}"; a workspace's settings may only make approvals stricter`,
+        `"${narrowing.approval}" is less strict than "${strictest}"; a workspace's settings may only make approvals stricter`,
       );
     }
   }
-  const baselinePolicy = base.policy ?? DEFAULT_POLICY;
-  let baseline: ResolvedPolicy | undefined;
-  const baselineResolved = async (): Promise<ResolvedPolicy> => {
-    baseline ??= await resolved(baselinePolicy, workspace, home, user ? userFile : '(default policy)');
-    return baseline;
-  };
-  if (narrowing.policy && !flagged.has('policy')) {
+  // The run's network switch applies to whichever policy is chosen: compare them under it.
+  const networkOverride = flags.network ?? base.network;
+  if (narrowing.policy) {
     const chosen = await resolved(narrowing.policy, workspace, home, workspaceFile);
-    if (!isNarrowerOrEqual(chosen, await baselineResolved())) {
+    if (
+      !isNarrowerOrEqual(
+        withNetwork(chosen, networkOverride),
+        withNetwork(await baselineResolved(), networkOverride),
+      )
+    ) {
       throw new SettingsError(
         workspaceFile,
         'policy',
@@ -86,8 +126,8 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Settin
       );
     }
   }
-  if (narrowing.network === 'on' && !flagged.has('network') && !flagged.has('policy')) {
-    const baseNetwork = base.network ?? (await baselineResolved()).network.mode;
+  if (narrowing.network === 'on') {
+    const baseNetwork = networkOverride ?? (await baselineResolved()).network.mode;
     if (baseNetwork !== 'on') {
       throw new SettingsError(
         workspaceFile,
@@ -97,6 +137,27 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Settin
     }
   }
   return { ...base, ...narrowing, files };
+}
+
+/**
+ * `~/.skate` is read-only in every sandbox, but a link there is protected only as far as what it
+ * leads to: one into this workspace leads to a file this run's sandboxes can write (and, with
+ * `env`, send the API key elsewhere), so it is refused. Links elsewhere (a dotfiles repository, a
+ * Nix store) are the user's.
+ */
+async function refuseLinkIntoWorkspace(
+  file: string,
+  real: string,
+  workspace: string,
+  home: string,
+): Promise<void> {
+  const userDir = await realpath(path.join(home, '.skate')).catch(() => path.join(home, '.skate'));
+  if (!isWithin(workspace, real) || isWithin(userDir, real)) return;
+  throw new SettingsError(
+    file,
+    undefined,
+    `leads to ${real}, inside the workspace, which its sandboxes can write; keep your settings outside every directory an agent may write`,
+  );
 }
 
 /** Sets the settings' `env` in `target` where it does not set the variable already: the environment wins. */
@@ -114,6 +175,10 @@ function withPolicyPath(settings: SettingsFile | undefined, file: string): Setti
   const policy = settings?.policy;
   if (!settings || !policy || !(policy.includes('/') || policy.endsWith('.json'))) return settings;
   return { ...settings, policy: path.resolve(path.dirname(file), policy) };
+}
+
+function withNetwork(policy: ResolvedPolicy, mode: 'on' | 'off' | undefined): ResolvedPolicy {
+  return mode ? { ...policy, network: { mode } } : policy;
 }
 
 async function resolved(

@@ -1,25 +1,22 @@
-import { readFile } from 'node:fs/promises';
 import type * as z from 'zod';
 import { SettingsFile } from '../../shared/settings.js';
+import type { ReadBounds, WorkspaceFile } from '../workspace-files/read-workspace-file.js';
 import { SettingsError } from './settings-error.js';
 
 /** Settings files are small; anything larger is a mistake, not settings. */
-const MAX_BYTES = 256 * 1024;
+export const SETTINGS_BOUNDS: ReadBounds = { maxBytes: 256 * 1024, overflow: 'refuse' };
 
-/** Reads and validates one settings file; undefined when it does not exist. */
-export async function readSettingsFile(file: string): Promise<SettingsFile | undefined> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-    throw new SettingsError(file, undefined, `cannot be read (${code ?? (error as Error).message})`);
-  }
-  if (text.length > MAX_BYTES) throw new SettingsError(file, undefined, `is larger than ${MAX_BYTES} bytes`);
+/**
+ * Validates one settings file as read (`readUserFile`, or `readWorkspaceFile` for the workspace's,
+ * with `SETTINGS_BOUNDS`); undefined when it does not exist. A refused file is an error naming it,
+ * and never shows its bytes: a settings file that leads to a key must not print the key's start.
+ */
+export function parseSettingsFile(file: string, read: WorkspaceFile): SettingsFile | undefined {
+  if (read.status === 'missing') return undefined;
+  if (read.status === 'refused') throw new SettingsError(file, undefined, read.message);
   let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    raw = JSON.parse(read.data.toString('utf8'));
   } catch (error) {
     throw new SettingsError(file, undefined, `is not valid JSON (${(error as Error).message})`);
   }

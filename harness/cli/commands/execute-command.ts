@@ -3,8 +3,8 @@ import { parseArgs } from 'node:util';
 import { planFilePath } from '../../planning/plan-file.js';
 import { executeTask } from '../../planning/planning-prompts.js';
 import { readPlan } from '../../planning/read-plan.js';
-import { resolveWorkspace } from '../../runtime/start-executor.js';
-import { anthropicModel, runSettingsFrom } from '../agent-settings-from-flags.js';
+import { readPolicyFor, resolveWorkspace } from '../../runtime/start-executor.js';
+import { anthropicModel, executorSettingsFrom, runSettingsFrom } from '../agent-settings-from-flags.js';
 import { AGENT_OPTIONS, agentFlags, type CommandMain, parsed } from '../cli-flags.js';
 import { headlessAgent } from '../headless-agent.js';
 import { readStdin } from '../read-stdin.js';
@@ -26,10 +26,13 @@ export const run: CommandMain = async (args) => {
   }
   const flags = await agentFlags(values);
   if (!values.plan && flags.executor) throw new UsageError('with --executor, name the plan with --plan FILE');
-  const planFile = values.plan
-    ? path.resolve(values.plan)
-    : planFilePath(await resolveWorkspace(flags.workspace));
-  const read = await readPlan(planFile);
+  const workspace = await resolveWorkspace(flags.workspace);
+  const planFile = values.plan ? path.resolve(values.plan) : planFilePath(workspace);
+  // Read as the agent carrying it out may read: a plan.md leading to ~/.ssh/id_rsa is refused.
+  const read = await readPlan(planFile, {
+    policy: await readPolicyFor(executorSettingsFrom(flags), workspace),
+    within: values.plan ? undefined : workspace,
+  });
   if (!read.ok) throw new UsageError(read.message);
   const apiKey = process.env.ANTHROPIC_API_KEY;
   if (!apiKey) throw new UsageError('set ANTHROPIC_API_KEY to run an agent');
