@@ -103,7 +103,9 @@ async function holdersBelow(pid: number, h: Host): Promise<{ offenders: string[]
     const fds = await readdir(`/proc/${child}/fd`).catch(() => [] as string[]);
     for (const fd of fds) {
       const target = await readlink(`/proc/${child}/fd/${fd}`).catch(() => '');
-      if (target === h.file || target === h.outside) offenders.push(`${line} holds fd ${fd} -> ${target}`);
+      // The workspace too: bubblewrap mounts it from a descriptor, which must not stay open after.
+      if (target === h.file || target === h.outside || target === h.workspace)
+        offenders.push(`${line} holds fd ${fd} -> ${target}`);
     }
   }
   return { offenders, seen };
