@@ -1,4 +1,4 @@
-import { realpathSync } from 'node:fs';
+import { readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { isGlob } from '../shared/path-patterns.js';
 import { type Matcher, type Rule, ruleFor } from '../shared/path-rule.js';
@@ -32,6 +32,26 @@ export function realpathDeep(absolute: string): string {
   }
 }
 
+const DELETED = ' (deleted)';
+
+/** A path that reaches what descriptor `fd` has open, whatever has been renamed or swapped since. */
+export function fdPath(fd: number): string {
+  return `/proc/self/fd/${fd}`;
+}
+
+/**
+ * The path an open descriptor reaches, as the kernel tells it (/proc/self/fd), whatever path it
+ * was opened by; undefined where /proc is not mounted (no kernel sandbox there either).
+ */
+export function openedPath(fd: number): string | undefined {
+  try {
+    const real = readlinkSync(fdPath(fd));
+    return real.endsWith(DELETED) ? real.slice(0, -DELETED.length) : real;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The policy as file tools see it: resolves real paths and explains denials in
  * words a model can act on. The kernel sandbox is the guarantee; this layer
@@ -59,29 +79,28 @@ export class PathGuard {
 
   async forWrite(input: string): Promise<string> {
     const real = this.resolve(input, 'write');
-    this.checkReadable(input, real);
-    const name = this.policy.name;
-    if (!this.policy.write.allow.some((root) => isWithin(root, real))) {
-      const roots = this.policy.write.allow.length > 0 ? this.policy.write.allow.join(', ') : 'none';
-      throw new ToolFailure(
-        'denied',
-        `write denied by policy "${name}": ${shown(input, real)} is outside the writable paths [${roots}]`,
-      );
-    }
-    // A protected path guards writable roots that contain it; a write root granted inside a
-    // protected directory (the plan file inside .skate) is the more specific rule and wins.
-    const roots = this.policy.write.allow.filter((root) => isWithin(root, real));
-    const hit = this.policy.protected.find(
-      (pattern, i) =>
-        this.protectedPaths[i]!(real) && roots.some((root) => isGlob(pattern) || isWithin(root, pattern)),
-    );
-    if (hit !== undefined) {
-      throw new ToolFailure(
-        'denied',
-        `write denied by policy "${name}": ${shown(input, real)} is protected (${hit}); it stays read-only`,
-      );
-    }
+    this.checkWritable(input, real);
     return real;
+  }
+
+  /**
+   * `forRead`'s checks on what a descriptor opened for `input` reaches. The path was checked before
+   * it was opened, and a command can swap it for a symlink in between (to a denied file made after
+   * the sandbox started, which no mount hides): what was opened is what counts.
+   */
+  checkOpenedForRead(input: string, fd: number): void {
+    const real = openedPath(fd);
+    if (real === undefined) return;
+    this.refuseKernelInterface(input, real, 'read');
+    this.checkReadable(input, real);
+  }
+
+  /** `forWrite`'s checks on what a descriptor opened for `input` reaches (see `checkOpenedForRead`). */
+  checkOpenedForWrite(input: string, fd: number): void {
+    const real = openedPath(fd);
+    if (real === undefined) return;
+    this.refuseKernelInterface(input, real, 'write');
+    this.checkWritable(input, real);
   }
 
   /** Whether a real path may be read, for tools that walk trees and skip what they may not show. */
@@ -155,6 +174,31 @@ export class PathGuard {
     };
   }
 
+  private checkWritable(input: string, real: string): void {
+    this.checkReadable(input, real);
+    const name = this.policy.name;
+    if (!this.policy.write.allow.some((root) => isWithin(root, real))) {
+      const roots = this.policy.write.allow.length > 0 ? this.policy.write.allow.join(', ') : 'none';
+      throw new ToolFailure(
+        'denied',
+        `write denied by policy "${name}": ${shown(input, real)} is outside the writable paths [${roots}]`,
+      );
+    }
+    // A protected path guards writable roots that contain it; a write root granted inside a
+    // protected directory (the plan file inside .skate) is the more specific rule and wins.
+    const roots = this.policy.write.allow.filter((root) => isWithin(root, real));
+    const hit = this.policy.protected.find(
+      (pattern, i) =>
+        this.protectedPaths[i]!(real) && roots.some((root) => isGlob(pattern) || isWithin(root, pattern)),
+    );
+    if (hit !== undefined) {
+      throw new ToolFailure(
+        'denied',
+        `write denied by policy "${name}": ${shown(input, real)} is protected (${hit}); it stays read-only`,
+      );
+    }
+  }
+
   private checkReadable(input: string, real: string): void {
     const name = this.policy.name;
     if (!this.policy.read.allow.some((root) => isWithin(root, real))) {
@@ -176,16 +220,24 @@ export class PathGuard {
     if (input.includes('\0')) throw new ToolFailure('invalid_input', 'path contains a NUL byte');
     const absolute = this.absolute(input);
     const real = realpathDeep(absolute);
-    for (const candidate of [absolute, real]) {
-      const root = MAGIC_ROOTS.find((magic) => isWithin(magic, candidate));
-      if (root) {
-        throw new ToolFailure(
-          'denied',
-          `${access} denied: ${shown(input, real)} is under ${root}, a kernel interface, not a file; file tools do not touch it`,
-        );
-      }
-    }
+    this.refuseKernelInterface(input, absolute, access, real);
+    this.refuseKernelInterface(input, real, access);
     return real;
+  }
+
+  private refuseKernelInterface(
+    input: string,
+    candidate: string,
+    access: 'read' | 'write',
+    real = candidate,
+  ): void {
+    const root = MAGIC_ROOTS.find((magic) => isWithin(magic, candidate));
+    if (root) {
+      throw new ToolFailure(
+        'denied',
+        `${access} denied: ${shown(input, real)} is under ${root}, a kernel interface, not a file; file tools do not touch it`,
+      );
+    }
   }
 }
 

@@ -1,5 +1,6 @@
-import { lstat, mkdir, writeFile } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import path from 'node:path';
+import { OpenedDir } from './opened-dir.js';
 
 /** `<workspace>/.skate`: session logs and the plan file. */
 export function skateDir(workspace: string): string {
@@ -10,28 +11,26 @@ export function skateDir(workspace: string): string {
 export const SKATE_GITIGNORE = '*\n!settings.json\n';
 
 /**
- * Makes sure `<workspace>/.skate` exists, refusing a symbolic link (a create
- * through it would land elsewhere). When it is made here, it gets a
- * `.gitignore` of everything but `settings.json`: session logs hold
- * everything the model read, and a `git add -A` must not commit them, while a
- * team's workspace settings are meant to be shared. An existing folder is
- * left as the user keeps it.
+ * Opens `<workspace>/.skate`, making it if missing, from the opened workspace and
+ * never through a symbolic link (a create through one would land elsewhere).
+ * When it is made here, it gets a `.gitignore` of everything but `settings.json`:
+ * session logs hold everything the model read, and a `git add -A` must not
+ * commit them, while a team's workspace settings are meant to be shared. An
+ * existing folder is left as the user keeps it. The caller closes it.
  */
-export async function ensureSkateDir(workspace: string): Promise<string> {
+export async function openSkateDir(workspace: string): Promise<OpenedDir> {
   const dir = skateDir(workspace);
-  const info = await lstat(dir).catch(() => undefined);
-  if (info) {
-    if (!info.isDirectory())
-      throw new Error(`${dir} is not a directory (a symbolic link?); remove it and retry`);
-    return dir;
-  }
-  try {
-    await mkdir(dir);
-  } catch (error) {
-    // Made meanwhile by another run of ours: that one writes the .gitignore.
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return ensureSkateDir(workspace);
-    throw error;
-  }
-  await writeFile(path.join(dir, '.gitignore'), SKATE_GITIGNORE, { flag: 'wx', mode: 0o644 });
-  return dir;
+  await using root = await OpenedDir.open(await realpath(path.resolve(workspace)));
+  const { dir: opened, created } = await root.dir('.skate', { create: true }).catch((error: Error) => {
+    throw new Error(`${dir}: ${error.message}`);
+  });
+  // Made meanwhile by another run of ours, that one writes the .gitignore.
+  if (created) await opened.file('.gitignore', SKATE_GITIGNORE).catch(() => undefined);
+  return opened;
+}
+
+/** Makes sure `<workspace>/.skate` exists (see `openSkateDir`); returns its path. */
+export async function ensureSkateDir(workspace: string): Promise<string> {
+  await using _ = await openSkateDir(workspace);
+  return skateDir(workspace);
 }

@@ -1,5 +1,12 @@
-import { open, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { type FileHandle, open, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
+
+/**
+ * The tool's policy check on what an open descriptor reaches (`PathGuard.checkOpenedForRead` or
+ * `…ForWrite`), run before a byte is read or written: throws to refuse.
+ */
+export type OpenedCheck = (fd: number) => void;
 
 /** Bytes inspected to decide whether a file is text. */
 const SNIFF_BYTES = 8192;
@@ -16,41 +23,82 @@ export function looksBinary(sample: Buffer): boolean {
 }
 
 /**
+ * A file's bytes, or undefined when it does not exist. `check` sees the descriptor before anything
+ * is read: the path was checked before, and may have become a symlink since.
+ */
+export async function readChecked(file: string, check: OpenedCheck): Promise<Buffer | undefined> {
+  let handle: FileHandle;
+  try {
+    // Non-blocking: a FIFO swapped in is read empty rather than waited on.
+    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  try {
+    check(handle.fd);
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
  * Writes a file atomically (temp file and rename) where the directory allows it,
  * and in place where it does not: a file bound writable into a read-only
  * directory, like a planning session's plan file, can only be written in place.
+ * `check` sees each descriptor before it is written (the rename itself is by path:
+ * there the kernel's mounts are what holds).
  */
-export async function writeFileSafely(file: string, content: string, mode?: number): Promise<void> {
+export async function writeFileSafely(
+  file: string,
+  content: string,
+  mode: number | undefined,
+  check: OpenedCheck,
+): Promise<void> {
   const temp = path.join(
     path.dirname(file),
     `.${path.basename(file)}.skate-${process.pid}-${Date.now()}.tmp`,
   );
+  let handle: FileHandle;
   try {
-    await writeFile(temp, content, { mode: mode ?? 0o644, flag: 'wx' });
+    handle = await open(temp, 'wx', mode ?? 0o644);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EACCES' || code === 'EROFS' || code === 'EPERM') {
-      await writeInPlace(file, content);
+      await writeInPlace(file, content, check);
       return;
     }
     throw error;
   }
+  try {
+    check(handle.fd);
+    await handle.writeFile(content);
+  } catch (error) {
+    await handle.close();
+    await unlink(temp).catch(() => undefined);
+    throw error;
+  }
+  await handle.close();
   try {
     await rename(temp, file);
   } catch (error) {
     await unlink(temp).catch(() => undefined);
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EBUSY' || code === 'EXDEV' || code === 'EACCES' || code === 'EROFS' || code === 'EPERM') {
-      await writeInPlace(file, content);
+      await writeInPlace(file, content, check);
       return;
     }
     throw error;
   }
 }
 
-async function writeInPlace(file: string, content: string): Promise<void> {
-  const handle = await open(file, 'w');
+async function writeInPlace(file: string, content: string, check: OpenedCheck): Promise<void> {
+  // Truncated only once checked; non-blocking, so a FIFO without a reader fails instead of hanging.
+  const handle = await open(file, constants.O_WRONLY | constants.O_CREAT | constants.O_NONBLOCK, 0o666);
   try {
+    check(handle.fd);
+    await handle.truncate(0);
     await handle.writeFile(content);
   } finally {
     await handle.close();

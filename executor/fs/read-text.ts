@@ -1,4 +1,5 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { openedPath } from '../path-guard.js';
 import { looksBinary } from './file-text.js';
 
 /** Bytes checked for a NUL, the sign of a binary file (as git and ripgrep decide). */
@@ -7,6 +8,8 @@ const SNIFF_BYTES = 8192;
 export type SearchRead =
   | { readonly kind: 'data'; readonly data: Buffer }
   | { readonly kind: 'binary' }
+  /** What was opened is not `file` any more (a symlink swapped in on the way): not read. */
+  | { readonly kind: 'changed' }
   | { readonly kind: 'too_large'; readonly size: number };
 
 /**
@@ -20,10 +23,16 @@ export type SearchRead =
  * blocking reads took ~20% less time here than the thread pool's round trips.
  * Callers yield to the event loop between files every few milliseconds so the
  * executor keeps serving.
+ *
+ * `file` is a real path the caller has checked; what was opened must still be
+ * it, or a command swapping a directory on the way for a symlink could have the
+ * search read a file the policy denies.
  */
 export function readForSearchSync(file: string, maxBytes: number, scratch: Buffer): SearchRead {
   const fd = openSync(file, 'r');
   try {
+    const opened = openedPath(fd);
+    if (opened !== undefined && opened !== file) return { kind: 'changed' };
     const first = readSync(fd, scratch, 0, scratch.length, 0);
     const head = scratch.subarray(0, first);
     if (head.subarray(0, SNIFF_BYTES).includes(0)) return { kind: 'binary' };

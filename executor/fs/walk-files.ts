@@ -1,9 +1,10 @@
 import type { Dirent } from 'node:fs';
-import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { isWithin } from '../../shared/path-within.js';
-import type { PathGuard } from '../path-guard.js';
+import { fdPath, openedPath, type PathGuard } from '../path-guard.js';
 
 /** A file found by `walkFiles`. */
 export interface WalkEntry {
@@ -106,9 +107,21 @@ export async function* walkFiles(options: WalkOptions): AsyncGenerator<WalkEntry
   }
 }
 
+/**
+ * The entries of `dir`, a real path the walk checked; read from a descriptor that still reaches it,
+ * so a directory swapped for a symlink meanwhile does not list what it points to.
+ */
 async function listDirectory(dir: string): Promise<Dirent[]> {
   try {
-    const entries = await readdir(dir, { withFileTypes: true });
+    const handle = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NONBLOCK);
+    let entries: Dirent[];
+    try {
+      const opened = openedPath(handle.fd);
+      if (opened !== undefined && opened !== dir) return [];
+      entries = await readdir(opened === undefined ? dir : fdPath(handle.fd), { withFileTypes: true });
+    } finally {
+      await handle.close();
+    }
     return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   } catch (error) {
     // A directory removed or locked while we walk is skipped, not fatal to the whole search.

@@ -2,7 +2,14 @@
  * skate-confine: the part of Skate's sandbox that Node cannot do itself.
  *
  *   skate-confine [--cgroup PROCS_FILE]... [--landlock] [--subreaper]
- *                 [--oom-score-adj N] [--pdeathsig] [--pin-fds] -- COMMAND [ARGS...]
+ *                 [--oom-score-adj N] [--pdeathsig] [--pin-fds] [--keep-fd N]...
+ *                 -- COMMAND [ARGS...]
+ *
+ * Before anything else, every descriptor above 2 is marked close-on-exec: a
+ * descriptor inherited from whatever started Skate (a shell's `200>>file`, an
+ * editor, CI) is a capability that reaches past any mount (`/proc/self/fd/N/…`),
+ * so none crosses into a sandbox or a command unless passed on purpose. Every
+ * sandbox and every command starts through here, so this is the one place.
  *
  * --cgroup FILE   join a cgroup (write our pid to its cgroup.procs) before
  *                 anything else runs, so no child escapes its limits.
@@ -24,7 +31,9 @@
  *                 other path. bubblewrap's --bind-fd then mounts exactly the
  *                 directory that was checked: a sandbox already running cannot
  *                 swap a writable path for a symlink between the check and the
- *                 mount.
+ *                 mount. Opened after the sweep above, so they are passed on.
+ * --keep-fd N     pass descriptor N on to COMMAND after all (it must be open):
+ *                 one the caller hands over on purpose.
  *
  * Exit status: the command's, or 128+signal when it was killed by a signal.
  */
@@ -51,6 +60,12 @@
 #endif
 #ifndef SYS_landlock_restrict_self
 #define SYS_landlock_restrict_self 446
+#endif
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
 #endif
 #define LL_CREATE_RULESET_VERSION (1U << 0)
 #define LL_ACCESS_FS_MAKE_CHAR (1ULL << 6)
@@ -82,6 +97,50 @@ static void write_file(const char *path, const char *text) {
   size_t len = strlen(text);
   if (write(fd, text, len) != (ssize_t)len) die(path);
   close(fd);
+}
+
+/* Marks descriptor `fd` close-on-exec, or closes it. */
+static void shut_fd(int fd, int cloexec) {
+  if (!cloexec) {
+    close(fd);
+  } else if (fcntl(fd, F_SETFD, FD_CLOEXEC) != 0 && errno != EBADF) {
+    die("F_SETFD");
+  }
+}
+
+/*
+ * Marks every descriptor above 2 close-on-exec (`cloexec`), or closes them. close_range(2) does it
+ * in one call (Linux 5.11+ for the flag); older kernels get a walk over /proc/self/fd, and without
+ * /proc a loop up to the descriptor limit.
+ */
+static void shut_above_stdio(int cloexec) {
+  if (syscall(SYS_close_range, 3U, ~0U, cloexec ? CLOSE_RANGE_CLOEXEC : 0U) == 0) return;
+  DIR *fds = opendir("/proc/self/fd");
+  if (fds) {
+    struct dirent *entry;
+    while ((entry = readdir(fds))) {
+      char *end;
+      long fd = strtol(entry->d_name, &end, 10);
+      if (*end || end == entry->d_name || fd < 3 || fd == dirfd(fds)) continue;
+      shut_fd((int)fd, cloexec);
+    }
+    closedir(fds);
+    return;
+  }
+  long max = sysconf(_SC_OPEN_MAX);
+  for (long fd = 3; fd < (max > 0 ? max : 65536); fd++) shut_fd((int)fd, cloexec);
+}
+
+/* Lets descriptor `text` through to the command (see --keep-fd); it must be open. */
+static void keep_fd(const char *text) {
+  char *end;
+  long fd = strtol(text, &end, 10);
+  if (*text == 0 || *end || fd < 3 || fd > INT_MAX) {
+    fprintf(stderr, "skate-confine: --keep-fd needs a descriptor number above 2, not %s\n", text);
+    exit(125);
+  }
+  int flags = fcntl((int)fd, F_GETFD);
+  if (flags < 0 || fcntl((int)fd, F_SETFD, flags & ~FD_CLOEXEC) != 0) die("--keep-fd");
 }
 
 /* Returns 0 on success, 1 when the kernel has no Landlock (the caller decides), dies otherwise. */
@@ -222,6 +281,8 @@ static void kill_descendants(void) {
 }
 
 int main(int argc, char **argv) {
+  /* First: nothing inherited goes further unless an option below passes it on. */
+  shut_above_stdio(1);
   int landlock = 0, subreaper = 0, pin = 0, i;
   pid_t parent = getppid();
   const char *oom = NULL;
@@ -243,6 +304,8 @@ int main(int argc, char **argv) {
       if (getppid() != parent) return 125;
     } else if (strcmp(argv[i], "--pin-fds") == 0) {
       pin = 1;
+    } else if (strcmp(argv[i], "--keep-fd") == 0 && i + 1 < argc) {
+      keep_fd(argv[++i]);
     } else if (strcmp(argv[i], "--oom-score-adj") == 0 && i + 1 < argc) {
       oom = argv[++i];
     } else {
@@ -251,7 +314,7 @@ int main(int argc, char **argv) {
     }
   }
   if (i >= argc) {
-    fprintf(stderr, "usage: skate-confine [--cgroup FILE]... [--landlock] [--subreaper] [--oom-score-adj N] [--pdeathsig] [--pin-fds] -- COMMAND...\n");
+    fprintf(stderr, "usage: skate-confine [--cgroup FILE]... [--landlock] [--subreaper] [--oom-score-adj N] [--pdeathsig] [--pin-fds] [--keep-fd N]... -- COMMAND...\n");
     return 125;
   }
   char **command = argv + i;
@@ -282,6 +345,11 @@ int main(int argc, char **argv) {
     fprintf(stderr, "skate-confine: %s: %s\n", command[0], strerror(errno));
     _exit(127);
   }
+  /*
+   * The command has what it was given; we keep only stdio. Staying alive in the command's Landlock
+   * domain, we could otherwise lend it what exec closed for it, through /proc/<our pid>/fd.
+   */
+  shut_above_stdio(0);
 
   int status = 0;
   for (;;) {

@@ -1,8 +1,14 @@
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import * as z from 'zod';
 import { defineTool, ToolFailure, type ToolOutcome } from '../define-tool.js';
-import { existingMode, looksBinary, writeFileSafely } from '../fs/file-text.js';
+import {
+  existingMode,
+  looksBinary,
+  type OpenedCheck,
+  readChecked,
+  writeFileSafely,
+} from '../fs/file-text.js';
 import { findNearMatch, lineOf } from '../fs/near-match.js';
 import { unifiedDiff } from '../fs/text-diff.js';
 import { toolDescription } from '../tool-description.js';
@@ -30,7 +36,8 @@ export const editFileTool = defineTool({
       );
     }
     const file = await ctx.paths.forWrite(input.path);
-    const before = await readText(file, input.path);
+    const check: OpenedCheck = (fd) => ctx.paths.checkOpenedForWrite(input.path, fd);
+    const before = await readText(file, input.path, check);
 
     if (before === undefined || (before === '' && input.old_string === '')) {
       if (input.old_string !== '') {
@@ -39,7 +46,7 @@ export const editFileTool = defineTool({
           `${input.path} does not exist. To create it, pass an empty old_string (or use write_file)`,
         );
       }
-      return await save(file, input.path, {
+      return await save(file, input.path, check, {
         before: '',
         after: input.new_string,
         written: input.new_string,
@@ -72,7 +79,7 @@ export const editFileTool = defineTool({
     // split/join rather than replace(): `$&` and friends in new_string must stay literal.
     const after = text.split(oldString).join(newString);
     const written = crlf ? after.replaceAll('\n', '\r\n') : after;
-    return await save(file, input.path, {
+    return await save(file, input.path, check, {
       before: text,
       after,
       written,
@@ -83,10 +90,11 @@ export const editFileTool = defineTool({
 });
 
 /** The file's text; undefined when it does not exist. */
-async function readText(file: string, shown: string): Promise<string | undefined> {
-  let data: Buffer;
+async function readText(file: string, shown: string, check: OpenedCheck): Promise<string | undefined> {
+  let data: Buffer | undefined;
   try {
-    data = await readFile(file);
+    data = await readChecked(file, check);
+    if (data === undefined) return undefined;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
@@ -140,11 +148,11 @@ interface Change {
   replaced: number;
 }
 
-async function save(file: string, shown: string, change: Change): Promise<ToolOutcome> {
+async function save(file: string, shown: string, check: OpenedCheck, change: Change): Promise<ToolOutcome> {
   const { before, after, written, created, replaced } = change;
   const mode = created ? undefined : await existingMode(file);
   if (created) await mkdir(path.dirname(file), { recursive: true });
-  await writeFileSafely(file, written, mode);
+  await writeFileSafely(file, written, mode, check);
   const { diff, additions, deletions } = unifiedDiff(shown, before, after);
   const counts = `+${additions} -${deletions}`;
   const summary = created

@@ -113,7 +113,7 @@ export const grepTool = defineTool({
       try {
         const read = readForSearchSync(entry.path, MAX_FILE_BYTES, buffer);
         if (read.kind === 'too_large') return 'too_large';
-        if (read.kind === 'binary' || !pattern.mayMatch(read.data)) return 'none';
+        if (read.kind === 'binary' || read.kind === 'changed' || !pattern.mayMatch(read.data)) return 'none';
         const shown = info.isDirectory() ? path.join(input.path, entry.relative) : input.path;
         if (mode === 'files_with_matches' && looksLikeText(read.data) && pattern.matchesQuickly(read.data)) {
           return { shown, count: 1, lines: [], matchAt: [] };

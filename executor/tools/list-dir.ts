@@ -1,7 +1,17 @@
-import { type Dirent, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  type Dirent,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  realpathSync,
+  statSync,
+} from 'node:fs';
 import path from 'node:path';
 import * as z from 'zod';
 import { defineTool, type ToolContext, ToolFailure } from '../define-tool.js';
+import { fdPath, openedPath } from '../path-guard.js';
 import { toolDescription } from '../tool-description.js';
 
 /** Entries listed before the listing stops, so one call cannot flood the model's context. */
@@ -35,18 +45,25 @@ export const listDirTool = defineTool({
     include_hidden: z.boolean().optional().describe('Also list entries whose names start with ".".'),
   }),
   async run(input, ctx) {
-    const root = await ctx.paths.forRead(input.path);
-    let info: ReturnType<typeof statSync>;
+    const checked = await ctx.paths.forRead(input.path);
+    let fd: number;
     try {
-      info = statSync(root);
+      fd = openSync(checked, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NONBLOCK);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-        throw new ToolFailure('not_found', `${input.path} does not exist`);
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') throw new ToolFailure('not_found', `${input.path} does not exist`);
+      if (code === 'ENOTDIR') {
+        throw new ToolFailure('invalid_input', `${input.path} is a file, not a directory; use read_file`);
       }
       throw error;
     }
-    if (!info.isDirectory()) {
-      throw new ToolFailure('invalid_input', `${input.path} is a file, not a directory; use read_file`);
+    let root: string;
+    try {
+      // What was opened, not the path checked before: a symlink may have been swapped in meanwhile.
+      ctx.paths.checkOpenedForRead(input.path, fd);
+      root = openedPath(fd) ?? checked;
+    } finally {
+      closeSync(fd);
     }
     // Asked for by name: a listing inside .git or node_modules expands them like any directory.
     const expandAll = root.split(path.sep).some((part) => NOT_EXPANDED.has(part));
@@ -112,11 +129,12 @@ function readEntries(
 ): { nodes: { node: Node; real: string }[]; hidden: number } {
   let dirents: Dirent[];
   try {
-    dirents = readdirSync(dir, { withFileTypes: true });
+    dirents = readChecked(dir);
   } catch (error) {
     // A subdirectory we may not read shows up empty rather than failing the whole listing.
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EACCES' || code === 'EPERM' || code === 'ENOENT') return { nodes: [], hidden: 0 };
+    if (code === 'EACCES' || code === 'EPERM' || code === 'ENOENT' || code === 'ENOTDIR')
+      return { nodes: [], hidden: 0 };
     throw error;
   }
   let hidden = 0;
@@ -142,6 +160,21 @@ function readEntries(
   }
   nodes.sort((a, b) => rank(a.node) - rank(b.node) || compare(a.node.name, b.node.name));
   return { nodes, hidden };
+}
+
+/**
+ * The entries of `dir`, a real path already checked, read from a descriptor that still reaches it:
+ * a directory swapped for a symlink since lists as empty, not as what the link points to.
+ */
+function readChecked(dir: string): Dirent[] {
+  const fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NONBLOCK);
+  try {
+    const opened = openedPath(fd);
+    if (opened === undefined) return readdirSync(dir, { withFileTypes: true });
+    return opened === dir ? readdirSync(fdPath(fd), { withFileTypes: true }) : [];
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function describeLink(name: string, full: string, ctx: ToolContext): Node | undefined {

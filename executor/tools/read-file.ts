@@ -41,6 +41,8 @@ export const readFileTool = defineTool({
       throw error;
     }
     try {
+      // What was opened, not the path checked before: a symlink may have been swapped in meanwhile.
+      ctx.paths.checkOpenedForRead(input.path, fd);
       const info = fstatSync(fd);
       if (info.isDirectory())
         throw new ToolFailure('invalid_input', `${input.path} is a directory; use list_dir`);

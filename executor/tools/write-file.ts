@@ -1,8 +1,14 @@
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import * as z from 'zod';
 import { defineTool } from '../define-tool.js';
-import { existingMode, looksBinary, writeFileSafely } from '../fs/file-text.js';
+import {
+  existingMode,
+  looksBinary,
+  type OpenedCheck,
+  readChecked,
+  writeFileSafely,
+} from '../fs/file-text.js';
 import { unifiedDiff } from '../fs/text-diff.js';
 import { toolDescription } from '../tool-description.js';
 
@@ -16,16 +22,13 @@ export const writeFileTool = defineTool({
   }),
   async run(input, ctx) {
     const file = await ctx.paths.forWrite(input.path);
-    let before: string | undefined;
-    try {
-      const data = await readFile(file);
-      before = looksBinary(data) ? undefined : data.toString('utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    }
+    // Each descriptor is checked as opened: the path may have become a symlink since `forWrite`.
+    const check: OpenedCheck = (fd) => ctx.paths.checkOpenedForWrite(input.path, fd);
+    const data = await readChecked(file, check);
+    const before = data === undefined || looksBinary(data) ? undefined : data.toString('utf8');
     const mode = await existingMode(file);
     await mkdir(path.dirname(file), { recursive: true });
-    await writeFileSafely(file, input.content, mode);
+    await writeFileSafely(file, input.content, mode, check);
     const lines = input.content.length === 0 ? 0 : input.content.split('\n').length;
     const bytes = Buffer.byteLength(input.content);
     const created = mode === undefined;

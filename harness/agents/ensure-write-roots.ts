@@ -1,14 +1,14 @@
-import { lstat, mkdir, realpath } from 'node:fs/promises';
-import path from 'node:path';
+import { lstat } from 'node:fs/promises';
 import { isWithin } from '../../shared/path-within.js';
+import { makeDirsBeneath } from '../opened-dir.js';
 
 /**
  * Creates a sub-agent's write roots that do not exist yet, as directories:
  * the sandbox can only bind what exists, and a model asking for `src/feature`
- * means a directory it will fill. Only inside the parent's own write roots,
- * and only below an existing ancestor reached without symlinks, so the
- * harness never creates anything the parent could not have created itself.
- * Returns the roots it could not create, with why.
+ * means a directory it will fill. Only inside the parent's own write roots, and
+ * one name at a time from the opened parent root, never through a symbolic link:
+ * the parent's sandbox runs meanwhile and could swap any directory on the way
+ * for a link elsewhere. Returns the roots it could not create, with why.
  */
 export async function ensureWriteRoots(
   roots: readonly string[],
@@ -17,22 +17,16 @@ export async function ensureWriteRoots(
   const problems: string[] = [];
   for (const root of roots) {
     if (await lstat(root).catch(() => undefined)) continue;
-    if (!parentRoots.some((parent) => isWithin(parent, root))) {
+    // The deepest parent root holding it: the fewest names to create.
+    const parent = parentRoots
+      .filter((candidate) => isWithin(candidate, root) && candidate !== root)
+      .sort((a, b) => b.length - a.length)[0];
+    if (!parent) {
       problems.push(`${root} does not exist and is not inside a root the parent may write`);
       continue;
     }
-    let ancestor = path.dirname(root);
-    while (!(await lstat(ancestor).catch(() => undefined)) && ancestor !== '/')
-      ancestor = path.dirname(ancestor);
-    const real = await realpath(ancestor).catch(() => undefined);
-    if (real !== ancestor || !parentRoots.some((parent) => isWithin(parent, ancestor))) {
-      problems.push(
-        `${root} does not exist, and ${ancestor} is reached through a symbolic link or lies outside the parent's write roots`,
-      );
-      continue;
-    }
     try {
-      await mkdir(root, { recursive: true });
+      await makeDirsBeneath(parent, root);
     } catch (error) {
       problems.push(`${root} could not be created (${(error as Error).message})`);
     }

@@ -1,7 +1,5 @@
-import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
 import path from 'node:path';
-import { ensureSkateDir } from '../skate-dir.js';
+import { openSkateDir } from '../skate-dir.js';
 
 /** Where planning mode writes its plan, and `skate execute` reads it: `<workspace>/.skate/plan.md`. */
 export function planFilePath(workspace: string): string {
@@ -9,21 +7,14 @@ export function planFilePath(workspace: string): string {
 }
 
 /**
- * Makes sure `.skate/plan.md` exists (empty if new) before a plan executor
- * starts: the sandbox binds the single writable file, and a bind needs it to
- * exist. Refuses symlinks on the way, which would make the bind (and this
- * create) land somewhere else.
+ * Makes sure `.skate/plan.md` exists (empty if new): the sandbox binds the
+ * plan policy's single writable file, and a bind needs it to exist. Made from
+ * the opened workspace, one name at a time: a symlink on the way (`.skate`, or
+ * `plan.md` itself) is refused, never followed, which would make the bind (and
+ * this create) land somewhere else; an existing plan is kept.
  */
 export async function ensurePlanFile(workspace: string): Promise<string> {
-  const file = planFilePath(workspace);
-  await ensureSkateDir(workspace);
-  // O_NOFOLLOW: a plan.md that is a link is refused, never followed; no O_TRUNC: an existing plan is kept.
-  const handle = await open(file, constants.O_CREAT | constants.O_WRONLY | constants.O_NOFOLLOW, 0o644).catch(
-    (error: NodeJS.ErrnoException) => {
-      if (error.code === 'ELOOP') throw new Error(`${file} is a symbolic link; remove it and retry`);
-      throw error;
-    },
-  );
-  await handle.close();
-  return file;
+  await using skate = await openSkateDir(workspace);
+  await skate.file('plan.md');
+  return planFilePath(workspace);
 }

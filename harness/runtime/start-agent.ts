@@ -1,7 +1,6 @@
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import type { ExecutorClient } from '../executor-client/executor-client.js';
 import type { InstructionsFile } from '../instructions/load-project-instructions.js';
-import { ensurePlanFile } from '../planning/plan-file.js';
 import type { ModelProvider } from '../provider/model-provider.js';
 import { ensureSkateDir } from '../skate-dir.js';
 import { traceStart } from '../start-trace.js';
@@ -42,8 +41,8 @@ export interface StartedAgent {
 }
 
 /**
- * Resolves the workspace once, prepares what the activity needs (planning:
- * the plan file, which the sandbox binds, and the `plan` policy), then starts
+ * Resolves the workspace once, prepares what the activity needs (planning: the
+ * `plan` policy, whose sandbox makes the plan file it binds), then starts
  * the executor, awaits the provider and opens the session log together. What
  * fails on the way leaves nothing running. `onExecutorSpawned` is called once
  * the executor's process runs (or its start failed): what the caller loads
@@ -65,9 +64,6 @@ export async function startAgent(
         'planning starts its own executor under the plan policy; it cannot use a remote executor',
       );
     }
-    await ensurePlanFile(workspace).catch((error: Error) => {
-      throw new AgentRuntimeError('plan', `cannot prepare the plan file: ${error.message}`);
-    });
     executorSettings = { ...executorSettings, policy: await resolvePolicy('plan', workspace) };
   }
   // `.skate` is protected: made now, before the sandbox is planned, it is mounted read-only. Made

@@ -1,4 +1,7 @@
-import { mkdir, readdir, readFile, rmdir, unlink, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { mkdir, open, readdir, rmdir, unlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { OpenedDir } from '../opened-dir.js';
 import type { Placeholder } from './plan-sandbox.js';
 
 /**
@@ -10,10 +13,20 @@ import type { Placeholder } from './plan-sandbox.js';
 const users = new Map<string, number>();
 const created = new Set<string>();
 
+/**
+ * The directory a placeholder goes in, opened without following a link: a writable `.git` can be
+ * swapped for one by a sandbox already running, and nothing is made or removed through it.
+ */
+function parentOf(placeholder: Placeholder): Promise<OpenedDir> {
+  return OpenedDir.open(path.dirname(placeholder.path));
+}
+
 async function create(placeholder: Placeholder): Promise<boolean> {
+  await using parent = await parentOf(placeholder);
+  const entry = parent.at(path.basename(placeholder.path));
   try {
-    if (placeholder.kind === 'dir') await mkdir(placeholder.path);
-    else await writeFile(placeholder.path, placeholder.content ?? '', { flag: 'wx', mode: 0o644 });
+    if (placeholder.kind === 'dir') await mkdir(entry);
+    else await writeFile(entry, placeholder.content ?? '', { flag: 'wx', mode: 0o644 });
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
@@ -23,11 +36,20 @@ async function create(placeholder: Placeholder): Promise<boolean> {
 
 async function removeIfUnchanged(placeholder: Placeholder): Promise<void> {
   try {
+    await using parent = await parentOf(placeholder);
+    const entry = parent.at(path.basename(placeholder.path));
     if (placeholder.kind === 'dir') {
-      if ((await readdir(placeholder.path)).length === 0) await rmdir(placeholder.path);
-    } else if ((await readFile(placeholder.path, 'utf8')) === (placeholder.content ?? '')) {
-      await unlink(placeholder.path);
+      if ((await readdir(entry)).length === 0) await rmdir(entry);
+      return;
     }
+    const handle = await open(entry, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    let content: string;
+    try {
+      content = await handle.readFile('utf8');
+    } finally {
+      await handle.close();
+    }
+    if (content === (placeholder.content ?? '')) await unlink(entry);
   } catch {
     // Gone already, or no longer ours to remove.
   }

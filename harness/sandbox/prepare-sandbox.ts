@@ -2,6 +2,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import type { ResourceLimits } from '../../shared/executor-boot.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
+import { ensurePlanFile, planFilePath } from '../planning/plan-file.js';
 import { builtinPolicyDir } from '../policy/load-policy.js';
 import { distPath, projectRoot } from '../project-paths.js';
 import { skateCacheDir } from '../skate-cache-dir.js';
@@ -15,7 +16,7 @@ import { pathKind } from './path-kinds.js';
 import { acquirePlaceholders } from './placeholders.js';
 import { planSandbox, type SandboxPlan } from './plan-sandbox.js';
 import { probeSandbox } from './probe-sandbox.js';
-import { SandboxUnavailableError } from './sandbox-errors.js';
+import { SandboxPlanError, SandboxUnavailableError } from './sandbox-errors.js';
 
 let sequence = 0;
 /** Protected names already reported as appeared: once per harness, not once per sub-agent's sandbox. */
@@ -46,6 +47,23 @@ export interface PreparedSandbox {
 }
 
 /**
+ * The plan policy's one writable path, `.skate/plan.md`, must exist to be bound: made here, where
+ * every sandbox starts, so planning works however it started (`skate plan`, `-p --policy plan`, a
+ * settings file, serve, ACP, the terminal UI); never through a symlink (see `ensurePlanFile`).
+ */
+async function ensurePlanFileOf(policy: ResolvedPolicy): Promise<void> {
+  const file = planFilePath(policy.workspace);
+  if (!policy.write.allow.includes(file)) return;
+  await ensurePlanFile(policy.workspace).catch((error: Error) => {
+    throw new SandboxPlanError(
+      policy.name,
+      `its writable plan file cannot be prepared: ${error.message}`,
+      `remove what is in the way at ${file}`,
+    );
+  });
+}
+
+/**
  * Builds everything one bubblewrap sandbox for a policy needs: its mounts, its
  * cgroups, placeholders for protected names, and the argv prefix that starts it.
  * Shared by executors and `skate sandbox`, so both get exactly the same walls.
@@ -64,6 +82,7 @@ export async function prepareSandbox(
   let plan: SandboxPlan;
   let releasePlaceholders: () => Promise<void>;
   try {
+    await ensurePlanFileOf(policy);
     plan = await planSandbox({
       policy,
       // The node install (binary and its libraries) and Skate itself must stay readable.

@@ -236,12 +236,21 @@ describe.skipIf(noSandbox)('sandbox escapes: write roots that are symlinks', () 
     await mkdir(path.join(ws, '.skate'), { recursive: true });
     await writeFile(victim, 'original\n');
     await symlink(victim, path.join(ws, '.skate', 'plan.md'));
-    await using executor = await sandboxedExecutor(await shippedPolicy('plan', ws));
-    const run = await executor.sh('echo pwned >> .skate/plan.md; echo pwned > .skate/plan.md');
+    // The launch prepares the plan policy's plan file, and refuses one that is a link.
+    await expect(sandboxedExecutor(await shippedPolicy('plan', ws))).rejects.toThrow(
+      /plan\.md is a symbolic link/,
+    );
+    expect(await readFile(victim, 'utf8')).toBe('original\n');
+    // Any other write root that is a link is left read-only.
+    await symlink(root.path, path.join(ws, 'docs'));
+    await using executor = await sandboxedExecutor(
+      testPolicy(ws, { write: { allow: [path.join(ws, 'docs')] } }),
+    );
+    const run = await executor.sh('echo pwned >> docs/victim.txt; echo pwned > docs/victim.txt');
     expect(run.exitCode).not.toBe(0);
     expect(await readFile(victim, 'utf8')).toBe('original\n');
     expect(executor.notes.join('\n')).toMatch(/reached through a symlink/);
-    const tool = await executor.tool('write_file', { path: '.skate/plan.md', content: 'pwned' });
+    const tool = await executor.tool('write_file', { path: 'docs/victim.txt', content: 'pwned' });
     expect(tool).toMatchObject({ isError: true });
     expect(await readFile(victim, 'utf8')).toBe('original\n');
   });
