@@ -25,6 +25,9 @@
  *                 directory that was checked: a sandbox already running cannot
  *                 swap a writable path for a symlink between the check and the
  *                 mount.
+ * --guard, --guard-deny DIR NAME, --guard-name NAME, --guard-fd N
+ *                 the create guard: protected names that do not exist cannot
+ *                 be created inside the sandbox (see create-guard.h).
  *
  * Exit status: the command's, or 128+signal when it was killed by a signal.
  */
@@ -45,6 +48,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "create-guard.h"
 
 #ifndef SYS_landlock_create_ruleset
 #define SYS_landlock_create_ruleset 444
@@ -131,6 +136,7 @@ static void pin_paths(char **args) {
     char *number = malloc(16);
     if (!number) die("malloc");
     snprintf(number, 16, "%d", fd);
+    guard_note_pin(path, fd);
     *args = number;
   }
 }
@@ -245,13 +251,14 @@ int main(int argc, char **argv) {
       pin = 1;
     } else if (strcmp(argv[i], "--oom-score-adj") == 0 && i + 1 < argc) {
       oom = argv[++i];
+    } else if (guard_option(argc, argv, &i)) {
     } else {
       fprintf(stderr, "skate-confine: unknown option %s\n", argv[i]);
       return 125;
     }
   }
   if (i >= argc) {
-    fprintf(stderr, "usage: skate-confine [--cgroup FILE]... [--landlock] [--subreaper] [--oom-score-adj N] [--pdeathsig] [--pin-fds] -- COMMAND...\n");
+    fprintf(stderr, "usage: skate-confine [--cgroup FILE]... [--landlock] [--subreaper] [--oom-score-adj N] [--pdeathsig] [--pin-fds] [--guard...] -- COMMAND...\n");
     return 125;
   }
   char **command = argv + i;
@@ -260,7 +267,9 @@ int main(int argc, char **argv) {
   if (landlock && enter_landlock() == 1) {
     fprintf(stderr, "skate-confine: this kernel has no Landlock; commands are not isolated from their executor\n");
   }
+  guard_enter();
   if (!subreaper) {
+    if (guard_supervising()) return guard_supervise(command);
     execvp(command[0], command);
     die(command[0]);
   }
