@@ -121,9 +121,14 @@ void guard_name_fd(char **command, int fd) {
 #define LOAD_ARG(n) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[n]))
 #define RET(action) BPF_STMT(BPF_RET | BPF_K, (action))
 #define IF_NR(nr, action) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), RET(action)
-/* Notify when the flags in argument n contain O_CREAT, allow otherwise. */
+/*
+ * Notify when the flags in argument n contain O_CREAT, allow otherwise. O_PATH makes the kernel
+ * drop O_CREAT (and a descriptor of one cannot be sent back with SECCOMP_ADDFD): allowed. The
+ * flags are a register, not memory: no other thread can change them after this check.
+ */
 #define IF_CREAT(nr, n)                                                                     \
-  BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 4), LOAD_ARG(n),                           \
+  BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 5), LOAD_ARG(n),                           \
+      BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, O_PATH, 2, 0),                                  \
       BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, O_CREAT, 0, 1), RET(SECCOMP_RET_USER_NOTIF), \
       RET(SECCOMP_RET_ALLOW)
 

@@ -19,6 +19,14 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <linux/openat2.h>
+
+/* The open flags the kernel knows; openat2 refuses others where openat ignores them. */
+#define VALID_OPEN_FLAGS                                                                                 \
+  (O_RDONLY | O_WRONLY | O_RDWR | O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_APPEND | O_NONBLOCK | O_DSYNC | \
+   O_ASYNC | O_DIRECT | O_LARGEFILE | O_DIRECTORY | O_NOFOLLOW | O_NOATIME | O_CLOEXEC | O_PATH | O_SYNC | \
+   __O_TMPFILE)
+
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL
 #endif
@@ -157,6 +165,8 @@ static long make_rename(const struct guard_rules *g, struct caller *c, int olddf
   char oldname[NAME_MAX + 2], newname[NAME_MAX + 2];
   long r = resolve(c, olddfd, oldpath, &from, &links);
   if (r == 0) r = resolve(c, newdfd, newpath, &to, &links);
+  /* "." or ".." at either end (resolve made ".." a "."): the kernel refuses before anything else. */
+  if (r == 0 && (strcmp(from.name, ".") == 0 || strcmp(to.name, ".") == 0)) r = -EBUSY;
   if (r == 0 && (r = place_name(&from, oldname, sizeof oldname)) == 0 &&
       (r = place_name(&to, newname, sizeof newname)) == 0) {
     /* An exchange puts a name in each place: both must be allowed. Replacing a name is creating it. */
@@ -168,6 +178,19 @@ static long make_rename(const struct guard_rules *g, struct caller *c, int olddf
   place_close(&from);
   place_close(&to);
   return r;
+}
+
+/*
+ * Opens one name in a directory, no symlink followed, as the caller's open would: openat2's
+ * RESOLVE_NO_SYMLINKS rather than O_NOFOLLOW, which would show in the caller's F_GETFL.
+ */
+static int open_name(int dir, const char *name, int flags, mode_t mode) {
+  struct open_how how = {
+      .flags = (uint64_t)(flags & VALID_OPEN_FLAGS),
+      .mode = (flags & O_CREAT) ? (mode & 07777) : 0,
+      .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_BENEATH,
+  };
+  return (int)syscall(SYS_openat2, dir, name, &how, sizeof how);
 }
 
 /* Sends a descriptor to the caller as its call's result (or the error of sending it). */
@@ -198,7 +221,7 @@ static void *open_fifo(void *arg) {
   struct fifo_open *f = arg;
   int fd;
   if (f->name[0]) {
-    fd = openat(f->dir, f->name, (f->flags & ~(O_CREAT | O_EXCL)) | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+    fd = open_name(f->dir, f->name, (f->flags & ~(O_CREAT | O_EXCL)) | O_NOCTTY | O_CLOEXEC, 0);
   } else {
     char self[64];
     snprintf(self, sizeof self, "/proc/self/fd/%d", f->dir);
@@ -247,8 +270,6 @@ static long open_object(struct caller *c, int object, int flags) {
 
 static long make_open(const struct guard_rules *g, struct caller *c, int dfd, uint64_t path, int flags,
                       mode_t mode) {
-  /* O_PATH ignores O_CREAT: nothing is created, but the path is still resolved here, never by us. */
-  if (flags & O_PATH) flags &= O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
   struct place pl;
   int links = 0, object = -1;
   long r = resolve(c, dfd, path, &pl, &links);
@@ -291,7 +312,7 @@ static long make_open(const struct guard_rules *g, struct caller *c, int dfd, ui
     }
     if ((r = take_umask(c)) < 0) break;
     /* O_NONBLOCK: should the name become a FIFO meanwhile, the open must not wait on our loop. */
-    int fd = openat(pl.dir, pl.name, create | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC | O_NONBLOCK, mode);
+    int fd = open_name(pl.dir, pl.name, create | O_NOCTTY | O_CLOEXEC | O_NONBLOCK, mode);
     if (fd < 0 && errno == ELOOP && follow && tries < GUARD_MAX_LINKS) continue; /* became a symlink */
     if (fd < 0) {
       r = -errno;
@@ -308,10 +329,6 @@ static long make_open(const struct guard_rules *g, struct caller *c, int dfd, ui
 
 /* A unix socket's path is a name like any other; other addresses are bound as given. */
 static long make_bind(const struct guard_rules *g, struct caller *c, int sockfd, uint64_t addr, uint32_t len) {
-  struct sockaddr_storage sa;
-  if (len > sizeof sa || len < sizeof(sa_family_t)) return -EINVAL;
-  long r = caller_read(c, addr, &sa, len);
-  if (r < 0) return r;
   long pidfd = syscall(SYS_pidfd_open, c->tid, PIDFD_THREAD);
   if (pidfd < 0) return -EPERM;
   int sock = -1, error = ESRCH;
@@ -321,6 +338,14 @@ static long make_bind(const struct guard_rules *g, struct caller *c, int sockfd,
   }
   close((int)pidfd);
   if (sock < 0) return -error;
+  /* The kernel's order: the descriptor, then the address. */
+  struct sockaddr_storage sa;
+  long r = len > sizeof sa ? -EINVAL : caller_read(c, addr, &sa, len);
+  if (r == 0 && len < sizeof(sa_family_t)) r = -EINVAL;
+  if (r < 0) {
+    close(sock);
+    return r;
+  }
   struct sockaddr_un *un = (struct sockaddr_un *)&sa;
   size_t offset = offsetof(struct sockaddr_un, sun_path);
   if (sa.ss_family != AF_UNIX || len <= offset || un->sun_path[0] == 0) {
