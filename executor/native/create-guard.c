@@ -195,10 +195,14 @@ void guard_enter(void) {
   if (listener < 0 && errno == EINVAL)
     listener = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
   if (listener < 0) fail("seccomp user notification");
+  /* With it, a pidfd of ours: the supervisor joins our user and mount namespaces through it. */
+  long self = syscall(SYS_pidfd_open, getpid(), 0);
+  if (self < 0) fail("pidfd_open");
+  int fds[2] = {(int)listener, (int)self};
   char byte = 'g';
   struct iovec iov = {.iov_base = &byte, .iov_len = 1};
   union {
-    char buf[CMSG_SPACE(sizeof(int))];
+    char buf[CMSG_SPACE(sizeof fds)];
     struct cmsghdr align;
   } control;
   memset(&control, 0, sizeof control);
@@ -206,10 +210,16 @@ void guard_enter(void) {
   struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
   cmsg->cmsg_level = SOL_SOCKET;
   cmsg->cmsg_type = SCM_RIGHTS;
-  cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-  int fd = (int)listener;
-  memcpy(CMSG_DATA(cmsg), &fd, sizeof fd);
+  cmsg->cmsg_len = CMSG_LEN(sizeof fds);
+  memcpy(CMSG_DATA(cmsg), fds, sizeof fds);
   if (sendmsg((int)sock, &msg, MSG_NOSIGNAL) != 1) fail("sending the listener");
+  /* Answered once the supervisor is ready: until then a call would find nobody in its namespaces. */
+  if (recv((int)sock, &byte, 1, 0) != 1) {
+    errno = EPIPE;
+    fail("the supervisor did not start");
+  }
+  close((int)self);
+  int fd = (int)listener;
   /* Nothing inside may keep a way to answer its own calls. */
   close(fd);
   close((int)sock);

@@ -126,8 +126,8 @@ static long make_symlink(const struct guard_rules *g, struct caller *c, uint64_t
 /* Links an object the supervisor holds open (reached through a magic link, or AT_EMPTY_PATH). */
 static long link_object(int object, const struct place *to, const char *name) {
   char self[64];
-  snprintf(self, sizeof self, "/proc/self/fd/%d", object);
-  return linkat(AT_FDCWD, self, to->dir, name, AT_SYMLINK_FOLLOW) == 0 ? 0 : -errno;
+  snprintf(self, sizeof self, "self/fd/%d", object);
+  return linkat(guard_proc, self, to->dir, name, AT_SYMLINK_FOLLOW) == 0 ? 0 : -errno;
 }
 
 static long make_link(const struct guard_rules *g, struct caller *c, int olddfd, uint64_t oldpath, int newdfd,
@@ -224,8 +224,8 @@ static void *open_fifo(void *arg) {
     fd = open_name(f->dir, f->name, (f->flags & ~(O_CREAT | O_EXCL)) | O_NOCTTY | O_CLOEXEC, 0);
   } else {
     char self[64];
-    snprintf(self, sizeof self, "/proc/self/fd/%d", f->dir);
-    fd = open(self, (f->flags & ~(O_CREAT | O_EXCL)) | O_NOCTTY | O_CLOEXEC);
+    snprintf(self, sizeof self, "self/fd/%d", f->dir);
+    fd = openat(guard_proc, self, (f->flags & ~(O_CREAT | O_EXCL)) | O_NOCTTY | O_CLOEXEC);
   }
   long r = fd < 0 ? -errno : send_fd(f->listener, f->id, fd, f->flags);
   if (r != ANSWERED) {
@@ -263,8 +263,8 @@ static long open_object(struct caller *c, int object, int flags) {
   if (fstat(object, &st) != 0) return -errno;
   if (S_ISFIFO(st.st_mode)) return fifo_later(c, object, "", flags);
   char self[64];
-  snprintf(self, sizeof self, "/proc/self/fd/%d", object);
-  int fd = open(self, (flags & ~(O_CREAT | O_EXCL)) | O_NOCTTY | O_CLOEXEC);
+  snprintf(self, sizeof self, "self/fd/%d", object);
+  int fd = openat(guard_proc, self, (flags & ~(O_CREAT | O_EXCL)) | O_NOCTTY | O_CLOEXEC);
   return fd < 0 ? -errno : send_fd(c->listener, c->id, fd, flags);
 }
 

@@ -4,9 +4,9 @@
  *
  * The supervisor is bwrap's parent, so every process of the sandbox descends from it (what
  * Yama's ptrace_scope=1 asks before its memory can be read). It keeps no terminal (a caller's
- * /dev/tty must not become ours), no descriptor but its own, and of root's capabilities only
- * CAP_SYS_PTRACE (to reach a caller's memory, root, cwd and descriptors), so a call it performs
- * meets the same permission checks as the caller, which has none.
+ * /dev/tty must not become ours) and no descriptor but its own; it joins the sandbox's user and
+ * mount namespaces and keeps only CAP_SYS_PTRACE there (to reach a caller's memory, root, cwd
+ * and descriptors), so a call it performs meets the same checks as the caller's would.
  */
 #include "create-guard.h"
 #include "guard-internal.h"
@@ -24,6 +24,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -56,21 +57,39 @@ static void leave_terminal(void) {
   }
 }
 
-static int receive_fd(int sock) {
+/* Receives the listener and the pidfd of the process that installed the filter. */
+static int receive_fds(int sock, int *listener, int *pidfd) {
   char byte;
   struct iovec iov = {.iov_base = &byte, .iov_len = 1};
   union {
-    char buf[CMSG_SPACE(sizeof(int))];
+    char buf[CMSG_SPACE(2 * sizeof(int))];
     struct cmsghdr align;
   } control;
   struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf, .msg_controllen = sizeof control.buf};
   ssize_t n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
   if (n <= 0) return -1;
   struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
-  if (!cmsg || cmsg->cmsg_level != SOL_SOCKET || cmsg->cmsg_type != SCM_RIGHTS) return -1;
-  int fd;
-  memcpy(&fd, CMSG_DATA(cmsg), sizeof fd);
-  return fd;
+  if (!cmsg || cmsg->cmsg_level != SOL_SOCKET || cmsg->cmsg_type != SCM_RIGHTS ||
+      cmsg->cmsg_len != CMSG_LEN(2 * sizeof(int)))
+    return -1;
+  int fds[2];
+  memcpy(fds, CMSG_DATA(cmsg), sizeof fds);
+  *listener = fds[0];
+  *pidfd = fds[1];
+  return 0;
+}
+
+/*
+ * Joins the sandbox's user and mount namespaces: the kernel decides "is this a mount point"
+ * (rename answers EBUSY) in the caller's mount namespace, and the sandbox's own capabilities
+ * (binding a low port in its network namespace) are then checked against a process inside it,
+ * not against the owner of the namespace. Joining gives every capability in the sandbox's user
+ * namespace; all but CAP_SYS_PTRACE go again at once.
+ */
+static void join_sandbox(int pidfd) {
+  if (setns(pidfd, CLONE_NEWUSER | CLONE_NEWNS) != 0) fail("setns");
+  close(pidfd);
+  drop_capabilities();
 }
 
 /* Ends as bwrap ended: its exit code, or killed by the same signal. */
@@ -153,8 +172,13 @@ int guard_supervise(char **command) {
       }
     }
     if (fds[1].revents) {
-      int listener = receive_fd(sock);
-      if (listener >= 0) fds[2].fd = listener;
+      int listener, pidfd;
+      if (receive_fds(sock, &listener, &pidfd) == 0) {
+        join_sandbox(pidfd);
+        fds[2].fd = listener;
+        char ready = 'r';
+        if (send(sock, &ready, 1, MSG_NOSIGNAL) != 1) fail("answering the filter");
+      }
       /* One listener per sandbox: the socket has served its purpose either way. */
       close(sock);
       fds[1].fd = -1;
