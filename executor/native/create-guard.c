@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -189,6 +190,10 @@ void guard_enter(void) {
   }
   struct sock_fprog prog = {.len = sizeof filter / sizeof filter[0], .filter = filter};
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail("PR_SET_NO_NEW_PRIVS");
+  /* A core file is made by the kernel, past the filter, named by the host's core_pattern (which
+     may hold the program's name): none, hard limit included. */
+  struct rlimit none = {0, 0};
+  if (setrlimit(RLIMIT_CORE, &none) != 0) fail("RLIMIT_CORE");
   /* Killable only, once the supervisor has the call: a signal must not abandon a call it performs. */
   long listener = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
                           SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, &prog);

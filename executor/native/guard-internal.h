@@ -39,9 +39,7 @@ struct caller {
   uint64_t id;
   pid_t tid;
   int dir;  /* /proc/<tid>, bound to that task for as long as it is open */
-  int mem;  /* /proc/<tid>/mem, opened on first use */
-  int root; /* the caller's root directory, on first use */
-  struct stat root_st;
+  int mem; /* /proc/<tid>/mem, opened on first use */
   int status_read; /* Umask, NStgid and NSpid read from /proc/<tid>/status */
   mode_t umask;
   pid_t ns_tgid, ns_tid; /* as the sandbox's own /proc names them */

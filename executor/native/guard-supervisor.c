@@ -138,9 +138,7 @@ int guard_supervise(char **command) {
 
   int sock = sv[0];
   close(sv[1]);
-  /* Nothing of the executor's channel or the pinned directories stays open here. */
-  int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-  if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0) fail("/dev/null");
+  /* The pinned directories are bwrap's now. (The standard descriptors are kept: they end with us.) */
   if (sock > 3) syscall(SYS_close_range, 3, sock - 1, 0);
   syscall(SYS_close_range, sock + 1, ~0U, 0);
   leave_terminal();

@@ -11,11 +11,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define PROC_ROOT_INO 1
@@ -25,7 +27,7 @@ int caller_open(struct caller *c, int listener, const struct seccomp_notif *req)
   c->listener = listener;
   c->id = req->id;
   c->tid = (pid_t)req->pid;
-  c->dir = c->mem = c->root = -1;
+  c->dir = c->mem = -1;
   if (c->tid <= 0) return -EPERM;
   char name[16];
   snprintf(name, sizeof name, "%d", c->tid);
@@ -38,8 +40,7 @@ int caller_open(struct caller *c, int listener, const struct seccomp_notif *req)
 void caller_close(struct caller *c) {
   if (c->dir >= 0) close(c->dir);
   if (c->mem >= 0) close(c->mem);
-  if (c->root >= 0) close(c->root);
-  c->dir = c->mem = c->root = -1;
+  c->dir = c->mem = -1;
 }
 
 int caller_read(struct caller *c, uint64_t addr, void *buf, size_t size) {
@@ -94,11 +95,23 @@ int caller_status(struct caller *c) {
   return 0;
 }
 
+/*
+ * The caller's root directory: the sandbox's, the same for every process in it (none has the
+ * capability to chroot), so it is opened once, from the first caller.
+ */
+static int sandbox_root = -1;
+static struct stat sandbox_root_st;
+
 int caller_root(struct caller *c) {
-  if (c->root >= 0) return c->root;
-  c->root = openat(c->dir, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (c->root < 0 || fstat(c->root, &c->root_st) != 0) return -ESRCH;
-  return c->root;
+  if (sandbox_root >= 0) return sandbox_root;
+  int fd = openat(c->dir, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return -ESRCH;
+  if (fstat(fd, &sandbox_root_st) != 0) {
+    close(fd);
+    return -ESRCH;
+  }
+  sandbox_root = fd;
+  return fd;
 }
 
 /* A descriptor for where the caller's relative paths start: its cwd, or its directory descriptor. */
@@ -134,7 +147,7 @@ static int is_procfs(int fd) {
 static int dotdot(struct caller *c, int *cur, struct stat *st) {
   int root = caller_root(c);
   if (root < 0) return root;
-  if (st->st_dev == c->root_st.st_dev && st->st_ino == c->root_st.st_ino) return 0;
+  if (st->st_dev == sandbox_root_st.st_dev && st->st_ino == sandbox_root_st.st_ino) return 0;
   int up = openat(*cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (up < 0) return -errno;
   close(*cur);
@@ -279,7 +292,7 @@ int walk(struct caller *c, int start, pid_t pid, const char *path, struct place 
         close(cur);
         cur = fcntl(root, F_DUPFD_CLOEXEC, 0);
         if (cur < 0) return -EMFILE;
-        st = c->root_st;
+        st = sandbox_root_st;
         pid = 0;
       }
       continue;
@@ -303,12 +316,58 @@ int walk(struct caller *c, int start, pid_t pid, const char *path, struct place 
   return r;
 }
 
+/*
+ * The common case in one call: openat2 resolves the directory part where the caller's kernel
+ * would (RESOLVE_IN_ROOT from the caller's root for an absolute path, exactly its resolution;
+ * RESOLVE_BENEATH from where a relative one starts), refusing magic links. Whatever it refuses
+ * or fails on, and any directory in /proc (where "self" must be the caller), takes the walk,
+ * which also gives the errors their caller's meaning. Returns 0, or -1 for "take the walk".
+ */
+static int quick(int base, int absolute, const char *path, struct place *out) {
+  size_t n = strlen(path);
+  while (n > 1 && path[n - 1] == '/') n--;
+  const char *slash = memrchr(path, '/', n);
+  const char *name = slash ? slash + 1 : path;
+  size_t len = (size_t)(path + n - name);
+  if (len == 0 || len > NAME_MAX || (name[0] == '.' && (len == 1 || (len == 2 && name[1] == '.')))) return -1;
+  size_t dirlen = slash ? (size_t)(slash - path) : 0;
+  int fd;
+  if (dirlen == 0) {
+    fd = fcntl(base, F_DUPFD_CLOEXEC, 0);
+  } else {
+    char dir[PATH_MAX];
+    memcpy(dir, path, dirlen);
+    dir[dirlen] = 0;
+    struct open_how how = {
+        .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+        .resolve = (absolute ? RESOLVE_IN_ROOT : RESOLVE_BENEATH) | RESOLVE_NO_MAGICLINKS,
+    };
+    fd = (int)syscall(SYS_openat2, base, dir, &how, sizeof how);
+  }
+  if (fd < 0) return -1;
+  if (is_procfs(fd)) {
+    close(fd);
+    return -1;
+  }
+  out->dir = fd;
+  memcpy(out->name, name, len);
+  out->name[len] = 0;
+  out->slash = path[n] == '/';
+  out->proc_pid = 0;
+  return 0;
+}
+
 int walk_from(struct caller *c, int dfd, const char *path, struct place *out, int *links) {
-  if (path[0] == '/') return walk(c, -1, 0, path, out, links);
+  if (path[0] == '/') {
+    int root = caller_root(c);
+    if (root < 0) return root;
+    if (quick(root, 1, path, out) == 0) return 0;
+    return walk(c, -1, 0, path, out, links);
+  }
   if (path[0] == 0) return -ENOENT;
   int start = caller_dirfd(c, dfd);
   if (start < 0) return start;
-  int r = walk(c, start, 0, path, out, links);
+  int r = quick(start, 0, path, out) == 0 ? 0 : walk(c, start, 0, path, out, links);
   close(start);
   return r;
 }

@@ -64,7 +64,12 @@ export function guardArgs(guard: GuardRules): string[] {
   ];
 }
 
-/** The first process inside the sandbox: installs the guard's filter, then runs what follows. */
-export function guardEntry(confine: string): string[] {
-  return [confine, '--guard-fd', GUARD_FD, '--'];
+/**
+ * The first process inside the sandbox, its pid 1 (bwrap runs `--as-pid-1`): skate-confine, which
+ * installs the guard's filter before anything else runs and stays as the reaper. bubblewrap's own
+ * init would be a process inside the sandbox outside the filter, for a command to ptrace and make
+ * calls through where Landlock does not stop it.
+ */
+export function sandboxInit(confine: string, guarded: boolean): string[] {
+  return [confine, ...(guarded ? ['--guard-fd', GUARD_FD] : []), '--subreaper', '--'];
 }

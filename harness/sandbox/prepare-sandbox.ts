@@ -10,7 +10,7 @@ import { createCgroupLimits } from './cgroup-limits.js';
 import { sharedEmptyDir } from './empty-dir.js';
 import { executorEnvironment } from './executor-env.js';
 import { isolationArgs } from './isolation-args.js';
-import { guardArgs, guardEntry, mountArgs } from './mount-plan.js';
+import { guardArgs, mountArgs, sandboxInit } from './mount-plan.js';
 import { planSandbox, type SandboxPlan } from './plan-sandbox.js';
 import { probeSandbox } from './probe-sandbox.js';
 import { SandboxUnavailableError } from './sandbox-errors.js';
@@ -31,7 +31,7 @@ export interface PrepareSandboxOptions {
 export interface PreparedSandbox {
   /**
    * `skate-confine --pdeathsig --pin-fds [--guard …] [--cgroup F]… -- bwrap … --chdir WORKSPACE --
-   * [skate-confine --guard-fd @guard-fd --]`; the program to run follows.
+   * skate-confine [--guard-fd @guard-fd] --subreaper --`; the program to run follows.
    */
   argv: [string, ...string[]];
   /** The policy's environment: what it lets through from ours, and what it sets. */
@@ -102,7 +102,7 @@ export async function prepareSandbox(
       '--chdir',
       policy.workspace,
       '--',
-      ...(plan.guard ? guardEntry(confine) : []),
+      ...sandboxInit(confine, plan.guard !== undefined),
     ],
     env: executorEnvironment(policy, process.env),
     resourceLimits: lease?.kind ?? 'none',

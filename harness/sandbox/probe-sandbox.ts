@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { distPath } from '../project-paths.js';
-import { guardArgs, guardEntry } from './mount-plan.js';
+import { guardArgs, sandboxInit } from './mount-plan.js';
 import { findOnPath, probeCached, probeCacheFile, probeKey, rememberProbe } from './probe-cache.js';
 
 export type SandboxSupport =
@@ -22,6 +22,7 @@ const PROBE_ARGS = [
   'ALL',
   '--new-session',
   '--die-with-parent',
+  '--as-pid-1',
   '--ro-bind',
   '/',
   '/',
@@ -104,7 +105,7 @@ function runProbe(bwrap: string): Promise<SandboxSupport> {
     '--',
     bwrap,
     ...PROBE_ARGS,
-    ...guardEntry(confine),
+    ...sandboxInit(confine, true),
     ...PROBE_COMMAND,
   ];
   return new Promise((resolve) => {
