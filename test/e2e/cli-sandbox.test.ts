@@ -149,7 +149,15 @@ describe.skipIf(noSandbox)('skate sandbox', () => {
     await using root = await hostDir();
     const ws = path.join(root.path, 'ws');
     await mkdir(ws);
-    const result = await runCli(['sandbox', '--workspace', ws, '--', 'sh', '-c', 'mkdir .vscode || echo refused']);
+    const result = await runCli([
+      'sandbox',
+      '--workspace',
+      ws,
+      '--',
+      'sh',
+      '-c',
+      'mkdir .vscode || echo refused',
+    ]);
     expect(result.stdout).toBe('refused\n');
     expect(result.stderr).toMatch(/cannot create directory .\.vscode.: Permission denied/);
     const quiet = await runCli(['sandbox', '--workspace', ws, '--', 'sh', '-c', 'mkdir made-by-command']);
