@@ -25,6 +25,9 @@ export interface CreateGuardFigures {
   /** The executor's own write_file, to a new file, per call, in ms. */
   guard_write_file_ms: number;
   guard_write_file_baseline_ms: number;
+  /** An executor's start, spawn to its tool list, in ms. */
+  guard_executor_start_ms: number;
+  guard_executor_start_baseline_ms: number;
   /** `vitest run` of a few of Skate's unit test folders, in this checkout, in s. */
   guard_vitest_s: number;
   guard_vitest_baseline_s: number;
@@ -152,6 +155,7 @@ export async function benchCreateGuard(): Promise<CreateGuardFigures> {
     const tar: Record<'on' | 'off', number[]> = { on: [], off: [] };
     const writes: Record<'on' | 'off', number[]> = { on: [], off: [] };
     const vitest: Record<'on' | 'off', number[]> = { on: [], off: [] };
+    const starts: Record<'on' | 'off', number[]> = { on: [], off: [] };
     for (let run = 0; run < RUNS; run++) {
       for (const guarded of [true, false]) {
         const key = guarded ? 'on' : 'off';
@@ -171,6 +175,12 @@ export async function benchCreateGuard(): Promise<CreateGuardFigures> {
         ]);
         tar[key].push(Number(took.trim()) / 1000);
         writes[key].push(await writeFiles(policy, guarded, run));
+        for (let i = 0; i < 3; i++) {
+          const start = performance.now();
+          const executor = await ExecutorClient.spawn({ policy, launcher: launcher(guarded) });
+          starts[key].push(performance.now() - start);
+          await executor.shutdown();
+        }
         await rm(path.join(ws, `c-${key}-${run}`), { recursive: true, force: true });
         await rm(dest, { recursive: true, force: true });
       }
@@ -200,6 +210,8 @@ export async function benchCreateGuard(): Promise<CreateGuardFigures> {
       guard_tar_baseline_ms: round(median(tar.off)),
       guard_write_file_ms: round(median(writes.on), 2),
       guard_write_file_baseline_ms: round(median(writes.off), 2),
+      guard_executor_start_ms: round(median(starts.on)),
+      guard_executor_start_baseline_ms: round(median(starts.off)),
       guard_vitest_s: round(median(vitest.on), 2),
       guard_vitest_baseline_s: round(median(vitest.off), 2),
     };
