@@ -32,7 +32,6 @@ const PROBE_ARGS = [
   '/dev',
   '--tmpfs',
   '/tmp',
-  '--',
 ];
 const PROBE_COMMAND = ['/bin/sh', '-c', ': > /tmp/probe'];
 
@@ -105,6 +104,11 @@ function runProbe(bwrap: string): Promise<SandboxSupport> {
     '--',
     bwrap,
     ...PROBE_ARGS,
+    // skate-confine itself may live under /tmp (an install there): shown again, as runtime paths are.
+    '--ro-bind',
+    confine,
+    confine,
+    '--',
     ...sandboxInit(confine, true),
     ...PROBE_COMMAND,
   ];
