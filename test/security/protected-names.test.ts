@@ -124,7 +124,7 @@ describe.skipIf(noSandbox)('security: protected names that do not exist yet', ()
     for (const name of PLANTED) expect(existsSync(path.join(ws, name)), name).toBe(false);
   });
 
-  it('refuses them by rename of a prepared directory, hard link, symlink then O_CREAT, cp -r, tar x and /proc paths', async () => {
+  it('refuses them by rename of a prepared directory, hard link, symlink then O_CREAT, cp -r, tar x, mkfifo, bind, O_TMPFILE and /proc paths', async () => {
     await using root = await hostDir();
     const ws = path.join(root.path, 'ws');
     await mkdir(ws);
@@ -145,6 +145,10 @@ describe.skipIf(noSandbox)('security: protected names that do not exist yet', ()
         'mkdir /proc/self/cwd/.git',
         'echo x > /proc/$$/cwd/.envrc',
         'exec 3<. && mkdir /dev/fd/3/.vscode',
+        // A FIFO, a unix socket bound to the name, an unnamed O_TMPFILE linked in.
+        'mkfifo .envrc',
+        `python3 -c "import socket; socket.socket(socket.AF_UNIX).bind('.envrc')"`,
+        `python3 -c "import os; fd = os.open('.', os.O_TMPFILE | os.O_WRONLY); os.write(fd, b'x'); os.link(f'/proc/self/fd/{fd}', '.envrc')"`,
         // An absolute path, and one that climbs out and back in.
         `mkdir ${ws}/.git`,
         `touch ../${path.basename(ws)}/.envrc`,
