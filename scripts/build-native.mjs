@@ -1,15 +1,25 @@
 // Compiles skate-confine, the small native helper every sandboxed command runs
 // under (Landlock isolation from its executor, a subreaper that kills all it
-// started, cgroup joining). A C compiler is already required: isolated-vm
-// builds from source with node-gyp.
+// started, cgroup joining, the create guard's seccomp supervisor). A C
+// compiler is already required: isolated-vm builds from source with node-gyp.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
+
+const SOURCES = ['skate-confine.c', 'create-guard.c', 'guard-supervisor.c', 'guard-walk.c', 'guard-calls.c'];
 
 mkdirSync('dist/bin', { recursive: true });
 try {
   execFileSync(
     process.env.CC ?? 'cc',
-    ['-O2', '-Wall', '-Wextra', '-o', 'dist/bin/skate-confine', 'executor/native/skate-confine.c'],
+    [
+      '-O2',
+      '-Wall',
+      '-Wextra',
+      '-pthread',
+      '-o',
+      'dist/bin/skate-confine',
+      ...SOURCES.map((file) => `executor/native/${file}`),
+    ],
     { stdio: 'inherit' },
   );
 } catch (error) {

@@ -34,6 +34,9 @@
  *                 mount. Opened after the sweep above, so they are passed on.
  * --keep-fd N     pass descriptor N on to COMMAND after all (it must be open):
  *                 one the caller hands over on purpose.
+ * --guard, --guard-deny DIR NAME, --guard-name NAME, --guard-fd N
+ *                 the create guard: protected names that do not exist cannot
+ *                 be created inside the sandbox (see create-guard.h).
  *
  * Exit status: the command's, or 128+signal when it was killed by a signal.
  */
@@ -54,6 +57,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "create-guard.h"
 
 #ifndef SYS_landlock_create_ruleset
 #define SYS_landlock_create_ruleset 444
@@ -190,6 +195,7 @@ static void pin_paths(char **args) {
     char *number = malloc(16);
     if (!number) die("malloc");
     snprintf(number, 16, "%d", fd);
+    guard_note_pin(path, fd);
     *args = number;
   }
 }
@@ -308,13 +314,14 @@ int main(int argc, char **argv) {
       keep_fd(argv[++i]);
     } else if (strcmp(argv[i], "--oom-score-adj") == 0 && i + 1 < argc) {
       oom = argv[++i];
+    } else if (guard_option(argc, argv, &i)) {
     } else {
       fprintf(stderr, "skate-confine: unknown option %s\n", argv[i]);
       return 125;
     }
   }
   if (i >= argc) {
-    fprintf(stderr, "usage: skate-confine [--cgroup FILE]... [--landlock] [--subreaper] [--oom-score-adj N] [--pdeathsig] [--pin-fds] [--keep-fd N]... -- COMMAND...\n");
+    fprintf(stderr, "usage: skate-confine [--cgroup FILE]... [--landlock] [--subreaper] [--oom-score-adj N] [--pdeathsig] [--pin-fds] [--keep-fd N]... [--guard...] -- COMMAND...\n");
     return 125;
   }
   char **command = argv + i;
@@ -323,7 +330,9 @@ int main(int argc, char **argv) {
   if (landlock && enter_landlock() == 1) {
     fprintf(stderr, "skate-confine: this kernel has no Landlock; commands are not isolated from their executor\n");
   }
+  guard_enter();
   if (!subreaper) {
+    if (guard_supervising()) return guard_supervise(command);
     execvp(command[0], command);
     die(command[0]);
   }

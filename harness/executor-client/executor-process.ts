@@ -82,7 +82,7 @@ export async function startExecutorProcess(
       liveChildren.delete(child);
       const tail = stderrTail.length > 0 ? `:\n${stderrTail.join('\n')}` : '';
       const exit = { code, signal, reason: `executor exited (code ${code}, signal ${signal})${tail}` };
-      // Cgroups and placeholders go once the sandbox is gone; a failure to clean up must not hide the exit.
+      // Cgroups go once the sandbox is gone; a failure to clean up must not hide the exit.
       void (launch.cleanup?.() ?? Promise.resolve()).catch(() => undefined).finally(() => resolve(exit));
     });
   });

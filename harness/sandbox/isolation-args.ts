@@ -19,6 +19,8 @@ export function isolationArgs(policy: ResolvedPolicy): string[] {
     // No controlling terminal: TIOCSTI cannot push keystrokes into the user's shell.
     '--new-session',
     '--die-with-parent',
+    // No init of bubblewrap's inside: the first process is skate-confine (see sandboxInit).
+    '--as-pid-1',
     '--hostname',
     'skate-sandbox',
   ];

@@ -39,3 +39,37 @@ export function mountArgs(steps: readonly MountStep[]): string[] {
   }
   return args;
 }
+
+/** Names the create guard (skate-confine --guard, `executor/native/create-guard.h`) refuses to let a sandbox create. */
+export interface GuardRules {
+  /**
+   * A protected path that does not exist, as the directory nearest to it that does (pinned: a
+   * `bind` step, so it is the very directory mounted, and cannot be renamed away) and the first
+   * missing name in it.
+   */
+  deny: { dir: string; name: string }[];
+  /** Names refused in every directory on a write root's file system (Skate's own `.skate`). */
+  names: string[];
+}
+
+/** The argument the outer skate-confine replaces with the descriptor the inner one sends on. */
+export const GUARD_FD = '@guard-fd';
+
+/** The outer skate-confine's options that start the create guard's supervisor. */
+export function guardArgs(guard: GuardRules): string[] {
+  return [
+    '--guard',
+    ...guard.deny.flatMap(({ dir, name }) => ['--guard-deny', dir, name]),
+    ...guard.names.flatMap((name) => ['--guard-name', name]),
+  ];
+}
+
+/**
+ * The first process inside the sandbox, its pid 1 (bwrap runs `--as-pid-1`): skate-confine, which
+ * installs the guard's filter before anything else runs and stays as the reaper. bubblewrap's own
+ * init would be a process inside the sandbox outside the filter, for a command to ptrace and make
+ * calls through where Landlock does not stop it.
+ */
+export function sandboxInit(confine: string, guarded: boolean): string[] {
+  return [confine, ...(guarded ? ['--guard-fd', GUARD_FD] : []), '--subreaper', '--'];
+}

@@ -5,11 +5,6 @@ import path from 'node:path';
 /** What a path is on the host, without following a final symlink; undefined when absent. */
 export type PathKind = 'file' | 'dir' | 'other' | undefined;
 
-/** What a path is on the host, without following a final symlink; undefined when absent. */
-export async function pathKind(p: string): Promise<PathKind> {
-  return kindOf(await lstat(p).catch(() => undefined));
-}
-
 function kindOf(info: Stats | undefined): PathKind {
   if (!info) return undefined;
   if (info.isDirectory()) return 'dir';

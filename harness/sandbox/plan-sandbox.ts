@@ -3,7 +3,7 @@ import path from 'node:path';
 import { isGlob } from '../../shared/path-patterns.js';
 import { isWithin } from '../../shared/path-within.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
-import type { MountStep } from './mount-plan.js';
+import type { GuardRules, MountStep } from './mount-plan.js';
 import { createPathKinds, type PathKinds } from './path-kinds.js';
 import { SandboxPlanError } from './sandbox-errors.js';
 import { type ScanResult, sharedScanPaths } from './scan-paths.js';
@@ -31,26 +31,14 @@ export interface PlanInput {
   home: string;
 }
 
-export interface Placeholder {
-  path: string;
-  kind: 'file' | 'dir';
-  /** A file's content: removed afterwards only if still exactly this. */
-  content?: string;
-}
-
 export interface SandboxPlan {
   steps: MountStep[];
   /**
-   * Protected names missing inside a `.git` directory (`.git/hooks` when `.git` is writable): created
-   * empty on the host so they can be mounted read-only; git lists nothing of its own directory.
+   * What the create guard refuses: a mount needs an existing entry, and one made on the host would
+   * show in the user's workspace (`ls -a`, `git status`, editors), so protected names that do not
+   * exist are not mounted but kept from being created. Undefined when nothing is writable.
    */
-  placeholders: Placeholder[];
-  /**
-   * Protected names missing elsewhere in a write root. A mount needs an existing entry, and one
-   * made on the host would show in the user's workspace (`ls -a`, `git status`, editors), so these
-   * are left unmounted: the tools refuse them, and the harness reports any that a run creates.
-   */
-  unmountedAbsent: string[];
+  guard?: GuardRules;
   /** Things worth telling the user, e.g. a scan that hit its limits. */
   notes: string[];
   /** Things that leave the policy weaker than written (a deny glob not fully expanded): always said. */
@@ -64,23 +52,22 @@ function globBase(pattern: string): string {
   return parts.slice(0, index).join('/') || '/';
 }
 
-/** True when `target` lies inside a directory named `.git` below `root` (never listed by git itself). */
-function insideGitDir(root: string, target: string): boolean {
-  return path.relative(root, path.dirname(target)).split(path.sep).includes('.git');
-}
+/** Skate's own configuration directory's name: read-only, existing or not, in every sandbox. */
+export const SKATE_DIR = '.skate';
 
-/**
- * Files git reads from its own directory, with content that changes nothing: `commondir` must
- * hold a path (git dies on an empty one), and `.` names the git directory itself.
- */
-const GIT_FILES: Record<string, string> = { config: '', 'config.worktree': '', commondir: '.\n' };
-
-/** rc, profile and git's own files are files; every other protected name that does not exist becomes a directory. */
-function placeholderFor(p: string): Placeholder {
-  const name = path.basename(p);
-  const content = GIT_FILES[name];
-  if (content !== undefined) return { path: p, kind: 'file', content };
-  return /(rc|profile)$/.test(name) ? { path: p, kind: 'file', content: '' } : { path: p, kind: 'dir' };
+/** The nearest existing ancestor of an absent `target` (at most `root`, which exists) and the first missing name under it. */
+async function existingAncestor(
+  kinds: PathKinds,
+  root: string,
+  target: string,
+): Promise<{ dir: string; name: string }> {
+  let name = path.basename(target);
+  let dir = path.dirname(target);
+  while (dir !== root && !(await kinds.kind(dir))) {
+    name = path.basename(dir);
+    dir = path.dirname(dir);
+  }
+  return { dir, name };
 }
 
 /** The nearest existing ancestor of `target` below `root` when it is not a directory. */
@@ -103,11 +90,13 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
   const { policy, emptyDir } = input;
   const steps: MountStep[] = [];
   const notes: string[] = [];
-  const placeholders: Placeholder[] = [];
-  const unmountedAbsent: string[] = [];
   const kinds = createPathKinds();
   const hostExecutables = new Set(input.hostExecutables ?? []);
+  // Skate's own configuration (settings, policies, instructions, sessions), whatever the policy file
+  // says: a sandbox must not write what the next run reads, existing or not.
+  const skateConfig = [path.join(input.home, SKATE_DIR), path.join(policy.workspace, SKATE_DIR)];
   kinds.prefetch([
+    ...skateConfig,
     ...policy.read.allow,
     ...policy.write.allow,
     ...policy.protected.filter((p) => !isGlob(p)),
@@ -115,7 +104,7 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
     ...policy.read.deny.filter((p) => !isGlob(p)),
   ]);
   // The scans for masks need nothing from the checks below: they run meanwhile.
-  const pendingMasks = findMasks(input, kinds);
+  const pendingMasks = findMasks(input, kinds, policy.write.allow);
   pendingMasks.catch(() => undefined); // awaited below, unless a check fails first
 
   const readAll = policy.read.allow.includes('/');
@@ -182,13 +171,25 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
 
   // Protected paths matter only inside write roots; elsewhere everything is read-only already.
   const pinned = new Set<string>();
+  const pin = async (dir: string, root: string): Promise<void> => {
+    // A read-only bind protects the path, not its parent: pin every directory from `dir` up to the
+    // write root as a mount point, which cannot be renamed away (and so replaced).
+    for (; dir !== root && isWithin(root, dir); dir = path.dirname(dir)) {
+      if (!pinned.has(dir) && (await kinds.kind(dir)) === 'dir') {
+        pinned.add(dir);
+        steps.push({ op: 'bind', src: dir, dest: dir });
+      }
+    }
+  };
   const protectedTargets: string[] = [];
+  const deny = new Map<string, GuardRules['deny'][number]>();
   // Shallowest first: a path inside one already protected is covered by it, and binding
   // anything inside a protected directory afterwards could make part of it writable again.
-  const targets = [...policy.protected, ...hostExecutables].sort((a, b) => a.length - b.length);
+  const targets = [...policy.protected, ...hostExecutables, ...skateConfig].sort(
+    (a, b) => a.length - b.length,
+  );
   for (const listed of targets) {
     if (protectedTargets.some((done) => isWithin(done, listed))) continue;
-    if (hostExecutables.has(listed) && !(await kinds.kind(listed))) continue;
     if (isGlob(listed)) {
       notes.push(
         `protected glob ${listed} is checked by the tools only; the kernel layer needs concrete paths`,
@@ -202,26 +203,28 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
     // exist by replacing that file, which could then point git anywhere: protect the file.
     const target = (await fileAbove(kinds, root, listed)) ?? listed;
     if (protectedTargets.some((done) => isWithin(done, target))) continue;
-    const absent = !(await kinds.kind(target));
-    if (absent && !(insideGitDir(root, target) && (await kinds.kind(path.dirname(target))) === 'dir')) {
-      unmountedAbsent.push(target);
+    if (!(await kinds.kind(target))) {
+      // Not mounted (that would leave an entry in the workspace): the create guard refuses the
+      // first missing name in its nearest existing directory, which is pinned so it stays that one.
+      const missing = await existingAncestor(kinds, root, target);
+      await pin(missing.dir, root);
+      deny.set(path.join(missing.dir, missing.name), missing);
       continue;
     }
-    // A read-only bind protects the path, not its parent: pin every directory between the
-    // write root and the protected path as a mount point, which cannot be renamed away.
-    for (let dir = path.dirname(target); dir !== root && isWithin(root, dir); dir = path.dirname(dir)) {
-      if (!pinned.has(dir) && (await kinds.kind(dir)) === 'dir') {
-        pinned.add(dir);
-        steps.push({ op: 'bind', src: dir, dest: dir });
-      }
-    }
-    if (absent) placeholders.push(placeholderFor(target));
+    await pin(path.dirname(target), root);
     protectedTargets.push(target);
     steps.push({ op: 'ro-bind', src: target, dest: target });
   }
 
   const masks = await pendingMasks;
   notes.push(...masks.notes);
+  // Nested `.skate` directories (a `skate serve` session's workspace inside this one, with its
+  // logs) stay read-only; the guard keeps a new one, or one renamed away, from being made.
+  for (const nested of masks.skateDirs) {
+    if (protectedTargets.some((done) => isWithin(done, nested))) continue;
+    if (!writeRoots.some((w) => isWithin(w, nested) && w !== nested)) continue;
+    steps.push({ op: 'ro-bind', src: nested, dest: nested });
+  }
   for (const match of masks.paths) {
     steps.push(
       match.kind === 'dir'
@@ -229,7 +232,8 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
         : { op: 'ro-bind', src: '/dev/null', dest: match.path },
     );
   }
-  return { steps, placeholders, unmountedAbsent, notes, warnings: masks.warnings };
+  const guard = writeRoots.length > 0 ? { deny: [...deny.values()], names: [SKATE_DIR] } : undefined;
+  return { steps, guard, notes, warnings: masks.warnings };
 }
 
 /**
@@ -256,14 +260,20 @@ async function refuseSymlinks(
 
 interface Masks {
   paths: { path: string; kind: 'file' | 'dir' }[];
+  /** Directories named `.skate` found in the workspace and the write roots. */
+  skateDirs: string[];
   notes: string[];
   warnings: string[];
 }
 
-/** Denied paths that exist (globs expanded by scanning) and host sockets in the scanned trees. */
-async function findMasks(input: PlanInput, kinds: PathKinds): Promise<Masks> {
+/**
+ * Denied paths that exist (globs expanded by scanning), host sockets in the scanned trees, and
+ * nested `.skate` directories in the workspace and in write roots outside it.
+ */
+async function findMasks(input: PlanInput, kinds: PathKinds, writeRoots: readonly string[]): Promise<Masks> {
   const { policy } = input;
   const paths: Masks['paths'] = [];
+  const skateDirs: string[] = [];
   const notes: string[] = [];
   const warnings: string[] = [];
   const globsByBase = new Map<string, string[]>();
@@ -271,14 +281,25 @@ async function findMasks(input: PlanInput, kinds: PathKinds): Promise<Masks> {
     const base = globBase(pattern);
     globsByBase.set(base, [...(globsByBase.get(base) ?? []), pattern]);
   }
-  // The workspace is always scanned, for its sockets if not for deny globs.
+  // The workspace is always scanned, for its sockets and `.skate` directories if not for deny globs;
+  // so is a write root outside it, for `.skate` directories.
   if (!globsByBase.has(policy.workspace)) globsByBase.set(policy.workspace, []);
+  for (const root of writeRoots) {
+    if (!isWithin(policy.workspace, root) && !globsByBase.has(root)) globsByBase.set(root, []);
+  }
+  const named = new Set([SKATE_DIR]);
   // The scans run together (the home scan beside the workspace's); their results are taken in order.
   const scanning: Promise<[string, string[], ScanResult]>[] = [];
   for (const [base, patterns] of globsByBase) {
     if (PRIVATE_DIRS.some((dir) => isWithin(dir, base) && !isWithin(base, policy.workspace))) continue;
-    const deep = base === policy.workspace || patterns.some((p) => p.includes('**'));
-    const limits = { maxDepth: deep ? 16 : 2, maxEntries: 200_000, skipDirs: SKIP_DIRS };
+    const writable = writeRoots.some((root) => isWithin(root, base) || isWithin(base, root));
+    const deep = base === policy.workspace || writable || patterns.some((p) => p.includes('**'));
+    const limits = {
+      maxDepth: deep ? 16 : 2,
+      maxEntries: 200_000,
+      skipDirs: SKIP_DIRS,
+      ...(writable && { named }),
+    };
     scanning.push(sharedScanPaths(base, patterns, limits).then((scan) => [base, patterns, scan]));
   }
   const home = { maxDepth: 3, maxEntries: 20_000, skipDirs: SKIP_DIRS };
@@ -291,6 +312,7 @@ async function findMasks(input: PlanInput, kinds: PathKinds): Promise<Masks> {
   const scans = await Promise.all(scanning);
   for (const [base, patterns, scan] of scans) {
     paths.push(...scan.matches);
+    skateDirs.push(...scan.named);
     for (const socket of scan.sockets) paths.push({ path: socket, kind: 'file' });
     if (!scan.truncated) continue;
     // A socket scan that stops short is the documented residual risk (README, "Unix sockets by
@@ -304,5 +326,5 @@ async function findMasks(input: PlanInput, kinds: PathKinds): Promise<Masks> {
     }
   }
   const unique = new Map(paths.map((p) => [p.path, p]));
-  return { paths: [...unique.values()], notes, warnings };
+  return { paths: [...unique.values()], skateDirs: [...new Set(skateDirs)].sort(), notes, warnings };
 }

@@ -11,38 +11,34 @@ import { createCgroupLimits } from './cgroup-limits.js';
 import { sharedEmptyDir } from './empty-dir.js';
 import { executorEnvironment } from './executor-env.js';
 import { isolationArgs } from './isolation-args.js';
-import { mountArgs } from './mount-plan.js';
-import { pathKind } from './path-kinds.js';
-import { acquirePlaceholders } from './placeholders.js';
+import { guardArgs, mountArgs, sandboxInit } from './mount-plan.js';
 import { planSandbox, type SandboxPlan } from './plan-sandbox.js';
 import { probeSandbox } from './probe-sandbox.js';
 import { SandboxPlanError, SandboxUnavailableError } from './sandbox-errors.js';
 
 let sequence = 0;
-/** Protected names already reported as appeared: once per harness, not once per sub-agent's sandbox. */
-const reportedAppeared = new Set<string>();
 
 export interface PrepareSandboxOptions {
   /** Things the user should know about this sandbox, e.g. a scan that hit its limits. */
   onNote?(note: string): void;
   /**
-   * Things the user must see whatever the verbosity: a protected name that appeared during the run,
-   * a policy left weaker than written (a deny glob not fully expanded). Given to `onNote` when absent.
+   * Things the user must see whatever the verbosity: a policy left weaker than written (a deny
+   * glob not fully expanded). Given to `onNote` when absent.
    */
   onWarning?(warning: string): void;
 }
 
 /** A sandbox ready to start one process tree: run `[...argv, program, ...args]` with `env`, then `release`. */
 export interface PreparedSandbox {
-  /** `skate-confine --pdeathsig [--cgroup F]… -- bwrap … --chdir WORKSPACE --`; the program to run follows. */
+  /**
+   * `skate-confine --pdeathsig --pin-fds [--guard …] [--cgroup F]… -- bwrap … --chdir WORKSPACE --
+   * skate-confine [--guard-fd @guard-fd] --subreaper --`; the program to run follows.
+   */
   argv: [string, ...string[]];
   /** The policy's environment: what it lets through from ours, and what it sets. */
   env: Record<string, string>;
   resourceLimits: ResourceLimits;
-  /**
-   * Removes the cgroups and placeholders once everything started inside has exited, and reports
-   * protected names that did not exist at the start (so were not mounted) but do now.
-   */
+  /** Removes the cgroups once everything started inside has exited. */
   release(): Promise<void>;
 }
 
@@ -65,9 +61,10 @@ async function ensurePlanFileOf(policy: ResolvedPolicy): Promise<void> {
 
 /**
  * Builds everything one bubblewrap sandbox for a policy needs: its mounts, its
- * cgroups, placeholders for protected names, and the argv prefix that starts it.
- * Shared by executors and `skate sandbox`, so both get exactly the same walls.
- * Refuses (fail closed) when bubblewrap cannot work here.
+ * cgroups, the create guard's rules for protected names that do not exist, and
+ * the argv prefix that starts it. Shared by executors and `skate sandbox`, so
+ * both get exactly the same walls. Refuses (fail closed) when bubblewrap or the
+ * guard cannot work here.
  */
 export async function prepareSandbox(
   policy: ResolvedPolicy,
@@ -80,7 +77,6 @@ export async function prepareSandbox(
   // The cgroups are made while the mounts are planned: neither needs the other.
   const leasing = createCgroupLimits(policy.limits, `skate-${process.pid}-${++sequence}`);
   let plan: SandboxPlan;
-  let releasePlaceholders: () => Promise<void>;
   try {
     await ensurePlanFileOf(policy);
     plan = await planSandbox({
@@ -99,7 +95,6 @@ export async function prepareSandbox(
       home: homedir(),
     });
     traceStart('sandbox: planned');
-    releasePlaceholders = await acquirePlaceholders(plan.placeholders);
   } catch (error) {
     await (await leasing)?.release();
     throw error;
@@ -116,6 +111,8 @@ export async function prepareSandbox(
       '--pdeathsig',
       // Opens the writable binds' directories for bwrap's --bind-fd (see PIN_PREFIX).
       '--pin-fds',
+      // Keeps the sandbox from creating protected names that do not exist (see GuardRules).
+      ...(plan.guard ? guardArgs(plan.guard) : []),
       ...(lease?.procsFiles.flatMap((file) => ['--cgroup', file]) ?? []),
       '--',
       support.bwrap,
@@ -124,20 +121,12 @@ export async function prepareSandbox(
       '--chdir',
       policy.workspace,
       '--',
+      ...sandboxInit(confine, plan.guard !== undefined),
     ],
     env: executorEnvironment(policy, process.env),
     resourceLimits: lease?.kind ?? 'none',
     async release() {
       await lease?.release();
-      await releasePlaceholders();
-      for (const name of plan.unmountedAbsent) {
-        if (!reportedAppeared.has(name) && (await pathKind(name))) {
-          reportedAppeared.add(name);
-          options.onWarning?.(
-            `${name} appeared while the sandbox ran; the policy protects it, but a name that did not exist could not be mounted without leaving a file in the workspace: review it before an editor, shell or git uses it`,
-          );
-        }
-      }
     },
   };
 }

@@ -30,11 +30,12 @@ export function findOnPath(
 
 /**
  * What a sandbox probe's verdict depends on: the machine, the kernel and its user-namespace
- * settings, the user, and the bwrap binary (path, size, inode and time: a new package version
- * changes them). Cheap to compute: a few stats and small reads, no process started.
+ * settings, the user, and the bwrap and skate-confine binaries (path, size, inode and time: a new
+ * version changes them). Cheap to compute: a few stats and small reads, no process started.
  */
-export function probeKey(bwrap: string): string {
+export function probeKey(bwrap: string, confine?: string): string {
   const binary = statSync(bwrap);
+  const helper = confine === undefined ? undefined : statSync(confine);
   const settings = USERNS_SETTINGS.map((file) => {
     try {
       return readFileSync(file, 'utf8').trim();
@@ -52,6 +53,7 @@ export function probeKey(bwrap: string): string {
     binary.ino,
     binary.mtimeMs,
     settings,
+    ...(helper ? [confine, helper.size, helper.ino, helper.mtimeMs] : []),
   ]);
 }
 

@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { distPath } from '../project-paths.js';
+import { guardArgs, sandboxInit } from './mount-plan.js';
 import { findOnPath, probeCached, probeCacheFile, probeKey, rememberProbe } from './probe-cache.js';
 
 export type SandboxSupport =
@@ -6,7 +8,11 @@ export type SandboxSupport =
   | { available: false; problem: string; fix: string };
 
 const BWRAP = 'bwrap';
-/** The same isolation flags every executor uses: if these work, an executor can start. */
+/**
+ * The same isolation flags every executor uses, under the create guard, which must answer one
+ * O_CREAT open (seccomp user notification with SECCOMP_ADDFD_FLAG_SEND: Linux 5.14): if these
+ * work, an executor can start.
+ */
 const PROBE_ARGS = [
   '--unshare-user',
   '--unshare-pid',
@@ -16,6 +22,7 @@ const PROBE_ARGS = [
   'ALL',
   '--new-session',
   '--die-with-parent',
+  '--as-pid-1',
   '--ro-bind',
   '/',
   '/',
@@ -23,9 +30,10 @@ const PROBE_ARGS = [
   '/proc',
   '--dev',
   '/dev',
-  '--',
-  'true',
+  '--tmpfs',
+  '/tmp',
 ];
+const PROBE_COMMAND = ['/bin/sh', '-c', ': > /tmp/probe'];
 
 function explain(stderr: string, spawnError: string | undefined): SandboxSupport {
   if (spawnError?.includes('ENOENT')) {
@@ -33,6 +41,13 @@ function explain(stderr: string, spawnError: string | undefined): SandboxSupport
       available: false,
       problem: 'bubblewrap (bwrap) is not installed',
       fix: 'install it: `sudo apt-get install bubblewrap` (or run `npm run setup`)',
+    };
+  }
+  if (/create guard/.test(stderr)) {
+    return {
+      available: false,
+      problem: `the create guard cannot run: ${stderr.trim()}`,
+      fix: 'the kernel sandbox needs seccomp user notification with SECCOMP_ADDFD_FLAG_SEND (Linux 5.14 or newer)',
     };
   }
   if (/disable-userns|Unknown option/.test(stderr)) {
@@ -72,7 +87,7 @@ export function probeSandbox(): Promise<SandboxSupport> {
     const file = probeCacheFile();
     let key: string | undefined;
     try {
-      key = probeKey(bwrap);
+      key = probeKey(bwrap, distPath('bin', 'skate-confine'));
     } catch {}
     if (key !== undefined && (await probeCached(file, key))) return { available: true, bwrap };
     const support = await runProbe(bwrap);
@@ -83,13 +98,33 @@ export function probeSandbox(): Promise<SandboxSupport> {
 }
 
 function runProbe(bwrap: string): Promise<SandboxSupport> {
+  const confine = distPath('bin', 'skate-confine');
+  const args = [
+    ...guardArgs({ deny: [], names: [] }),
+    '--',
+    bwrap,
+    ...PROBE_ARGS,
+    // skate-confine itself may live under /tmp (an install there): shown again, as runtime paths are.
+    '--ro-bind',
+    confine,
+    confine,
+    '--',
+    ...sandboxInit(confine, true),
+    ...PROBE_COMMAND,
+  ];
   return new Promise((resolve) => {
-    const child = spawn(bwrap, PROBE_ARGS, { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(confine, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;
     });
-    child.once('error', (error) => resolve(explain(stderr, error.message)));
+    child.once('error', (error) =>
+      resolve({
+        available: false,
+        problem: `cannot run ${confine}: ${error.message}`,
+        fix: 'build Skate (`npm run build`), which compiles it',
+      }),
+    );
     child.once('close', (code) =>
       resolve(code === 0 ? { available: true, bwrap } : explain(stderr, undefined)),
     );

@@ -8,6 +8,8 @@ export interface ScanLimits {
   maxEntries: number;
   /** Directory names not descended into (their contents are too many, or not ours). */
   skipDirs: ReadonlySet<string>;
+  /** Names to collect wherever they are found (files or directories, not links), e.g. `.skate`. */
+  named?: ReadonlySet<string>;
 }
 
 export interface ScanResult {
@@ -15,6 +17,8 @@ export interface ScanResult {
   matches: { path: string; kind: 'file' | 'dir' }[];
   /** Unix socket files found. */
   sockets: string[];
+  /** Entries with one of `limits.named`'s names (not descended into). */
+  named: string[];
   /** True when a limit stopped the walk before it saw everything. */
   truncated: boolean;
 }
@@ -39,7 +43,7 @@ export async function scanPaths(
   limits: ScanLimits,
 ): Promise<ScanResult> {
   const match = patterns.length > 0 ? picomatch([...patterns], { dot: true }) : () => false;
-  const result: ScanResult = { matches: [], sockets: [], truncated: false };
+  const result: ScanResult = { matches: [], sockets: [], named: [], truncated: false };
   let seen = 0;
   let level = [root];
   for (let depth = 0; depth <= limits.maxDepth && level.length > 0; depth++) {
@@ -56,6 +60,10 @@ export async function scanPaths(
           }
           const full = path.join(dir, entry.name);
           if (entry.isSocket()) result.sockets.push(full);
+          if (limits.named?.has(entry.name) && (entry.isDirectory() || entry.isFile())) {
+            result.named.push(full);
+            continue;
+          }
           if (match(full)) {
             result.matches.push({ path: full, kind: entry.isDirectory() ? 'dir' : 'file' });
             continue;
@@ -90,7 +98,14 @@ export function sharedScanPaths(
   patterns: readonly string[],
   limits: ScanLimits,
 ): Promise<ScanResult> {
-  const key = JSON.stringify([root, patterns, limits.maxDepth, limits.maxEntries, [...limits.skipDirs]]);
+  const key = JSON.stringify([
+    root,
+    patterns,
+    limits.maxDepth,
+    limits.maxEntries,
+    [...limits.skipDirs],
+    [...(limits.named ?? [])],
+  ]);
   let scan = running.get(key);
   if (!scan) {
     scan = scanPaths(root, patterns, limits).finally(() => running.delete(key));

@@ -10,6 +10,7 @@ import { ExecutorClient } from '../../harness/executor-client/executor-client.js
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import { testPolicy } from '../support/policies.js';
 import { benchColdStart } from './cold-start-bench.js';
+import { benchCreateGuard } from './create-guard-bench.js';
 import { benchTextDeltas } from './engine-bench.js';
 import { benchFirstRequest } from './first-request-bench.js';
 import { benchFirstShell } from './first-shell-bench.js';
@@ -65,6 +66,11 @@ const sections: readonly BenchSection[] = [
     run: () => benchFirstRequest(),
   },
   { name: 'engine', what: 'text deltas through the engine to stream-json', run: () => benchTextDeltas() },
+  {
+    name: 'create-guard',
+    what: 'the create guard (10k files, tar x of 16k, write_file, a vitest run; against no guard)',
+    run: () => benchCreateGuard(),
+  },
   { name: 'grep', what: 'grep and glob on a 15k-file tree, against rg', run: () => benchGrep() },
   { name: 'sessions', what: 'sessions (load 100k events, appends)', run: () => benchSessions() },
   { name: 'turn1', what: 'turn-1 request bytes', run: () => benchTurn1() },

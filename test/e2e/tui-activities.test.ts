@@ -40,7 +40,11 @@ async function executors(s: SkateTerminal): Promise<string[]> {
   const skate = await s.skatePid();
   if (skate === undefined) return [];
   const lines = await Promise.all((await processDescendants(skate)).map(commandLine));
-  return lines.filter((line) => !line.includes('bwrap') && /executor\.js\b/.test(line));
+  // The node executors themselves, not bubblewrap or skate-confine (the guard's supervisor and the
+  // sandbox's init), whose command lines name executor.js too.
+  return lines.filter(
+    (line) => !line.includes('bwrap') && !line.includes('skate-confine') && /executor\.js\b/.test(line),
+  );
 }
 
 // Each flow starts several sandboxed executors on a loaded two-core machine: more time than the default.

@@ -73,8 +73,8 @@ describe('the private channel', () => {
     cleanups.push(() => executor.shutdown());
     // Inside the sandbox: find the executor, then try every way to its channel that same-uid root has.
     const probe = [
-      // The node process itself, not bubblewrap's init (whose argv names executor.js too).
-      'pid=$(grep -l executor.js /proc/[0-9]*/cmdline | xargs grep -L bwrap | head -1 | cut -d/ -f3)',
+      // The node process itself, not the sandbox's init (skate-confine, whose argv names executor.js too).
+      'pid=$(grep -l executor.js /proc/[0-9]*/cmdline | xargs grep -L skate-confine | head -1 | cut -d/ -f3)',
       'echo "executor=$pid"',
       'for fd in 0 1; do (exec 3<>/proc/$pid/fd/$fd) 2>/dev/null && echo "OPENED fd $fd" || echo "no fd $fd"; done',
       'ls -l /proc/$pid/fd/ 2>/dev/null | grep -c socket || true',

@@ -90,8 +90,9 @@ describe.skipIf(noSandbox)('sandbox escapes: /proc and the environment', () => {
     await executor.tool('write_file', { path: 'control.txt', content: 'visible-value\n' });
     const control = await executor.sh('grep -r -a -l -F -f control.txt /proc/[0-9]*/environ 2>/dev/null');
     expect(control.output).toMatch(/\/proc\/\d+\/environ/);
+    // pid 1 is skate-confine (bwrap runs --as-pid-1): its argv is visible, bubblewrap's is not.
     const cmdline = await executor.sh("tr '\\0' ' ' < /proc/1/cmdline");
-    expect(cmdline.output).toContain('bwrap');
+    expect(cmdline.output).toContain('skate-confine');
     for (const secret of NEVER_INSIDE) expect(cmdline.output).not.toContain(secret);
   });
 
@@ -108,7 +109,9 @@ describe.skipIf(noSandbox)('sandbox escapes: /proc and the environment', () => {
     const pids = [executor.client.pid!, ...(await processDescendants(executor.client.pid!))];
     const executorPid = (
       await Promise.all(pids.map(async (pid) => [pid, await commandLine(pid)] as const))
-    ).find(([, cmd]) => cmd.includes('executor.js') && !cmd.includes('bwrap'))?.[0];
+    ).find(
+      ([, cmd]) => cmd.includes('executor.js') && !cmd.includes('bwrap') && !cmd.includes('skate-confine'),
+    )?.[0];
     expect(executorPid).toBeDefined();
     for (const pid of pids) {
       const environ = await readFile(`/proc/${pid}/environ`, 'latin1').catch(() => '');

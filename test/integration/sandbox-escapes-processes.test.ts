@@ -36,11 +36,11 @@ function orphanMaker(mark: string): string {
   return `setsid bash -c 'exec -a ${mark}"-daemon" sleep 1000' & (exec -a ${mark}"-fg" sleep 1000)`;
 }
 
-/** The node executor on the host: below bubblewrap, running executor.js. */
+/** The node executor on the host: below bubblewrap and the sandbox's init (skate-confine), running executor.js. */
 async function executorNodePid(executor: SandboxedExecutor): Promise<number> {
   for (const pid of await processDescendants(executor.client.pid!)) {
     const cmd = await commandLine(pid);
-    if (cmd.includes('executor.js') && !cmd.includes('bwrap')) return pid;
+    if (cmd.includes('executor.js') && !cmd.includes('bwrap') && !cmd.includes('skate-confine')) return pid;
   }
   throw new Error('no executor process found');
 }

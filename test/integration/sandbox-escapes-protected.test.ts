@@ -148,7 +148,7 @@ describe.skipIf(noSandbox)('sandbox escapes: protected paths (execute policy)', 
     expect(gitStatus(ws)).toBe('');
   });
 
-  it('leaves protected names that do not exist unmounted (no placeholder), refused by the tools and reported when created', async () => {
+  it('leaves no entry for protected names that do not exist, and lets neither the tools nor a command create them', async () => {
     await using root = await hostDir();
     const ws = path.join(root.path, 'ws');
     await mkdir(ws);
@@ -164,14 +164,13 @@ describe.skipIf(noSandbox)('sandbox escapes: protected paths (execute policy)', 
         });
       }
       expect(await readdir(ws)).toEqual([]);
-      // The documented limit: a mount needs an existing entry, so the kernel does not stop a
-      // command creating one of these names; the harness says so when the sandbox is released.
-      expect((await executor.sh('mkdir .vscode && echo {} > .vscode/tasks.json')).exitCode).toBe(0);
+      // The create guard (skate-confine --guard) refuses the name itself: no mount, no entry.
+      const made = await executor.sh('mkdir .vscode && echo {} > .vscode/tasks.json');
+      expect(made.exitCode).not.toBe(0);
+      expect(made.output).toContain('Permission denied');
     }
-    expect(await readdir(ws)).toEqual(['.vscode']);
-    expect(warnings).toEqual([
-      expect.stringContaining(`${path.join(ws, '.vscode')} appeared while the sandbox ran`),
-    ]);
+    expect(await readdir(ws)).toEqual([]);
+    expect(warnings).toEqual([]);
   });
 
   it('refuses to start when a protected path is a symlink it could not pin (fail closed)', async () => {

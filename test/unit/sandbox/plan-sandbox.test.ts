@@ -32,31 +32,76 @@ describe('planSandbox', () => {
     expect(bound((await plan('off')).steps)).toBe(false);
   });
 
-  it('plans no placeholder in the workspace, only inside .git, and lists the protected names left unmounted', async () => {
+  it('plans no entry in the workspace for protected names that do not exist: the guard refuses them, their directories pinned', async () => {
     await using workspace = await hostDir('ws-');
     await using empty = await hostDir('empty-');
     const ws = workspace.path;
     await mkdir(path.join(ws, '.git'));
     await mkdir(path.join(ws, '.vscode'));
-    const protectedPaths = ['.git/hooks', '.git/config', '.vscode', '.envrc', '.claude', 'sub/.idea'].map(
-      (p) => path.join(ws, p),
-    );
+    await mkdir(path.join(ws, 'sub'));
+    const protectedPaths = [
+      '.git/hooks',
+      '.git/config',
+      '.vscode',
+      '.envrc',
+      '.claude',
+      'sub/.idea',
+      'a/b/c',
+    ].map((p) => path.join(ws, p));
     const plan = await planSandbox({
       policy: testPolicy(ws, { protected: protectedPaths }),
       runtimePaths: [],
       emptyDir: empty.path,
       home: empty.path,
     });
-    expect(plan.placeholders).toEqual([
-      { path: path.join(ws, '.git/hooks'), kind: 'dir' },
-      { path: path.join(ws, '.git/config'), kind: 'file', content: '' },
-    ]);
-    expect(plan.unmountedAbsent.sort()).toEqual(
-      ['.envrc', '.claude', 'sub/.idea'].map((p) => path.join(ws, p)).sort(),
+    expect(plan.guard?.names).toEqual(['.skate']);
+    expect(plan.guard?.deny).toEqual(
+      expect.arrayContaining([
+        { dir: path.join(ws, '.git'), name: 'hooks' },
+        { dir: path.join(ws, '.git'), name: 'config' },
+        { dir: ws, name: '.envrc' },
+        { dir: ws, name: '.claude' },
+        { dir: path.join(ws, 'sub'), name: '.idea' },
+        { dir: ws, name: 'a' },
+        // Skate's own configuration, whatever the policy lists.
+        { dir: ws, name: '.skate' },
+      ]),
     );
+    expect(plan.guard?.deny).toHaveLength(7);
     const readOnly = plan.steps.filter((step) => step.op === 'ro-bind').map((step) => step.dest);
-    expect(readOnly).toEqual(expect.arrayContaining([path.join(ws, '.vscode'), path.join(ws, '.git/hooks')]));
-    expect(readOnly).not.toContain(path.join(ws, '.envrc'));
+    expect(readOnly).toContain(path.join(ws, '.vscode'));
+    expect(readOnly.filter((p) => p.startsWith(`${ws}/`))).toEqual([path.join(ws, '.vscode')]);
+    // The directories the guard's names are refused in cannot be renamed away and recreated.
+    const pinned = plan.steps.filter((step) => step.op === 'bind').map((step) => step.dest);
+    expect(pinned).toEqual(expect.arrayContaining([ws, path.join(ws, '.git'), path.join(ws, 'sub')]));
+  });
+
+  it('keeps Skate’s own configuration read-only whatever the policy lists: ~/.skate, the workspace’s and nested ones', async () => {
+    await using home = await hostDir('home-');
+    await using empty = await hostDir('empty-');
+    const ws = path.join(home.path, 'ws');
+    await mkdir(path.join(home.path, '.skate'), { recursive: true });
+    await mkdir(path.join(ws, 'sub', '.skate', 'sessions'), { recursive: true });
+    // The workspace is the home directory: ~/.skate lies in the write root.
+    const plan = await planSandbox({
+      policy: testPolicy(home.path, { protected: [] }),
+      runtimePaths: [],
+      emptyDir: empty.path,
+      home: home.path,
+    });
+    const readOnly = plan.steps.filter((step) => step.op === 'ro-bind').map((step) => step.dest);
+    expect(readOnly).toEqual(
+      expect.arrayContaining([path.join(home.path, '.skate'), path.join(ws, 'sub', '.skate')]),
+    );
+    expect(plan.guard).toEqual({ deny: [], names: ['.skate'] });
+    // A read-only policy writes nothing: no guard to run.
+    const readonly = await planSandbox({
+      policy: testPolicy(home.path, { protected: [], write: { allow: [] } }),
+      runtimePaths: [],
+      emptyDir: empty.path,
+      home: home.path,
+    });
+    expect(readonly.guard).toBeUndefined();
   });
 
   it('protects a gitfile (a linked worktree’s .git) when paths under it are protected', async () => {
@@ -70,8 +115,7 @@ describe('planSandbox', () => {
       emptyDir: empty.path,
       home: empty.path,
     });
-    expect(plan.placeholders).toEqual([]);
-    expect(plan.unmountedAbsent).toEqual([]);
+    expect(plan.guard?.deny.filter((d) => d.dir.startsWith(ws))).toEqual([{ dir: ws, name: '.skate' }]);
     const gitfile = path.join(ws, '.git');
     expect(plan.steps.filter((step) => 'dest' in step && step.dest.startsWith(gitfile))).toEqual([
       { op: 'ro-bind', src: gitfile, dest: gitfile },

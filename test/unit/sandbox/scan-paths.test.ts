@@ -10,7 +10,7 @@ import { tempDir } from '../../support/temp-dir.js';
 /** The walk as it was before listings were read ahead: one directory after the other. */
 function sequentialScan(root: string, patterns: string[], limits: ScanLimits): ScanResult {
   const match = patterns.length > 0 ? picomatch(patterns, { dot: true }) : () => false;
-  const result: ScanResult = { matches: [], sockets: [], truncated: false };
+  const result: ScanResult = { matches: [], sockets: [], named: [], truncated: false };
   let seen = 0;
   let level = [root];
   for (let depth = 0; depth <= limits.maxDepth && level.length > 0; depth++) {
@@ -20,6 +20,10 @@ function sequentialScan(root: string, patterns: string[], limits: ScanLimits): S
         if (++seen > limits.maxEntries) return { ...result, truncated: true };
         const full = path.join(dir, entry.name);
         if (entry.isSocket()) result.sockets.push(full);
+        if (limits.named?.has(entry.name) && (entry.isDirectory() || entry.isFile())) {
+          result.named.push(full);
+          continue;
+        }
         if (match(full)) {
           result.matches.push({ path: full, kind: entry.isDirectory() ? 'dir' : 'file' });
           continue;
@@ -59,6 +63,26 @@ describe('scanPaths', () => {
     const whole = await scanPaths(dir.path, patterns, { maxEntries: 100_000, maxDepth: 16, skipDirs });
     expect(whole.truncated).toBe(false);
     expect(whole.matches).toHaveLength(24 + 70); // each third d*/.env, every .env.local; none under node_modules
+  });
+
+  it('collects entries by name, directories and files but not links, without descending into them', async () => {
+    await using dir = await tempDir('scan-');
+    await mkdir(path.join(dir.path, 'a', 'b', '.skate', 'sessions'), { recursive: true });
+    await mkdir(path.join(dir.path, '.skate', 'inner', '.skate'), { recursive: true });
+    await writeFile(path.join(dir.path, 'a', '.skate'), '');
+    await mkdir(path.join(dir.path, 'c'));
+    await symlink(path.join(dir.path, 'a', 'b', '.skate'), path.join(dir.path, 'c', '.skate'));
+    const limits = {
+      maxEntries: 1000,
+      maxDepth: 16,
+      skipDirs: new Set<string>(),
+      named: new Set(['.skate']),
+    };
+    const scan = await scanPaths(dir.path, [], limits);
+    expect(scan.named.sort()).toEqual(
+      ['.skate', 'a/.skate', 'a/b/.skate'].map((p) => path.join(dir.path, p)).sort(),
+    );
+    expect(scan).toEqual(sequentialScan(dir.path, [], limits));
   });
 });
 
