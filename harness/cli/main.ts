@@ -1,3 +1,4 @@
+import { scrubOwnEnviron } from '../sandbox/scrub-own-environ.js';
 import { traceStart } from '../start-trace.js';
 import type { CommandMain } from './cli-flags.js';
 import type { CommandName } from './command-names.js';
@@ -73,6 +74,8 @@ async function isUsageFailure(error: unknown): Promise<boolean> {
  */
 export async function runCli(argv: string[], host?: EsmHost): Promise<number> {
   if (host) setEsmHost(host);
+  // Before anything starts: without a sandbox, commands could read the keys in /proc/<pid>/environ.
+  scrubOwnEnviron();
   traceStart(`cli: entry loaded${host ? ` (code cache: ${host.codeCache})` : ''}`);
   try {
     return await run(argv);

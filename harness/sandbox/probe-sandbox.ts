@@ -84,7 +84,11 @@ export function probeSandbox(): Promise<SandboxSupport> {
 
 function runProbe(bwrap: string): Promise<SandboxSupport> {
   return new Promise((resolve) => {
-    const child = spawn(bwrap, PROBE_ARGS, { stdio: ['ignore', 'ignore', 'pipe'] });
+    // Nothing of ours but PATH (to find `true`): the probe's sandbox is a sandbox too.
+    const child = spawn(bwrap, PROBE_ARGS, {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;

@@ -5,6 +5,7 @@ import { isNarrowerOrEqual } from '../../shared/narrow-policy.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import type { SettingsFile } from '../../shared/settings.js';
 import { formatPolicyProblem, loadPolicy } from '../policy/load-policy.js';
+import { withholdVariable } from '../sandbox/executor-env.js';
 import { readSettingsFile } from './read-settings-file.js';
 import { SettingsError } from './settings-error.js';
 
@@ -99,13 +100,18 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Settin
   return { ...base, ...narrowing, files };
 }
 
-/** Sets the settings' `env` in `target` where it does not set the variable already: the environment wins. */
+/**
+ * Sets the settings' `env` in `target` where it does not set the variable already: the environment
+ * wins. Each variable is the harness's from then on: no sandbox gets it, nor its value (a key, a
+ * proxy's password), whatever its policy passes.
+ */
 export function applySettingsEnv(
   env: Record<string, string> | undefined,
   target: NodeJS.ProcessEnv = process.env,
 ): void {
   for (const [name, value] of Object.entries(env ?? {})) {
     if (target[name] === undefined) target[name] = value;
+    withholdVariable(name);
   }
 }
 
