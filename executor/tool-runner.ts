@@ -1,3 +1,4 @@
+import { elide } from '../shared/elide.js';
 import type { ResolvedPolicy } from '../shared/policy.js';
 import type { ToolCallRequest, ToolErrorCode, ToolResult } from '../shared/tool.js';
 import { type ToolContext, ToolFailure, type ToolOutcome } from './define-tool.js';
@@ -29,8 +30,17 @@ export function capOutput(text: string, limit: number): string {
   return `${cut}\n[output truncated: showed ${Buffer.byteLength(cut)} of ${total} bytes; narrow the request to see the rest]`;
 }
 
+/**
+ * An error's text is advice, not data: past this it is quoting an input, and is elided. Room for
+ * the longest advice a tool gives (edit_file's near match quotes the lines the model sent).
+ */
+const MAX_ERROR_CHARS = 16 * 1024;
+/** What an error quotes of one input value (a path, a tool name, an error's message) before eliding it. */
+const MAX_QUOTED_CHARS = 1024;
+
+/** Every error result, whatever it quotes of the input, is bounded here (`elide`). */
 function failure(code: ToolErrorCode, output: string): ToolResult {
-  return { output, isError: true, code };
+  return { output: elide(output, MAX_ERROR_CHARS), isError: true, code };
 }
 
 /**
@@ -60,7 +70,7 @@ export class ToolRunner {
     if (!tool) {
       return failure(
         'unknown_tool',
-        `unknown tool "${request.name}"; this executor offers: ${registry.names().join(', ')}`,
+        `unknown tool "${elide(request.name, MAX_QUOTED_CHARS)}"; this executor offers: ${registry.names().join(', ')}`,
       );
     }
     const inputBytes = Buffer.byteLength(JSON.stringify(request.input ?? null));
@@ -77,7 +87,10 @@ export class ToolRunner {
       return failure('invalid_input', `invalid input for ${tool.name}:\n${prettifyZodError(parsed.error)}`);
     }
     if (this.running.has(request.callId)) {
-      return failure('conflict', `a call with id ${request.callId} is already running`);
+      return failure(
+        'conflict',
+        `a call with id ${elide(request.callId, MAX_QUOTED_CHARS)} is already running`,
+      );
     }
 
     // The RPC layer gives every request its own signal; reuse it rather than linking a new
@@ -151,10 +164,21 @@ export class ToolRunner {
   }
 }
 
+/**
+ * A thrown error as one line of advice: its code once (Node's fs errors already begin with it:
+ * `ENAMETOOLONG: name too long, open '…'`), and the path or value it quotes elided.
+ */
 function describe(error: unknown): string {
   if (error instanceof Error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return code ? `${code}: ${error.message}` : error.message;
+    const text = code && !error.message.startsWith(`${code}:`) ? `${code}: ${error.message}` : error.message;
+    return elideQuoted(text);
   }
-  return String(error);
+  return elideQuoted(String(error));
+}
+
+/** Elides each quoted stretch ('…', as Node quotes paths), and then the whole. */
+function elideQuoted(text: string): string {
+  const quoted = text.replace(/'([^']*)'/g, (_all, inner: string) => `'${elide(inner, MAX_QUOTED_CHARS)}'`);
+  return elide(quoted, 2 * MAX_QUOTED_CHARS);
 }

@@ -54,7 +54,7 @@ export const SettingsFile = z
       .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a variable name'), z.string())
       .optional()
       .describe(
-        'Environment variables for the harness (ANTHROPIC_BASE_URL, a proxy), set where the environment does not already set them. Only in ~/.skate/settings.json. Executors still get only what their policy passes.',
+        'Environment variables for the harness (ANTHROPIC_BASE_URL, a proxy), set where the environment does not already set them. Only in ~/.skate/settings.json. They are the harness’s: no executor or command gets them, nor their values, whatever its policy passes.',
       ),
   })
   .strict();

@@ -221,23 +221,43 @@ function beforeKey(path: string, key: string): boolean {
   return path.length < key.length;
 }
 
+type ListingOptions = Omit<RipgrepOptions, 'args' | 'separator' | 'onRecord'> & { extra: readonly string[] };
+
 /** Files a gitignore hides under `cwd`: the difference between two listings, run together. */
-export async function countIgnored(
-  options: Omit<RipgrepOptions, 'args' | 'separator' | 'onRecord'> & { extra: readonly string[] },
-): Promise<number> {
-  const count = async (gitignore: boolean): Promise<number> => {
-    let n = 0;
-    await runRipgrep({
-      ...options,
-      args: ['--files', '--null', ...walkFlags(gitignore), ...options.extra],
-      separator: 0,
-      onRecord: () => {
-        n++;
-        return undefined;
-      },
-    });
-    return n;
-  };
-  const [all, kept] = await Promise.all([count(false), count(true)]);
+export async function countIgnored(options: ListingOptions): Promise<number> {
+  const [all, kept] = await Promise.all([countListed(options, false), countListed(options, true)]);
   return Math.max(0, all - kept);
+}
+
+/**
+ * What a search under `cwd` left out, from three listings run together: files a gitignore hides,
+ * and files ripgrep skipped for being over `maxFileBytes` (it does so without a word).
+ */
+export async function countSkipped(
+  options: ListingOptions & { maxFileBytes: number },
+): Promise<{ ignored: number; tooLarge: number }> {
+  const [all, kept, small] = await Promise.all([
+    countListed(options, false),
+    countListed(options, true),
+    countListed(options, true, [`--max-filesize=${options.maxFileBytes}`]),
+  ]);
+  return { ignored: Math.max(0, all - kept), tooLarge: Math.max(0, kept - small) };
+}
+
+async function countListed(
+  options: ListingOptions,
+  gitignore: boolean,
+  more: string[] = [],
+): Promise<number> {
+  let n = 0;
+  await runRipgrep({
+    ...options,
+    args: ['--files', '--null', ...walkFlags(gitignore), ...more, ...options.extra],
+    separator: 0,
+    onRecord: () => {
+      n++;
+      return undefined;
+    },
+  });
+  return n;
 }

@@ -20,10 +20,13 @@ const READY_TIMEOUT_MS = 15_000;
 const WATCHDOG_GRACE_MS = 2_000;
 /** stderr kept to explain a worker that died. */
 const STDERR_TAIL_CHARS = 2_000;
+/** What V8, isolated-vm and the C++ runtime print when an allocation fails for good. */
+const OUT_OF_MEMORY = /out[ -]of[ -]memory|is_heap_oom|Allocation failed|bad_alloc|Cannot allocate memory/i;
 
 export interface EvalCall {
   code: string;
   timeoutMs: number;
+  /** The isolate's heap limit; the worker's whole memory is capped from it (`capWorkerMemory`). */
   memoryMiB: number;
   maxLogBytes: number;
   maxValueChars: number;
@@ -47,6 +50,8 @@ const CANCELLED: EvalReply = { status: 'cancelled', text: 'cancelled', logsDropp
 
 interface Running {
   child: ChildProcess;
+  /** What it was started with: a call asking for another limit gets a new worker. */
+  memoryMiB: number;
   ready: Promise<void>;
   stderr: string;
   /** Set when we kill it, so its exit is not mistaken for a crash. */
@@ -105,7 +110,11 @@ export class JsEvalWorker {
     if (call.signal.aborted) return CANCELLED;
     if (this.disposed) throw new Error('js_eval worker was disposed');
     if (this.unavailable) return unavailableReply(this.unavailable);
-    const running = this.running ?? this.start(call.cwd);
+    if (this.running && this.running.memoryMiB !== call.memoryMiB) {
+      this.kill();
+      this.lostState = true;
+    }
+    const running = this.running ?? this.start(call.cwd, call.memoryMiB);
     try {
       await running.ready;
     } catch (error) {
@@ -138,23 +147,15 @@ export class JsEvalWorker {
       }, call.timeoutMs + WATCHDOG_GRACE_MS);
       running.pending = { id, onLog: call.onLog, settle };
       call.signal.addEventListener('abort', onAbort, { once: true });
-      const { code, timeoutMs, memoryMiB, maxLogBytes, maxValueChars } = call;
-      const request: EvalRequest = {
-        type: 'eval',
-        id,
-        code,
-        timeoutMs,
-        memoryMiB,
-        maxLogBytes,
-        maxValueChars,
-      };
+      const { code, timeoutMs, maxLogBytes, maxValueChars } = call;
+      const request: EvalRequest = { type: 'eval', id, code, timeoutMs, maxLogBytes, maxValueChars };
       running.child.stdin!.write(`${JSON.stringify(request)}\n`);
     });
   }
 
-  private start(cwd: string): Running {
+  private start(cwd: string, memoryMiB: number): Running {
     const flags = this.build.needsNoNodeSnapshot ? ['--no-node-snapshot'] : [];
-    const child = spawn(process.execPath, [...flags, distFile(WORKER_FILE)], {
+    const child = spawn(process.execPath, [...flags, distFile(WORKER_FILE), String(memoryMiB)], {
       stdio: ['pipe', 'pipe', 'pipe'],
       // Nothing of the executor's environment: the worker needs none of it.
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
@@ -164,6 +165,7 @@ export class JsEvalWorker {
     let failReady!: (error: Error) => void;
     const running: Running = {
       child,
+      memoryMiB,
       stderr: '',
       killed: false,
       ready: new Promise<void>((resolve, reject) => {
@@ -228,8 +230,9 @@ export class JsEvalWorker {
       const stderr = running.stderr.trim();
       const detail = `the js_eval worker exited (${how})${stderr ? `: ${stderr}` : ''}`;
       failReady(new Error(detail));
-      if (running.pending)
-        running.pending.settle({ status: 'crashed', text: detail, logsDropped: 0, reset: true });
+      // V8 ends the process when its heap cannot grow under the worker's memory cap.
+      const status = OUT_OF_MEMORY.test(stderr) ? 'memory' : 'crashed';
+      if (running.pending) running.pending.settle({ status, text: detail, logsDropped: 0, reset: true });
       else if (!running.killed) this.lostState = true;
     });
     this.running = running;

@@ -12,8 +12,6 @@ export const EvalRequest = z.object({
   id: z.number().int().nonnegative(),
   code: z.string(),
   timeoutMs: z.number().int().positive(),
-  /** The isolate's heap limit; a change makes the worker start a fresh isolate. */
-  memoryMiB: z.number().int().min(8),
   /** Console output sent per call; the rest is counted, not sent. */
   maxLogBytes: z.number().int().nonnegative(),
   /** Longest formatted value. */

@@ -1,3 +1,4 @@
+import { writeSync } from 'node:fs';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type ivm from 'isolated-vm';
 import { isolatePrelude, type SettleFunction } from './isolate-prelude.js';
@@ -15,7 +16,6 @@ interface Live {
   isolate: ivm.Isolate;
   context: ivm.Context;
   settle: ivm.Reference<SettleFunction>;
-  memoryMiB: number;
 }
 
 /** Where the current call's console output goes, with its byte budget. */
@@ -34,16 +34,20 @@ export class ReplSession {
   private live: Live | undefined;
   private sink: LogSink | undefined;
 
-  /** `vm` is this Node's isolated-vm build, loaded by the worker. */
-  constructor(private readonly vm: IsolatedVm) {}
+  /** `vm` is this Node's isolated-vm build, loaded by the worker; `memoryMiB` its isolates' heap limit. */
+  constructor(
+    private readonly vm: IsolatedVm,
+    private readonly memoryMiB: number,
+  ) {}
+
+  /** Makes the isolate now rather than on the first evaluation. */
+  async prepare(): Promise<void> {
+    this.live ??= await this.create();
+  }
 
   async evaluate(request: EvalRequest, send: (level: LogLevel, text: string) => void): Promise<Result> {
     let reset = false;
-    if (this.live && this.live.memoryMiB !== request.memoryMiB) {
-      this.discard();
-      reset = true;
-    }
-    const live = this.live ?? (await this.create(request.memoryMiB));
+    const live = this.live ?? (await this.create());
     const sink: LogSink = { send, left: request.maxLogBytes, dropped: 0 };
     this.sink = sink;
     const started = performance.now();
@@ -79,7 +83,7 @@ export class ReplSession {
     } catch (error) {
       if (expired || isTimeout(error)) return await finish('timeout', timeoutText(request.timeoutMs));
       if (live.isolate.isDisposed) {
-        return await finish('memory', `out of memory: the ${live.memoryMiB} MiB heap limit was reached`);
+        return await finish('memory', `out of memory: the ${this.memoryMiB} MiB heap limit was reached`);
       }
       return await finish('error', describeThrown(error, request.maxValueChars));
     } finally {
@@ -95,13 +99,15 @@ export class ReplSession {
     if (live && !live.isolate.isDisposed) live.isolate.dispose();
   }
 
-  private async create(memoryMiB: number): Promise<Live> {
+  private async create(): Promise<Live> {
     const isolate = new this.vm.Isolate({
-      memoryLimit: memoryMiB,
+      memoryLimit: this.memoryMiB,
       onCatastrophicError: (message) => {
         // isolated-vm's advice: V8 has lost control of the isolate; the only safe move is to exit.
-        process.stderr.write(`js_eval worker: catastrophic isolate error: ${message}\n`);
-        process.exit(70);
+        // At once: process.exit() waited forever here (seen after an out-of-memory in the isolate),
+        // and the call then ended only at its timeout.
+        writeSync(2, `js_eval worker: catastrophic isolate error: ${message}\n`);
+        process.kill(process.pid, 'SIGKILL');
       },
     });
     const context = await isolate.createContext();
@@ -112,7 +118,7 @@ export class ReplSession {
     const settle = (await context.evalClosure(`return (${isolatePrelude.toString()})($0);`, [log], {
       result: { reference: true },
     })) as ivm.Reference<SettleFunction>;
-    this.live = { isolate, context, settle, memoryMiB };
+    this.live = { isolate, context, settle };
     return this.live;
   }
 

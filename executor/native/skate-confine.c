@@ -39,6 +39,14 @@
  *                 be created inside the sandbox (see create-guard.h).
  *
  * Exit status: the command's, or 128+signal when it was killed by a signal.
+ *
+ *   skate-confine --limit-data PID MIB
+ *
+ * caps the data segment (RLIMIT_DATA, soft and hard: private writable memory,
+ * heap and anonymous mappings alike) of process PID, a process of the same
+ * user, at MIB MiB, then exits 0. For a process that measures what it needs to
+ * start before capping what it may add: the js_eval worker, whose Node cannot
+ * call setrlimit.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -51,6 +59,7 @@
 #include <string.h>
 #include <limits.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -286,7 +295,27 @@ static void kill_descendants(void) {
   }
 }
 
+/* --limit-data PID MIB: see the top of this file. */
+static int limit_data(const char *pid_text, const char *mib_text) {
+  char *end;
+  errno = 0;
+  long pid = strtol(pid_text, &end, 10);
+  if (errno || *end || pid <= 0) {
+    fprintf(stderr, "skate-confine: --limit-data: not a pid: %s\n", pid_text);
+    return 125;
+  }
+  unsigned long long mib = strtoull(mib_text, &end, 10);
+  if (errno || *end || mib == 0 || mib > (1ULL << 30)) {
+    fprintf(stderr, "skate-confine: --limit-data: not a size in MiB: %s\n", mib_text);
+    return 125;
+  }
+  struct rlimit limit = {(rlim_t)(mib << 20), (rlim_t)(mib << 20)};
+  if (prlimit((pid_t)pid, RLIMIT_DATA, &limit, NULL) != 0) die("prlimit(RLIMIT_DATA)");
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc == 4 && strcmp(argv[1], "--limit-data") == 0) return limit_data(argv[2], argv[3]);
   /* First: nothing inherited goes further unless an option below passes it on. */
   shut_above_stdio(1);
   int landlock = 0, subreaper = 0, pin = 0, i;

@@ -2,11 +2,12 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import picomatch from 'picomatch';
 import * as z from 'zod';
+import { elide } from '../../shared/elide.js';
 import { defineTool, ToolFailure } from '../define-tool.js';
 import { compileLinePattern, type LinePattern, matchingLines } from '../fs/line-search.js';
 import { mapOrdered } from '../fs/map-ordered.js';
 import { decodeText, looksLikeText, readForSearchSync } from '../fs/read-text.js';
-import { countIgnored, nameFilter } from '../fs/ripgrep.js';
+import { countSkipped, nameFilter } from '../fs/ripgrep.js';
 import { type FileHits, type GrepMode, ripgrepGrep } from '../fs/ripgrep-grep.js';
 import { type WalkEntry, walkFiles } from '../fs/walk-files.js';
 import { toolDescription } from '../tool-description.js';
@@ -22,6 +23,8 @@ const SCRATCH_BYTES = 64 * 1024;
 const DEFAULT_MAX_RESULTS = 200;
 /** A minified line can be megabytes; show its start. */
 const MAX_LINE_CHARS = 500;
+/** The pattern, path or glob quoted back when nothing matched. */
+const MAX_ECHO_CHARS = 500;
 
 type OutputMode = GrepMode;
 
@@ -179,14 +182,18 @@ export const grepTool = defineTool({
     }
     ctx.signal.throwIfAborted();
     if (ctx.ripgrep && viaRipgrep !== 'rejected' && files === 0 && info.isDirectory()) {
-      // Only an empty result says what gitignore hid; ripgrep counts it in two listings.
-      counts.ignored = await countIgnored({
+      // Only an empty result says what was not searched: what gitignore hid and what was too big,
+      // which ripgrep skips without a word; it counts them in listings.
+      const skipped = await countSkipped({
         binary: ctx.ripgrep,
         wrapper: ctx.commandWrapper,
         cwd: root,
         signal: ctx.signal,
         extra: input.glob === undefined ? [] : nameFilter(input.glob),
+        maxFileBytes: MAX_FILE_BYTES,
       });
+      counts.ignored = skipped.ignored;
+      tooLarge += skipped.tooLarge;
     }
     return {
       output: render(out, { input, files, matches, tooLarge, ignored: counts.ignored, truncated, limit }),
@@ -205,7 +212,7 @@ function compile(source: string, caseInsensitive: boolean): LinePattern {
       : ' Escape characters such as ( [ { . * + ? with a backslash to match them literally.';
     throw new ToolFailure(
       'invalid_input',
-      `pattern is not a valid JavaScript regular expression (${(error as Error).message}).${hint}`,
+      `pattern is not a valid JavaScript regular expression (${elide((error as Error).message, MAX_ECHO_CHARS)}).${hint}`,
     );
   }
 }
@@ -292,10 +299,12 @@ interface Summary {
 function render(out: string[], s: Summary): string {
   const notes: string[] = [];
   if (s.files === 0) {
-    const where = s.input.glob ? `${s.input.path} (files matching ${s.input.glob})` : s.input.path;
+    // What the model sent is echoed, not copied: a pattern or path can be megabytes.
+    const path = elide(s.input.path, MAX_ECHO_CHARS);
+    const where = s.input.glob ? `${path} (files matching ${elide(s.input.glob, MAX_ECHO_CHARS)})` : path;
     const hidden =
       s.ignored > 0 ? `; ${plural(s.ignored, 'gitignored entry', 'gitignored entries')} not searched` : '';
-    notes.push(`no matches for /${s.input.pattern}/ in ${where}${hidden}`);
+    notes.push(`no matches for /${elide(s.input.pattern, MAX_ECHO_CHARS)}/ in ${where}${hidden}`);
   } else if (s.input.output_mode === 'count') {
     notes.push(`[${s.matches} matching lines in ${s.files} files]`);
   }

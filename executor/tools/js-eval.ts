@@ -75,7 +75,8 @@ function logLine(level: LogLevel, text: string): string {
 }
 
 const UNAVAILABLE = 'js_eval is unavailable on this machine:';
-const RESET_NOTE = 'the JavaScript context was reset: variables and functions from earlier calls are gone';
+const GONE = 'variables and functions from earlier calls are gone';
+const RESET_NOTE = `the JavaScript context was reset: ${GONE}`;
 
 function outcome(reply: EvalReply, logs: string[], memoryMiB: number, durationMs: number): ToolOutcome {
   const lines = [...logs];
@@ -88,6 +89,8 @@ function outcome(reply: EvalReply, logs: string[], memoryMiB: number, durationMs
     case 'error':
       code = 'failed';
       lines.push(reply.text);
+      // A WebAssembly memory or a buffer the cap refused: the code can catch it, so nothing was reset.
+      if (ALLOCATION_FAILED.test(reply.text)) lines.push(`[${memoryNote(memoryMiB)}]`);
       break;
     case 'timeout':
       code = 'timeout';
@@ -95,7 +98,8 @@ function outcome(reply: EvalReply, logs: string[], memoryMiB: number, durationMs
       break;
     case 'memory':
       code = 'failed';
-      lines.push(`[stopped: out of memory, over the ${memoryMiB} MiB limit]`);
+      // Says the reset itself, so the generic note below is left out.
+      lines.push(`[js_eval ran out of memory (limit ${memoryMiB} MiB); the session was reset: ${GONE}]`);
       break;
     case 'cancelled':
       code = 'cancelled';
@@ -110,10 +114,18 @@ function outcome(reply: EvalReply, logs: string[], memoryMiB: number, durationMs
       lines.push(`${UNAVAILABLE} ${reply.text}`);
       break;
   }
-  if (reply.reset) lines.push(`[${RESET_NOTE}]`);
+  if (reply.reset && reply.status !== 'memory') lines.push(`[${RESET_NOTE}]`);
   return {
     output: lines.join('\n'),
     ...(code && { code }),
     display: { type: 'eval', durationMs, logs: logs.length },
   };
+}
+
+/** How V8 words an allocation the memory cap refused. */
+const ALLOCATION_FAILED =
+  /could not allocate memory|Array buffer allocation failed|Unable to grow instance memory|Out of memory/i;
+
+function memoryNote(memoryMiB: number): string {
+  return `js_eval's memory limit is ${memoryMiB} MiB, for the heap, ArrayBuffers and WebAssembly memory together`;
 }

@@ -17,6 +17,8 @@ export const EXIT = {
   turnCap: 3,
   /** Interrupted (Ctrl-C, SIGINT): 128 + 2, as shells report it. */
   interrupted: 130,
+  /** stdout's reader went away (EPIPE): 128 + 13, as for a program killed by SIGPIPE. */
+  outputClosed: 141,
 } as const;
 
 /** The exit status for how an agent run ended. */

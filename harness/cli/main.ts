@@ -1,8 +1,11 @@
+import { elide } from '../../shared/elide.js';
+import { scrubOwnEnviron } from '../sandbox/scrub-own-environ.js';
 import { traceStart } from '../start-trace.js';
 import type { CommandMain } from './cli-flags.js';
 import type { CommandName } from './command-names.js';
 import { type EsmHost, setEsmHost } from './esm-host.js';
 import { EXIT } from './exit-codes.js';
+import { statusAfter, watchOutput } from './output-closed.js';
 import { help } from './usage.js';
 import { UsageError } from './usage-error.js';
 
@@ -73,27 +76,40 @@ async function isUsageFailure(error: unknown): Promise<boolean> {
  */
 export async function runCli(argv: string[], host?: EsmHost): Promise<number> {
   if (host) setEsmHost(host);
+  // Before anything starts: without a sandbox, commands could read the keys in /proc/<pid>/environ.
+  scrubOwnEnviron();
+  watchOutput();
   traceStart(`cli: entry loaded${host ? ` (code cache: ${host.codeCache})` : ''}`);
+  // Nobody read the output: the status says so, whatever the command made of it.
+  return statusAfter(await runCommand(argv));
+}
+
+/** Longest failure printed: a message quoting a huge argument is elided (`elide`). */
+const MAX_FAILURE_CHARS = 4000;
+
+function fail(message: string): void {
+  process.stderr.write(`skate: ${elide(message, MAX_FAILURE_CHARS)}\n`);
+}
+
+async function runCommand(argv: string[]): Promise<number> {
   try {
     return await run(argv);
   } catch (error) {
     if (await isUsageFailure(error)) {
       // One line: what was wrong and how to write it. `skate --help` has the whole usage.
-      process.stderr.write(`skate: ${(error as Error).message}\n`);
+      fail((error as Error).message);
       return EXIT.usage;
     }
     if (error instanceof (await import('../settings/settings-error.js')).SettingsError) {
       // A settings file that cannot be used: file, key and problem on one line; nothing ran.
-      process.stderr.write(`skate: settings: ${error.message}\n`);
+      fail(`settings: ${error.message}`);
       return EXIT.usage;
     }
     if (await isExpectedFailure(error)) {
-      process.stderr.write(`skate: ${(error as Error).message}\n`);
+      fail((error as Error).message);
       return EXIT.error;
     }
-    process.stderr.write(
-      `skate: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-    );
+    fail(error instanceof Error ? (error.stack ?? error.message) : String(error));
     return EXIT.error;
   }
 }

@@ -15,6 +15,7 @@ import type { OutputFormat } from './cli-flags.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { createHeadlessResponder } from './headless-responder.js';
 import { note } from './note.js';
+import { outputClosed } from './output-closed.js';
 import { runSummaryLine } from './run-summary-line.js';
 
 export interface HeadlessRun {
@@ -77,6 +78,10 @@ export async function runHeadless(run: HeadlessRun): Promise<number> {
   traceStart('cli: agent session created');
   const agent = session;
   process.on('SIGINT', onSigint);
+  // Nobody reads the output any more (`skate -p … | head`): stop the run, quietly, as SIGPIPE would.
+  const onOutputClosed = (): void => agent.interrupt();
+  outputClosed().addEventListener('abort', onOutputClosed, { once: true });
+  if (outputClosed().aborted) agent.interrupt();
   try {
     const health = await agent.executorSummary();
     if (run.outputFormat === 'text') {
@@ -123,6 +128,7 @@ export async function runHeadless(run: HeadlessRun): Promise<number> {
     return override ?? exitCodeFor(outcome.status);
   } finally {
     process.off('SIGINT', onSigint);
+    outputClosed().removeEventListener('abort', onOutputClosed);
     await agent.close();
   }
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { withholdValue } from '../sandbox/executor-env.js';
 import { UsageError } from './usage-error.js';
 
 /** `--listen HOST:PORT` (`[::1]:PORT` for IPv6), as the servers (`executor serve`, `serve`) take it. */
@@ -14,9 +15,19 @@ export function parseListen(listen: string): { host: string; port: number } {
 /**
  * A server's bearer token: from `--token-file`, else the environment variable
  * `envVar`, else a new random one (`generated`: print it once). A token
- * shorter than 16 characters is refused before anything starts.
+ * shorter than 16 characters is refused before anything starts. Whichever it
+ * is, no sandbox this process starts gets it (`withholdValue`).
  */
 export async function readServerToken(
+  tokenFile: string | undefined,
+  envVar: string,
+): Promise<{ token: string; generated: boolean }> {
+  const found = await findServerToken(tokenFile, envVar);
+  withholdValue(found.token);
+  return found;
+}
+
+async function findServerToken(
   tokenFile: string | undefined,
   envVar: string,
 ): Promise<{ token: string; generated: boolean }> {

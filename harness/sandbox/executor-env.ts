@@ -1,28 +1,56 @@
+import { carriesSecret, isKnownSecret, MIN_SECRET_VALUE_CHARS } from '../../shared/known-secrets.js';
 import { envAllows } from '../../shared/path-patterns.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
-
-/** Never passed to an executor, whatever a policy allows: the harness's own credentials. */
-const ALWAYS_WITHHELD = [/^ANTHROPIC_/, /^SKATE_EXECUTOR_TOKEN$/, /^CLAUDE_/];
+import { scrubOwnEnviron } from './scrub-own-environ.js';
 
 /**
- * The environment an executor starts with: only what the policy allows through,
- * plus the values it sets. Secrets of the harness are withheld even when a
- * policy names them, including any variable that merely carries the API key's value.
+ * Secrets this harness holds beyond what `KNOWN_SECRETS` names: the token a `--token-file` held
+ * or a server generated, and the variables the user's settings set. Process-wide, like the
+ * environment they complete: every sandbox this process starts withholds them.
+ */
+const heldValues = new Set<string>();
+const heldNames = new Set<string>();
+
+/** A secret the harness holds outside its environment (a server's token): withheld by value. */
+export function withholdValue(value: string): void {
+  if (value.length >= MIN_SECRET_VALUE_CHARS) heldValues.add(value);
+  scrubOwnEnviron(isHarnessSecret, heldValues);
+}
+
+/**
+ * A variable the user's settings name (a settings file's `env`, and whatever names a provider's
+ * key later): withheld by name, and its value under any name.
+ */
+export function withholdVariable(name: string): void {
+  heldNames.add(name);
+  scrubOwnEnviron(isHarnessSecret, heldValues);
+}
+
+function isHarnessSecret(name: string): boolean {
+  return isKnownSecret(name, heldNames);
+}
+
+/**
+ * The environment an executor, or a command `skate sandbox` runs, starts with: only what the
+ * policy allows through, plus the values it sets. The harness's secrets (`KNOWN_SECRETS`, and what
+ * was withheld above) never pass, whatever the policy says, and neither does any variable that
+ * carries one of their values.
  */
 export function executorEnvironment(policy: ResolvedPolicy, from: NodeJS.ProcessEnv): Record<string, string> {
-  const secretValues = new Set(
-    Object.entries(from)
-      .filter(([name, value]) => value && ALWAYS_WITHHELD.some((pattern) => pattern.test(name)))
-      .map(([, value]) => value as string),
-  );
+  const secret = isHarnessSecret;
+  const secretValues = new Set(heldValues);
+  for (const [name, value] of Object.entries(from)) {
+    if (value && secret(name)) secretValues.add(value);
+  }
+  const passes = (name: string, value: string): boolean =>
+    !secret(name) && !carriesSecret(value, secretValues);
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(from)) {
-    if (value === undefined || ALWAYS_WITHHELD.some((pattern) => pattern.test(name))) continue;
-    if (secretValues.has(value)) continue;
+    if (value === undefined || !passes(name, value)) continue;
     if (policy.environment.allow.some((allowed) => envAllows(allowed, name))) env[name] = value;
   }
   for (const [name, value] of Object.entries(policy.environment.set)) {
-    if (!ALWAYS_WITHHELD.some((pattern) => pattern.test(name))) env[name] = value;
+    if (passes(name, value)) env[name] = value;
   }
   return env;
 }

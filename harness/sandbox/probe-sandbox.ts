@@ -113,7 +113,11 @@ function runProbe(bwrap: string): Promise<SandboxSupport> {
     ...PROBE_COMMAND,
   ];
   return new Promise((resolve) => {
-    const child = spawn(confine, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    // Nothing of ours but PATH (to find `true`): the probe's sandbox is a sandbox too.
+    const child = spawn(confine, args, {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;

@@ -6,6 +6,7 @@ import { isWithin } from '../../shared/path-within.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import type { SettingsFile } from '../../shared/settings.js';
 import { formatPolicyProblem, loadPolicy } from '../policy/load-policy.js';
+import { withholdVariable } from '../sandbox/executor-env.js';
 import { readUserFile, readWorkspaceFile } from '../workspace-files/read-workspace-file.js';
 import { parseSettingsFile, SETTINGS_BOUNDS } from './read-settings-file.js';
 import { SettingsError } from './settings-error.js';
@@ -160,13 +161,18 @@ async function refuseLinkIntoWorkspace(
   );
 }
 
-/** Sets the settings' `env` in `target` where it does not set the variable already: the environment wins. */
+/**
+ * Sets the settings' `env` in `target` where it does not set the variable already: the environment
+ * wins. Each variable is the harness's from then on: no sandbox gets it, nor its value (a key, a
+ * proxy's password), whatever its policy passes.
+ */
 export function applySettingsEnv(
   env: Record<string, string> | undefined,
   target: NodeJS.ProcessEnv = process.env,
 ): void {
   for (const [name, value] of Object.entries(env ?? {})) {
     if (target[name] === undefined) target[name] = value;
+    withholdVariable(name);
   }
 }
 

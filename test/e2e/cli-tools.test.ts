@@ -73,6 +73,31 @@ describe('skate tools / skate tool', () => {
     }
   });
 
+  it('prints neither a huge input nor a huge argument back whole', async () => {
+    await using dir = await tempDir();
+    const read = await runCli(['tool', 'read_file', '--input', '-', '--workspace', dir.path], {
+      stdin: JSON.stringify({ path: 'a'.repeat(5 * 1024 * 1024) }),
+    });
+    expect(read.code).toBe(1);
+    expect(read.stdout.length).toBeLessThan(4096);
+    const result = JSON.parse(read.stdout) as { output: string; code: string };
+    expect(result.output).toMatch(
+      /^read_file failed: ENAMETOOLONG: name too long, \w+ '.*…\[\d+ characters elided\]…/,
+    );
+    // An argument can be 128 KiB (the kernel's limit per argument): the usage error quotes a piece.
+    const huge = 'b'.repeat(120_000);
+    for (const args of [
+      [huge],
+      ['tool', 'read_file', '--input', '{}', `--${huge}`],
+      ['-p', 'x', '--output-format', huge],
+    ]) {
+      const usage = await runCli(args, { cwd: dir.path });
+      expect(usage.code).toBe(2);
+      expect(usage.stderr.length).toBeLessThan(4200);
+      expect(usage.stderr).toMatch(/^skate: .*…\[\d+ characters elided\]…/);
+    }
+  });
+
   it('reports an invalid policy file with its field and a suggestion', async () => {
     await using dir = await tempDir();
     const file = path.join(dir.path, 'bad.json');

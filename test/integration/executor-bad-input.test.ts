@@ -27,6 +27,36 @@ describe('bad input to a real executor', () => {
     }
   });
 
+  it('never echoes a huge input back whole, and names an error code once', async () => {
+    await using dir = await tempDir();
+    const executor = await ExecutorClient.spawn({ policy: testPolicy(dir.path), diagnosticTools: true });
+    try {
+      // The issue's case is 5 MB; each tool gets 100 KB, far over the bounds too.
+      const path = 'a'.repeat(5 * 1024 * 1024);
+      for (const name of ['read_file', 'list_dir', 'write_file', 'edit_file']) {
+        const result = await executor.callTool(name, {
+          path: path.slice(0, 100_000),
+          content: 'x',
+          old_string: 'a',
+          new_string: 'b',
+        });
+        expect(result, name).toMatchObject({ isError: true });
+        expect(result.output.length, name).toBeLessThan(4096);
+        expect(result.output, name).toMatch(/…\[\d+ characters elided\]…/);
+        expect(result.output, name).not.toMatch(/(E[A-Z]+): \1/);
+      }
+      const read = await executor.callTool('read_file', { path });
+      expect(read.output).toMatch(/^read_file failed: ENAMETOOLONG: name too long, \w+ '/);
+      const unknown = await executor.callTool('x'.repeat(200), {});
+      expect(unknown.output.length).toBeLessThan(4096);
+      const grep = await executor.callTool('grep', { pattern: `absent${'p'.repeat(100_000)}` });
+      expect(grep.output.length).toBeLessThan(4096);
+      expect(await executor.callTool('noop', {})).toMatchObject({ output: 'ok' });
+    } finally {
+      await executor.shutdown();
+    }
+  });
+
   it('refuses a request larger than the channel before sending it', async () => {
     await using dir = await tempDir();
     const executor = await ExecutorClient.spawn({

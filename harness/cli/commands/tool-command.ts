@@ -3,6 +3,7 @@ import { resolveWorkspace, startExecutor } from '../../runtime/start-executor.js
 import { executorSettingsFrom } from '../agent-settings-from-flags.js';
 import { COMMON, type CommandMain, common, type ExecutorFlags, parsed } from '../cli-flags.js';
 import { note } from '../note.js';
+import { outputClosed } from '../output-closed.js';
 import { readStdin } from '../read-stdin.js';
 import { help } from '../usage.js';
 import { UsageError } from '../usage-error.js';
@@ -56,7 +57,8 @@ export async function toolCommand(options: ToolCommandOptions): Promise<number> 
   process.once('SIGINT', onSigint);
   try {
     const result = await executor.callTool(options.name, input, {
-      signal: controller.signal,
+      // Ctrl-C, or nobody left to read the result (`--stream … | head`).
+      signal: AbortSignal.any([controller.signal, outputClosed()]),
       ...(options.stream && { onOutput: (line) => process.stderr.write(`${line.text}\n`) }),
     });
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);

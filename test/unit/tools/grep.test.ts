@@ -238,6 +238,24 @@ describe.each(engines)('grep (%s)', (engine, ripgrep) => {
     expect(result.display).toEqual({ type: 'matches', files: 0, matches: 0, truncated: false });
   });
 
+  it('says what it did not search when nothing matched: gitignored entries, files over 10 MB', async () => {
+    await using dir = await tempDir();
+    await files(dir.path, {
+      '.gitignore': '*.log\n',
+      'debug.log': 'needle',
+      'huge.txt': `needle\n${'x'.repeat(11 * 1024 * 1024)}`,
+      'small.txt': 'nothing here\n',
+    });
+    const result = await runTool(grepTool, testPolicy(dir.path), { pattern: 'needle' });
+    expect(result.output).toBe(
+      'no matches for /needle/ in .; 1 gitignored entry not searched\n[skipped 1 file over 10 MB; use shell to search them]',
+    );
+    // Only what was skipped: no gitignore, nothing big, nothing said.
+    await files(dir.path, { '.gitignore': '', 'debug.log': 'no\n', 'huge.txt': 'small now\n' });
+    const plain = await runTool(grepTool, testPolicy(dir.path), { pattern: 'needle' });
+    expect(plain.output).toBe('no matches for /needle/ in .');
+  });
+
   it('rejects an invalid regular expression quoting the engine, and a missing path', async () => {
     await using dir = await tempDir();
     const policy = testPolicy(dir.path);
