@@ -67,7 +67,13 @@ export async function serveExecutors(options: ExecutorServerOptions): Promise<Ru
   const authorized = bearerCheck(options.token);
   const hostAllowed = hostCheck(options.host, options.allowedHosts ?? []);
   const http: Server = createServer(
-    { maxHeaderSize: 16 * 1024, headersTimeout: limits.headerTimeoutMs, requestTimeout: 30_000 },
+    {
+      maxHeaderSize: 16 * 1024,
+      headersTimeout: limits.headerTimeoutMs,
+      requestTimeout: 30_000,
+      // How often node:http checks those timeouts (30 s by default).
+      connectionsCheckingInterval: 1_000,
+    },
     (_request, response) => {
       response
         .writeHead(426, { 'content-type': 'text/plain', connection: 'close' })

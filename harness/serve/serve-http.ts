@@ -6,7 +6,7 @@ import {
   DEFAULT_CONNECTION_LIMITS,
   gateConnections,
 } from '../executor-relay/connection-gate.js';
-import { hostCheck, quotedHost } from '../executor-relay/host-check.js';
+import { hostCheck, isLoopbackHost, quotedHost } from '../executor-relay/host-check.js';
 import { Cors } from './cors.js';
 import { sendError } from './http-io.js';
 import { openApiDocument } from './openapi-document.js';
@@ -78,38 +78,42 @@ export async function startServeHttp(options: ServeHttpOptions): Promise<Running
   const cors = new Cors(options.corsOrigins ?? []);
   let closing = false;
 
-  const server: Server = createServer({ maxHeaderSize: 16 * 1024 }, (request, response) => {
-    const handle = async (): Promise<void> => {
-      if (!hostAllowed(request.headers.host)) {
-        throw new ServeError(
-          'host_not_allowed',
-          `${quotedHost(request.headers.host)} is not this server's: it answers IP addresses, localhost and the names given with --allow-host`,
+  const server: Server = createServer(
+    // node:http checks its header and request timeouts this often (30 s by default: a timeout of 10 s could take 40).
+    { maxHeaderSize: 16 * 1024, connectionsCheckingInterval: 1_000 },
+    (request, response) => {
+      const handle = async (): Promise<void> => {
+        if (!hostAllowed(request.headers.host)) {
+          throw new ServeError(
+            'host_not_allowed',
+            `${quotedHost(request.headers.host)} is not a name of this server: it answers IP addresses${isLoopbackHost(options.host) ? ', localhost' : ''} and the names given with --allow-host`,
+          );
+        }
+        cors.decorate(request, response);
+        if (cors.preflight(request, response)) return;
+        if (!authorized(request.headers.authorization)) {
+          throw new ServeError('unauthorized', 'send the server\'s token as "Authorization: Bearer <token>"');
+        }
+        if (closing) throw new ServeError('shutting_down', 'the server is shutting down');
+        const url = new URL(request.url ?? '/', 'http://localhost');
+        const { route, params } = matchRoute(compiled, request.method ?? 'GET', url.pathname);
+        await route.handle({ request, response, params, url });
+      };
+      handle().catch((error: unknown) => {
+        const failure = ServeError.fromUnknown(error);
+        if (failure.status >= 500) options.onLog?.(`${request.method} ${request.url}: ${failure.message}`);
+        // A peer without the token gets its answer and nothing more: no keep-alive connection to hold.
+        if (failure.code === 'unauthorized' || failure.code === 'host_not_allowed') {
+          response.setHeader('connection', 'close');
+        }
+        sendError(
+          response,
+          new ServeError(failure.code, options.state.publicMessage(failure.message)),
+          request,
         );
-      }
-      cors.decorate(request, response);
-      if (cors.preflight(request, response)) return;
-      if (!authorized(request.headers.authorization)) {
-        throw new ServeError('unauthorized', 'send the server\'s token as "Authorization: Bearer <token>"');
-      }
-      if (closing) throw new ServeError('shutting_down', 'the server is shutting down');
-      const url = new URL(request.url ?? '/', 'http://localhost');
-      const { route, params } = matchRoute(compiled, request.method ?? 'GET', url.pathname);
-      await route.handle({ request, response, params, url });
-    };
-    handle().catch((error: unknown) => {
-      const failure = ServeError.fromUnknown(error);
-      if (failure.status >= 500) options.onLog?.(`${request.method} ${request.url}: ${failure.message}`);
-      // A peer without the token gets its answer and nothing more: no keep-alive connection to hold.
-      if (failure.code === 'unauthorized' || failure.code === 'host_not_allowed') {
-        response.setHeader('connection', 'close');
-      }
-      sendError(
-        response,
-        new ServeError(failure.code, options.state.publicMessage(failure.message)),
-        request,
-      );
-    });
-  });
+      });
+    },
+  );
   // The request (head and body) must arrive in time; the response is not timed: a stream may stay
   // quiet for long (a tool running), and its heartbeat keeps it open.
   server.headersTimeout = limits.headerTimeoutMs;

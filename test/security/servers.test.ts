@@ -1,0 +1,383 @@
+import { chmod, writeFile } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
+import net from 'node:net';
+import { homedir, tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ExecutorClient } from '../../harness/executor-client/executor-client.js';
+import { projectRoot } from '../../harness/project-paths.js';
+import type { ServeErrorBody, SessionInfo } from '../../shared/serve-api.js';
+import { EXECUTOR_TOKEN, startExecutorServe } from '../support/executor-serve.js';
+import { fakeMessagesApi } from '../support/fake-messages-api.js';
+import { hostDir } from '../support/host-dir.js';
+import { processDescendants } from '../support/process-descendants.js';
+import { eventually, isAlive } from '../support/processes.js';
+import { rawWebSocket } from '../support/raw-websocket.js';
+import { runCli } from '../support/run-cli.js';
+import { memoryMiB, socketCount } from '../support/server-probes.js';
+import { SERVE_TOKEN, startSkateServe } from '../support/skate-serve.js';
+
+const KEY = 'sk-ant-test-key-for-servers';
+const AUTH = { authorization: `Bearer ${EXECUTOR_TOKEN}` };
+const JSON_BODY = { 'content-type': 'application/json' };
+
+function serveEnv(baseUrl = 'http://127.0.0.1:9'): NodeJS.ProcessEnv {
+  return { ...process.env, ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: baseUrl };
+}
+
+/** `count` TCP connections to `port` that each send `opening` (maybe nothing) and then stay silent. */
+async function halfOpen(
+  port: number,
+  count: number,
+  opening: (index: number) => string,
+): Promise<net.Socket[]> {
+  const sockets: net.Socket[] = [];
+  for (let i = 0; i < count; i++) {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    socket.on('data', () => undefined);
+    socket.once('connect', () => {
+      const text = opening(i);
+      if (text) socket.write(text);
+    });
+    sockets.push(socket);
+    // Let the event loop breathe so connects go out in parallel, not as one burst of 3000 handles.
+    if (i % 200 === 199) await new Promise((resolve) => setImmediate(resolve));
+  }
+  return sockets;
+}
+
+const isOpen = (socket: net.Socket): boolean => !socket.destroyed && socket.readyState !== 'closed';
+
+/** A plain HTTP/1.1 request with any Host header (fetch sets its own), resolving to status, headers and body. */
+function rawRequest(
+  url: string,
+  options: { path: string; method?: string; headers?: Record<string, string>; body?: string },
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        hostname,
+        port,
+        path: options.path,
+        method: options.method ?? 'GET',
+        headers: options.headers,
+        agent: false,
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8').on('data', (chunk: string) => {
+          body += chunk;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+async function executorsUnder(pid: number): Promise<number[]> {
+  return processDescendants(pid);
+}
+
+describe('skate executor serve: nothing a peer sends takes it down or grows it without bound', () => {
+  it('a 10-byte text frame of invalid UTF-8 closes that connection only (1007); the server and the other client live on', async () => {
+    await using ws = await hostDir('relay-utf8-');
+    await using server = await startExecutorServe(ws.path);
+    const good = await ExecutorClient.connect(server.url, { token: EXECUTOR_TOKEN });
+    try {
+      const goodExecutor = await executorsUnder(server.child.pid!);
+      expect(goodExecutor.length).toBeGreaterThan(0);
+      const bad = await rawWebSocket(server.port, AUTH);
+      expect(bad.status).toMatch(/ 101 /);
+      // `{"é(` with a lone continuation byte and an invalid two-byte sequence: 10 bytes.
+      bad.send({
+        opcode: 1,
+        payload: Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0xc3, 0x28, 0x22, 0x7d, 0x0a, 0x80]),
+      });
+      expect(await bad.closed()).toBe(true);
+      expect(bad.closeCode()).toBe(1007);
+      // On the host: the server process runs, and the other client's executor too, and answers.
+      expect(server.child.exitCode).toBeNull();
+      for (const pid of goodExecutor) expect(await isAlive(pid)).toBe(true);
+      expect(await good.health()).toMatchObject({ enforcement: 'kernel' });
+      // The refused connection's executor is gone: only the good one's processes remain.
+      expect(
+        await eventually(
+          async () => (await executorsUnder(server.child.pid!)).length === goodExecutor.length,
+        ),
+      ).toBe(true);
+    } finally {
+      await good.shutdown();
+    }
+  });
+
+  it('an 80 MB frame is refused from its header (1009), and fragments past the cap too, without buffering them', async () => {
+    await using ws = await hostDir('relay-huge-');
+    await using server = await startExecutorServe(ws.path);
+    const huge = await rawWebSocket(server.port, AUTH);
+    expect(huge.status).toMatch(/ 101 /);
+    // The header claims 80 MB; the first megabyte follows, and the server must not wait for the rest.
+    huge.send({ opcode: 1, payload: Buffer.alloc(1024 * 1024, 0x61), declaredLength: 80 * 1024 * 1024 });
+    expect(await huge.closed()).toBe(true);
+    expect(huge.closeCode()).toBe(1009);
+    // Three 8 MiB fragments of one message: past the 16 MiB cap at the third.
+    const fragmented = await rawWebSocket(server.port, AUTH);
+    const piece = Buffer.alloc(8 * 1024 * 1024, 0x62);
+    fragmented.send({ opcode: 1, fin: false, payload: piece });
+    fragmented.send({ opcode: 0, fin: false, payload: piece });
+    fragmented.send({ opcode: 0, fin: true, payload: piece });
+    expect(await fragmented.closed(15_000)).toBe(true);
+    expect(fragmented.closeCode()).toBe(1009);
+    expect(server.child.exitCode).toBeNull();
+    const client = await ExecutorClient.connect(server.url, { token: EXECUTOR_TOKEN });
+    expect(await client.health()).toMatchObject({ enforcement: 'kernel' });
+    await client.shutdown();
+    const { peak } = await memoryMiB(server.child.pid!);
+    expect(peak).toBeGreaterThan(0);
+    expect(peak).toBeLessThan(256);
+  });
+
+  it('caps executors (--max-executors): one more authorized connection is a 503 and starts nothing', async () => {
+    await using ws = await hostDir('relay-cap-');
+    await using server = await startExecutorServe(ws.path, ['--max-executors', '2']);
+    const clients = [
+      await ExecutorClient.connect(server.url, { token: EXECUTOR_TOKEN }),
+      await ExecutorClient.connect(server.url, { token: EXECUTOR_TOKEN }),
+    ];
+    try {
+      const before = await executorsUnder(server.child.pid!);
+      const third = await rawWebSocket(server.port, AUTH);
+      expect(third.status).toMatch(/ 503 /);
+      expect(await third.closed()).toBe(true);
+      expect((await executorsUnder(server.child.pid!)).length).toBe(before.length);
+      await clients.pop()!.shutdown();
+      // Its place comes back once its executor has exited (503 with Retry-After until then).
+      let fourth: ExecutorClient | undefined;
+      await eventually(async () => {
+        fourth = await ExecutorClient.connect(server.url, { token: EXECUTOR_TOKEN }).catch(() => undefined);
+        return fourth !== undefined;
+      }, 10_000);
+      clients.push(fourth!);
+      expect(await fourth!.health()).toMatchObject({ enforcement: 'kernel' });
+    } finally {
+      for (const client of clients) await client.shutdown();
+    }
+  });
+
+  it('caps connections and closes those that send no request in time; a client with the token still gets in', async () => {
+    await using ws = await hostDir('relay-flood-');
+    await using server = await startExecutorServe(ws.path, [
+      '--max-connections',
+      '40',
+      '--max-connections-per-address',
+      '1000',
+      '--header-timeout',
+      '2',
+    ]);
+    const pid = server.child.pid!;
+    const baseline = await socketCount(pid);
+    const flood = await halfOpen(server.port, 600, (i) => (i % 2 ? 'GET / HTTP/1.1\r\n' : ''));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    // On the host: the server holds at most 40 of them.
+    expect(await socketCount(pid)).toBeLessThanOrEqual(baseline + 40);
+    // A real client gets in while the flood holds every place: it takes the place of the oldest silent one.
+    const client = await ExecutorClient.connect(server.url, { token: EXECUTOR_TOKEN });
+    expect(await client.health()).toMatchObject({ enforcement: 'kernel' });
+    // Past the header timeout, the server has closed every connection of the flood.
+    expect(await eventually(() => flood.every((socket) => !isOpen(socket)), 6_000)).toBe(true);
+    expect(await client.health()).toMatchObject({ enforcement: 'kernel' });
+    await client.shutdown();
+    expect(server.child.exitCode).toBeNull();
+  });
+
+  it('answers only to its own names when bound to loopback (DNS rebinding): a foreign Host is a 403, nothing starts', async () => {
+    await using ws = await hostDir('relay-host-');
+    await using server = await startExecutorServe(ws.path, ['--allow-host', 'skate.internal']);
+    const rebound = await rawWebSocket(server.port, { ...AUTH, Host: `rebind.example:${server.port}` });
+    expect(rebound.status).toMatch(/ 403 /);
+    expect(await executorsUnder(server.child.pid!)).toEqual([]);
+    const named = await rawWebSocket(server.port, { ...AUTH, Host: `skate.internal:${server.port}` });
+    expect(named.status).toMatch(/ 101 /);
+    named.destroy();
+    const local = await rawWebSocket(server.port, { ...AUTH, Host: `localhost:${server.port}` });
+    expect(local.status).toMatch(/ 101 /);
+    local.destroy();
+    expect(server.stderr()).toMatch(/refused 127\.0\.0\.1: Host "rebind\.example:\d+" is not this server's/);
+  });
+});
+
+describe('skate serve: nothing a peer sends takes it down or grows it without bound', () => {
+  it('holds at most its per-address cap of 3,000 half-open connections, closes them in time, and answers meanwhile', async () => {
+    await using ws = await hostDir('serve-slowloris-');
+    await using server = await startSkateServe(
+      ['--workspace', ws.path, '--header-timeout', '2', '--request-timeout', '3'],
+      serveEnv(),
+    );
+    const pid = server.child.pid!;
+    const baseline = await socketCount(pid);
+    const port = Number(new URL(server.url).port);
+    const openings = ['', 'GET / HTTP/1.1\r\n', 'GET /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nX-a: '];
+    const flood = await halfOpen(port, 3000, (i) => openings[i % openings.length]!);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    // On the host: the default cap of 64 connections per address holds; the process is alive.
+    expect(await socketCount(pid)).toBeLessThanOrEqual(baseline + 64);
+    expect(server.child.exitCode).toBeNull();
+    // Once the flood is closed, a client with the token is answered.
+    expect(await eventually(() => flood.every((socket) => !isOpen(socket)), 8_000)).toBe(true);
+    const listed = await server.request('/v1/sessions');
+    expect(listed.status).toBe(200);
+    // A body that trickles in is cut at --request-timeout.
+    const trickle = net.connect(port, '127.0.0.1');
+    trickle.on('error', () => undefined);
+    let trickleAnswer = '';
+    trickle.on('data', (chunk) => {
+      trickleAnswer += String(chunk);
+    });
+    trickle.write(
+      `POST /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${SERVE_TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`,
+    );
+    const drip = setInterval(() => trickle.write(' '), 200);
+    try {
+      expect(await eventually(() => !isOpen(trickle), 8_000)).toBe(true);
+      expect(trickleAnswer).toMatch(/^HTTP\/1\.1 408/);
+    } finally {
+      clearInterval(drip);
+      trickle.destroy();
+    }
+    expect(await socketCount(pid)).toBeLessThanOrEqual(baseline + 2);
+  });
+
+  it('answers only to its own names when bound to loopback (DNS rebinding), and a refused peer is disconnected', async () => {
+    await using ws = await hostDir('serve-host-');
+    await using server = await startSkateServe(
+      ['--workspace', ws.path, '--allow-host', 'skate.internal'],
+      serveEnv(),
+    );
+    const port = new URL(server.url).port;
+    const auth = { authorization: `Bearer ${SERVE_TOKEN}` };
+    const rebound = await rawRequest(server.url, {
+      path: '/v1/sessions',
+      headers: { ...auth, host: `rebind.example:${port}` },
+    });
+    expect(rebound.status).toBe(403);
+    expect(rebound.headers.connection).toBe('close');
+    expect((JSON.parse(rebound.body) as ServeErrorBody).error.code).toBe('host_not_allowed');
+    for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `skate.internal:${port}`]) {
+      const answered = await rawRequest(server.url, { path: '/v1/sessions', headers: { ...auth, host } });
+      expect(answered.status, host).toBe(200);
+    }
+    // Without the token: one answer, then the connection is closed (two requests pipelined, one answered).
+    const socket = net.connect(Number(port), '127.0.0.1');
+    let received = '';
+    socket.on('data', (chunk) => {
+      received += String(chunk);
+    });
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    socket.write(
+      `GET /v1/sessions HTTP/1.1\r\nHost: localhost\r\n\r\nGET /v1/sessions HTTP/1.1\r\nHost: localhost\r\n\r\n`,
+    );
+    await closed;
+    expect(received.match(/HTTP\/1\.1 401/g)).toHaveLength(1);
+  });
+
+  it('answers a Last-Event-ID past the latest event at once with a 400, and no error names a host path', async () => {
+    await using ws = await hostDir('serve-answers-');
+    await using api = await fakeMessagesApi([{ type: 'message', blocks: [{ type: 'text', text: 'hello' }] }]);
+    await using server = await startSkateServe(
+      ['--workspace', ws.path, '--approval', 'auto'],
+      serveEnv(api.url),
+    );
+    const created = await server.request('/v1/sessions', { method: 'POST', headers: JSON_BODY, body: '{}' });
+    const session = (await created.json()) as SessionInfo;
+    const run = await server.request(`/v1/sessions/${session.id}/prompt`, {
+      method: 'POST',
+      headers: { ...JSON_BODY, accept: 'application/json' },
+      body: JSON.stringify({ text: 'hi' }),
+    });
+    expect(run.status).toBe(200);
+    await run.json();
+    const past = await Promise.race([
+      server.request(`/v1/sessions/${session.id}/events`, { headers: { 'last-event-id': '999' } }),
+      new Promise<'waiting'>((resolve) => setTimeout(() => resolve('waiting'), 5_000)),
+    ]);
+    expect(past).not.toBe('waiting');
+    const answer = past as Response;
+    expect(answer.status).toBe(400);
+    expect(((await answer.json()) as ServeErrorBody).error.message).toMatch(
+      /past the session's latest event/,
+    );
+    const pastQuery = await server.request(`/v1/sessions/${session.id}/events?after=999`);
+    expect(pastQuery.status).toBe(400);
+    await pastQuery.text();
+
+    // Every refusal, as the client sees it: no path of the host, and no input echoed whole.
+    const bad: [string, RequestInit][] = [
+      [`/v1/sessions/${session.id}/fork`, { method: 'POST', body: '{"atEventId":"no-such-event"}' }],
+      [
+        `/v1/sessions/${session.id}/fork`,
+        { method: 'POST', body: JSON.stringify({ atEventId: 'e'.repeat(1_000_000) }) },
+      ],
+      [
+        '/v1/sessions',
+        { method: 'POST', body: JSON.stringify({ workspace: path.join(ws.path, 'missing') }) },
+      ],
+      ['/v1/sessions', { method: 'POST', body: JSON.stringify({ workspace: 'x'.repeat(1_000_000) }) }],
+      ['/v1/sessions', { method: 'POST', body: JSON.stringify({ workspace: homedir() }) }],
+      ['/v1/sessions', { method: 'POST', body: JSON.stringify({ workspace: tmpdir() }) }],
+      ['/v1/sessions', { method: 'POST', body: JSON.stringify({ workspace: '.skate' }) }],
+      [
+        '/v1/sessions',
+        { method: 'POST', body: JSON.stringify({ resume: '0190c0de-0000-7000-8000-000000000000' }) },
+      ],
+      ['/v1/sessions', { method: 'POST', body: JSON.stringify({ model: 'no-such-model' }) }],
+      ['/v1/sessions', { method: 'POST', body: '{"workspace":' }],
+      [
+        `/v1/sessions/${session.id}/commands`,
+        { method: 'POST', body: '{"type":"set_network","network":"on"}' },
+      ],
+      ['/v1/sessions/%ZZ', {}],
+    ];
+    const hostPaths = [ws.path, homedir(), projectRoot(), tmpdir()];
+    for (const [route, init] of bad) {
+      const response = await server.request(route, { ...init, headers: JSON_BODY });
+      const body = await response.text();
+      const label = `${init.method ?? 'GET'} ${route.slice(0, 60)} ${String(init.body ?? '').slice(0, 60)}`;
+      expect(response.status, `${label}: ${body}`).toBeGreaterThanOrEqual(400);
+      expect(body.length, label).toBeLessThan(4_096);
+      for (const hostPath of hostPaths) expect(body, label).not.toContain(hostPath);
+    }
+    expect(server.child.exitCode).toBeNull();
+  });
+});
+
+describe('token files others can read are refused, as ssh refuses such a key', () => {
+  it('skate serve and skate executor serve start with a 0600 token file and refuse a 0644 one', async () => {
+    await using dir = await hostDir('token-file-');
+    const file = path.join(dir.path, 'token');
+    await writeFile(file, 'a-token-of-enough-length-0123456789\n');
+    for (const server of [['serve'], ['executor', 'serve']]) {
+      await chmod(file, 0o644);
+      const refused = await runCli(
+        [...server, '--listen', '127.0.0.1:0', '--workspace', dir.path, '--token-file', file],
+        { env: serveEnv() },
+      );
+      expect(refused.code, server.join(' ')).toBe(2);
+      expect(refused.stderr).toContain(`permissions 0644 for the token file ${file} are too open`);
+      expect(refused.stderr).toContain(`chmod 600 ${file}`);
+      expect(refused.stderr).not.toMatch(/listening|serving/);
+    }
+    await chmod(file, 0o600);
+    await using serve = await startSkateServe(['--workspace', dir.path, '--token-file', file], serveEnv());
+    const answered = await fetch(`${serve.url}/v1/sessions`, {
+      headers: { authorization: 'Bearer a-token-of-enough-length-0123456789' },
+    });
+    expect(answered.status).toBe(200);
+    await using relay = await startExecutorServe(dir.path, ['--token-file', file]);
+    const client = await ExecutorClient.connect(relay.url, { token: 'a-token-of-enough-length-0123456789' });
+    expect(await client.health()).toMatchObject({ enforcement: 'kernel' });
+    await client.shutdown();
+  });
+});
