@@ -39,11 +39,11 @@ const LOG_EVERY_MS = 5_000;
 /**
  * Caps a server's connections, in total and per address, and closes every
  * connection whose first request has not arrived within the header timeout.
- * At the total cap a new connection takes the place of the oldest one that has
- * not sent a request yet (a half-open or slow one: what a slowloris holds), so
- * that peers which never authenticate cannot keep a client out; when every
- * connection is engaged the new one is closed at once. Returns the count of
- * open connections.
+ * At a cap a new connection takes the place of the oldest one (from the same
+ * address, at that cap) that has not sent a request yet: a half-open or slow
+ * one, what a slowloris holds, so that peers which never send a request
+ * cannot keep a client out. When every such connection is engaged the new one
+ * is closed at once. Returns the count of open connections.
  */
 export function gateConnections(server: Server, limits: ConnectionLimits, log?: GateLog): () => number {
   const open = new Map<Socket, OpenConnection>();
@@ -54,7 +54,7 @@ export function gateConnections(server: Server, limits: ConnectionLimits, log?: 
 
   const report = (): void => {
     const now = Date.now();
-    if (!log || now - lastLog < LOG_EVERY_MS) return;
+    if (!log || refused + evicted === 0 || now - lastLog < LOG_EVERY_MS) return;
     lastLog = now;
     log(
       `connection limits: ${refused} refused, ${evicted} closed before their first request (${open.size} open; --max-connections ${limits.maxConnections}, --max-connections-per-address ${limits.maxConnectionsPerAddress})`,
@@ -74,29 +74,32 @@ export function gateConnections(server: Server, limits: ConnectionLimits, log?: 
     else perAddress.delete(entry.address);
   };
 
+  /** Closes the oldest connection (from `address`, when given) that has not sent a request yet; false when none. */
+  const evictOldestWaiting = (address?: string): boolean => {
+    for (const [socket, entry] of open) {
+      if (entry.firstRequest === undefined || (address !== undefined && entry.address !== address)) continue;
+      forget(socket);
+      socket.destroy();
+      evicted++;
+      return true;
+    }
+    return false;
+  };
+
   server.on('connection', (socket: Socket) => {
     // A peer that resets the connection must not reach an unhandled 'error'.
     socket.on('error', () => socket.destroy());
     const address = socket.remoteAddress ?? 'unknown';
-    if ((perAddress.get(address) ?? 0) >= limits.maxConnectionsPerAddress) {
+    const full =
+      ((perAddress.get(address) ?? 0) >= limits.maxConnectionsPerAddress && !evictOldestWaiting(address)) ||
+      (open.size >= limits.maxConnections && !evictOldestWaiting());
+    if (full) {
       refused++;
       socket.destroy();
       report();
       return;
     }
-    if (open.size >= limits.maxConnections) {
-      const oldestWaiting = [...open].find(([, entry]) => entry.firstRequest !== undefined)?.[0];
-      if (!oldestWaiting) {
-        refused++;
-        socket.destroy();
-        report();
-        return;
-      }
-      forget(oldestWaiting);
-      oldestWaiting.destroy();
-      evicted++;
-      report();
-    }
+    report();
     const entry: OpenConnection = { address, firstRequest: undefined, counted: true };
     entry.firstRequest = setTimeout(() => {
       evicted++;

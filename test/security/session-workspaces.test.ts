@@ -3,7 +3,7 @@ import { mkdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { methods } from '@agentclientprotocol/sdk';
 import { describe, expect, it } from 'vitest';
-import type { ServeErrorBody, SessionInfo, Transcript } from '../../shared/serve-api.js';
+import type { PromptJsonResponse, ServeErrorBody, SessionInfo, Transcript } from '../../shared/serve-api.js';
 import { startAcpEditor } from '../support/acp-editor.js';
 import { type FakeReply, fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
@@ -41,14 +41,17 @@ async function create(
     : { status: response.status, error: json.error };
 }
 
-async function runPrompt(server: SkateServe, id: string, text: string): Promise<void> {
+/** Runs a prompt to its end; resolves to the outputs of the run's tool calls. */
+async function runPrompt(server: SkateServe, id: string, text: string): Promise<string[]> {
   const response = await server.request(`/v1/sessions/${id}/prompt`, {
     method: 'POST',
     headers: { ...JSON_BODY, accept: 'application/json' },
     body: JSON.stringify({ text }),
   });
   expect(response.status).toBe(200);
-  await response.json();
+  const { events, result } = (await response.json()) as PromptJsonResponse;
+  expect(result.status).toBe('complete');
+  return events.flatMap((event) => (event.type === 'tool_call_result' ? [event.output] : []));
 }
 
 const logOf = (workspace: string, id: string): string =>
@@ -96,7 +99,8 @@ describe("skate serve: a session can never write another session's log", () => {
     await using root = await hostDir('ws-nested-');
     for (const dir of ['app/sub', 'lib/sub', 'same'])
       await mkdir(path.join(root.path, dir), { recursive: true });
-    await using api = await fakeMessagesApi([ok, ok]);
+    // Replies are queued before each prompt, in the order the prompts run.
+    await using api = await fakeMessagesApi();
     await using server = await startSkateServe(
       ['--workspace', root.path, '--approval', 'auto'],
       agentEnv(api.url),
@@ -106,6 +110,7 @@ describe("skate serve: a session can never write another session's log", () => {
     const outer = (await create(server, { workspace: 'app' })).session!;
     const inner = await create(server, { workspace: 'app/sub' });
     if (inner.session) {
+      api.enqueue(ok);
       await runPrompt(server, inner.session.id, 'hello');
       const innerLog = logOf(path.join(root.path, 'app', 'sub'), inner.session.id);
       const written = await readFile(innerLog, 'utf8');
@@ -126,6 +131,7 @@ describe("skate serve: a session can never write another session's log", () => {
 
     // Inner first: its .skate exists when the outer one's sandbox starts.
     const first = (await create(server, { workspace: 'lib/sub' })).session!;
+    api.enqueue(ok);
     await runPrompt(server, first.id, 'hello');
     const firstLog = logOf(path.join(root.path, 'lib', 'sub'), first.id);
     const firstWritten = await readFile(firstLog, 'utf8');
@@ -146,13 +152,14 @@ describe("skate serve: a session can never write another session's log", () => {
     // The same workspace is shared as before: its .skate is read-only to both sandboxes.
     const one = (await create(server, { workspace: 'same' })).session!;
     const two = (await create(server, { workspace: 'same' })).session!;
+    api.enqueue(ok);
     await runPrompt(server, two.id, 'hello');
     const twoLog = logOf(path.join(root.path, 'same'), two.id);
     const twoWritten = await readFile(twoLog, 'utf8');
     api.enqueue(
       ...shellThenDone('tu_same', `printf '{"forged":true}\\n' >> .skate/sessions/${two.id}.jsonl`),
     );
-    await runPrompt(server, one.id, 'forge');
+    expect((await runPrompt(server, one.id, 'forge')).join('\n')).toMatch(/Read-only file system/);
     expect(await readFile(twoLog, 'utf8')).toBe(twoWritten);
 
     // Once the outer session is deleted, the inner one may open.
