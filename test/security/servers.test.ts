@@ -244,7 +244,11 @@ describe('skate serve: nothing a peer sends takes it down or grows it without bo
       });
       socket.write(opening);
       const drip = setInterval(() => socket.write(opening.endsWith('\r\n\r\n{') ? ' ' : 'X-b: c\r\n'), 200);
-      return { socket, answer: () => answer, stop: () => (clearInterval(drip), socket.destroy()) };
+      const stop = (): void => {
+        clearInterval(drip);
+        socket.destroy();
+      };
+      return { socket, answer: () => answer, stop };
     };
     const started = Date.now();
     const head = trickle('GET /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\n');
