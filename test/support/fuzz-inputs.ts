@@ -18,6 +18,11 @@ export function fuzzBudget(defaultRuns: number, defaultSeconds = 4): { runs: num
   };
 }
 
+/** A fuzz test's own timeout: setup and checks, plus its budget two or three times over (two phases, slow checks). */
+export function fuzzTimeoutMs(): number {
+  return 120_000 + 3 * fuzzBudget(0).ms;
+}
+
 /** Draws inputs from `arbitrary` lazily, 50 at a time, each batch from its own seed: no huge array up front. */
 export function* fuzzInputs<T>(arbitrary: fc.Arbitrary<T>, runs: number, seed = FUZZ_SEED): Generator<T> {
   for (let batch = 0; batch * 50 < runs; batch++) {
