@@ -19,7 +19,8 @@ const API_PATH = /^\/(v1(\/|$)|openapi\.json$)/;
  */
 export function publicMessage(message: string, root: string): string {
   const redacted = message.replace(ABSOLUTE_PATH, (_all, before: string, found: string) => {
-    if (API_PATH.test(found)) return `${before}${found}`;
+    // The API's own routes, and `/` alone (the filesystem's root names nothing of this host).
+    if (found === '/' || API_PATH.test(found)) return `${before}${found}`;
     const normalized = path.normalize(found);
     if (isWithin(root, normalized)) return `${before}${path.relative(root, normalized) || '.'}`;
     return `${before}<host path>`;

@@ -21,6 +21,9 @@ describe('publicMessage: what a client of skate serve may read in an error', () 
     const advice =
       'interrupt it (POST /v1/sessions/01/commands {"type":"interrupt"}); GET /openapi.json lists them';
     expect(publicMessage(advice, root)).toBe(advice);
+    expect(publicMessage('the workspace cannot be / (the whole filesystem)', root)).toBe(
+      'the workspace cannot be / (the whole filesystem)',
+    );
     expect(publicMessage('send application/json or text/event-stream, auto < ask', root)).toBe(
       'send application/json or text/event-stream, auto < ask',
     );
