@@ -70,7 +70,8 @@ export async function serveExecutors(options: ExecutorServerOptions): Promise<Ru
     {
       maxHeaderSize: 16 * 1024,
       headersTimeout: limits.headerTimeoutMs,
-      requestTimeout: 30_000,
+      // An upgrade request has no body: the head is all there is to wait for (node:http wants this >= the above).
+      requestTimeout: Math.max(limits.headerTimeoutMs, 30_000),
       // How often node:http checks those timeouts (30 s by default).
       connectionsCheckingInterval: 1_000,
     },
