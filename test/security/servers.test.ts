@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { chmod, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import net from 'node:net';
@@ -5,12 +6,12 @@ import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ExecutorClient } from '../../harness/executor-client/executor-client.js';
-import { projectRoot } from '../../harness/project-paths.js';
+import { distPath, projectRoot } from '../../harness/project-paths.js';
 import type { ServeErrorBody, SessionInfo } from '../../shared/serve-api.js';
 import { EXECUTOR_TOKEN, startExecutorServe } from '../support/executor-serve.js';
 import { fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
-import { processDescendants } from '../support/process-descendants.js';
+import { commandLine, processDescendants } from '../support/process-descendants.js';
 import { eventually, isAlive } from '../support/processes.js';
 import { rawWebSocket } from '../support/raw-websocket.js';
 import { runCli } from '../support/run-cli.js';
@@ -407,5 +408,44 @@ describe('token files others can read are refused, as ssh refuses such a key', (
     const client = await ExecutorClient.connect(relay.url, { token: 'a-token-of-enough-length-0123456789' });
     expect(await client.health()).toMatchObject({ enforcement: 'kernel' });
     await client.shutdown();
+  });
+});
+
+describe('skate acp: the editor closing the connection leaves nothing running', () => {
+  it('exits 0 and leaves no executor when stdin closes while sessions are still starting and switching', async () => {
+    await using ws = await hostDir('acp-close-');
+    await using api = await fakeMessagesApi();
+    const child = spawn(process.execPath, [distPath('cli', 'skate.js'), 'acp'], {
+      cwd: ws.path,
+      env: { ...process.env, ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: api.url },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+    });
+    const line = (id: number, method: string, params: unknown): string =>
+      `${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`;
+    child.stdin.write(line(1, 'initialize', { protocolVersion: 1, clientCapabilities: {} }));
+    child.stdin.write(line(2, 'session/new', { cwd: ws.path, mcpServers: [] }));
+    expect(await eventually(() => /"id":2,"result"/.test(out), 20_000)).toBe(true);
+    const id = /"sessionId":"([^"]+)"/.exec(out)![1]!;
+    // A mode switch (a planning agent on its own executor) and two more sessions, and the editor goes away.
+    child.stdin.write(line(3, 'session/set_mode', { sessionId: id, modeId: 'plan' }));
+    child.stdin.write(line(4, 'session/new', { cwd: ws.path, mcpServers: [] }));
+    child.stdin.write(line(5, 'session/load', { sessionId: id, cwd: ws.path, mcpServers: [] }));
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const started = await processDescendants(child.pid!);
+    child.stdin.end();
+    const code = await Promise.race([
+      exited,
+      new Promise((resolve) => setTimeout(() => resolve('hung'), 20_000)),
+    ]);
+    const left = await Promise.all((await processDescendants(child.pid!)).map(commandLine));
+    if (code === 'hung') child.kill('SIGKILL');
+    // On the host: the process ended by itself, and so did every process it started.
+    expect({ code, left }).toEqual({ code: 0, left: [] });
+    for (const pid of started) expect(await eventually(async () => !(await isAlive(pid)), 5_000)).toBe(true);
   });
 });
