@@ -428,6 +428,7 @@ describe('skate acp: the editor closing the connection leaves nothing running', 
     const line = (id: number, method: string, params: unknown): string =>
       `${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`;
     child.stdin.write(line(1, 'initialize', { protocolVersion: 1, clientCapabilities: {} }));
+    expect(await eventually(() => /"id":1,"result"/.test(out), 20_000)).toBe(true);
     child.stdin.write(line(2, 'session/new', { cwd: ws.path, mcpServers: [] }));
     expect(await eventually(() => /"id":2,"result"/.test(out), 20_000)).toBe(true);
     const id = /"sessionId":"([^"]+)"/.exec(out)![1]!;
