@@ -1,4 +1,4 @@
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { type ChildProcess, type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import net from 'node:net';
@@ -79,6 +79,15 @@ function crashed(target: string, recent: unknown[], why: string): never {
   throw new Error(`fuzz ${target}: ${why} after one of these inputs:\n${shown}`);
 }
 
+/** Kills `child` (SIGKILL) when the scope ends, unless it has exited: a failed check leaves no process. */
+function killOnDispose(child: ChildProcess): AsyncDisposable {
+  return {
+    async [Symbol.asyncDispose]() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    },
+  };
+}
+
 /** The node process of a sandboxed executor (below bwrap), for its memory. */
 async function executorNode(outerPid: number): Promise<number | undefined> {
   for (const pid of [outerPid, ...(await processDescendants(outerPid))]) {
@@ -111,6 +120,8 @@ describe('protocol fuzzing (fixed seed, bounded run; every check on the host)', 
           },
         },
       );
+      // Whatever a failed check leaves, the executor goes with the test.
+      await using _executor = killOnDispose(executor.child);
       const input = executor.child.stdin!;
       let checks = 0;
       const alive = async (): Promise<boolean> => {
@@ -426,6 +437,7 @@ describe('protocol fuzzing (fixed seed, bounded run; every check on the host)', 
           stdio: 'pipe',
         },
       );
+      await using _child = killOnDispose(child);
       const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
       let stderr = '';
       child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
