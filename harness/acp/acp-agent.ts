@@ -49,10 +49,31 @@ export function createAcpAgent(options: AcpAgentOptions): SkateAcpAgent {
   /** The workspace of each session this connection has named (listed, opened), for `session/delete`. */
   const workspaces = new Map<string, string>();
   let capabilities: ClientCapabilities = {};
+  /** Agents being started (new, load, resume, fork): `close` waits for them, so none outlives the connection. */
+  const starting = new Set<Promise<unknown>>();
+  let closing = false;
+
+  /** An agent started for a session, or closed again when the connection closed meanwhile. */
+  const started = async (start: Promise<AcpAgentHandle>): Promise<AcpAgentHandle> => {
+    starting.add(start);
+    try {
+      const handle = await start;
+      if (closing) {
+        await handle.close();
+        throw RequestError.internalError(undefined, 'the connection is closing');
+      }
+      return handle;
+    } finally {
+      starting.delete(start);
+    }
+  };
 
   /** Starts an ACP session on `handle` and tells the client its commands once it knows the session. */
   const begin = (handle: AcpAgentHandle, client: AgentContext, id = handle.sessionId): AcpSession => {
     const session = new AcpSession({ id, agent: handle, client, capabilities, log: options.log });
+    // Two loads of one session at once: the later one is the session; the earlier one's agent stops.
+    const earlier = sessions.get(session.id);
+    if (earlier) void earlier.close().catch(() => undefined);
     sessions.set(session.id, session);
     workspaces.set(session.id, handle.workspace);
     return session;
@@ -73,10 +94,9 @@ export function createAcpAgent(options: AcpAgentOptions): SkateAcpAgent {
     const previous = sessions.get(params.sessionId);
     sessions.delete(params.sessionId);
     await previous?.close();
-    const handle = await options.agents.open({
-      workspace,
-      session: { kind: 'resume', id: params.sessionId },
-    });
+    const handle = await started(
+      options.agents.open({ workspace, session: { kind: 'resume', id: params.sessionId } }),
+    );
     const session = begin(handle, client, params.sessionId);
     noteMcpServers(session, params.mcpServers ?? [], options.log);
     return session;
@@ -108,7 +128,7 @@ export function createAcpAgent(options: AcpAgentOptions): SkateAcpAgent {
       methods.agent.session.new,
       explained(async ({ params, client }) => {
         const workspace = await workspaceOf(params.cwd);
-        const handle = await options.agents.open({ workspace, session: { kind: 'new' } });
+        const handle = await started(options.agents.open({ workspace, session: { kind: 'new' } }));
         const session = begin(handle, client);
         noteMcpServers(session, params.mcpServers, options.log);
         afterResponse(() => session.announceCommands());
@@ -194,10 +214,11 @@ export function createAcpAgent(options: AcpAgentOptions): SkateAcpAgent {
       explained(async ({ params, client }): Promise<ForkSessionResponse> => {
         const workspace = await workspaceOf(params.cwd);
         const open = sessions.get(params.sessionId);
-        const handle =
+        const handle = await started(
           open && open.workspace === workspace
-            ? await open.fork()
-            : await options.agents.open({ workspace, session: { kind: 'fork', id: params.sessionId } });
+            ? open.fork()
+            : options.agents.open({ workspace, session: { kind: 'fork', id: params.sessionId } }),
+        );
         const session = begin(handle, client);
         noteMcpServers(session, params.mcpServers ?? [], options.log);
         afterResponse(() => session.announceCommands());
@@ -239,6 +260,8 @@ export function createAcpAgent(options: AcpAgentOptions): SkateAcpAgent {
   return {
     app,
     async close() {
+      closing = true;
+      await Promise.allSettled([...starting]);
       const all = [...sessions.values()];
       sessions.clear();
       await Promise.allSettled(all.map((session) => session.close()));

@@ -61,6 +61,9 @@ class RuntimeAgent implements AcpAgentHandle {
   mode: AcpMode = 'execute';
   /** The first agent, kept while planning. */
   private original: AgentSession | undefined;
+  /** The mode switch in progress (settled when none). */
+  private switching: Promise<unknown> = Promise.resolve();
+  private closed = false;
 
   private constructor(
     private agent: AgentSession,
@@ -163,13 +166,22 @@ class RuntimeAgent implements AcpAgentHandle {
     return this.mode === 'plan' ? planFilePath(this.agent.workspace) : undefined;
   }
 
-  async setMode(mode: AcpMode): Promise<string | undefined> {
-    if (mode === this.mode) return undefined;
-    const model = this.agent.model;
-    const note = await this.switchMode(mode);
-    // The model chosen stays chosen, also on the conversation from before planning.
-    if (this.agent.model !== model) await this.agent.apply({ type: 'set_model', model });
-    return note;
+  /**
+   * Mode switches run one at a time (each starts or closes agents), and
+   * `close` waits for the one in progress, so no agent it starts is left
+   * running after the session is closed.
+   */
+  setMode(mode: AcpMode): Promise<string | undefined> {
+    const run = this.switching.then(async () => {
+      if (this.closed || mode === this.mode) return undefined;
+      const model = this.agent.model;
+      const note = await this.switchMode(mode);
+      // The model chosen stays chosen, also on the conversation from before planning.
+      if (this.agent.model !== model) await this.agent.apply({ type: 'set_model', model });
+      return note;
+    });
+    this.switching = run.catch(() => undefined);
+    return run;
   }
 
   private async switchMode(mode: AcpMode): Promise<string | undefined> {
@@ -202,6 +214,8 @@ class RuntimeAgent implements AcpAgentHandle {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    await this.switching;
     this.unsubscribe();
     await Promise.allSettled([this.agent.close(), this.original?.close()]);
   }

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
+import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from '../executor-relay/connection-gate.js';
 import { withholdValue } from '../sandbox/executor-env.js';
+import { positiveInt } from './cli-flags.js';
 import { UsageError } from './usage-error.js';
 
 /** `--listen HOST:PORT` (`[::1]:PORT` for IPv6), as the servers (`executor serve`, `serve`) take it. */
@@ -15,8 +17,10 @@ export function parseListen(listen: string): { host: string; port: number } {
 /**
  * A server's bearer token: from `--token-file`, else the environment variable
  * `envVar`, else a new random one (`generated`: print it once). A token
- * shorter than 16 characters is refused before anything starts. Whichever it
- * is, no sandbox this process starts gets it (`withholdValue`).
+ * shorter than 16 characters is refused before anything starts, and so is a
+ * token file that others may read or write, as ssh refuses such a private key:
+ * a warning scrolls by, the token would stay exposed. Whichever it is, no
+ * sandbox this process starts gets it (`withholdValue`).
  */
 export async function readServerToken(
   tokenFile: string | undefined,
@@ -32,6 +36,16 @@ async function findServerToken(
   envVar: string,
 ): Promise<{ token: string; generated: boolean }> {
   if (tokenFile) {
+    const info = await stat(tokenFile).catch((error: NodeJS.ErrnoException) => {
+      throw new UsageError(`cannot read the token file ${tokenFile}: ${error.code ?? error.message}`);
+    });
+    // A pipe or `/dev/stdin` (`--token-file <(pass show skate)`) has no permissions of its own to check.
+    if (info.isFile() && (info.mode & 0o077) !== 0) {
+      const mode = (info.mode & 0o777).toString(8).padStart(4, '0');
+      throw new UsageError(
+        `permissions ${mode} for the token file ${tokenFile} are too open: others could read the token; make it readable by its owner only (chmod 600 ${tokenFile})`,
+      );
+    }
     const token = (await readFile(tokenFile, 'utf8')).trim();
     if (token.length < 16) throw new UsageError(`the token in ${tokenFile} is shorter than 16 characters`);
     return { token, generated: false };
@@ -56,4 +70,39 @@ export function parseCorsOrigin(value: string): string {
     throw new UsageError(`--cors takes an origin such as https://app.example.com:8443, not "${value}"`);
   }
   return origin;
+}
+
+/** The connection flags both servers take; their defaults are `DEFAULT_CONNECTION_LIMITS`. */
+export const CONNECTION_OPTIONS = {
+  'max-connections': { type: 'string', default: String(DEFAULT_CONNECTION_LIMITS.maxConnections) },
+  'max-connections-per-address': {
+    type: 'string',
+    default: String(DEFAULT_CONNECTION_LIMITS.maxConnectionsPerAddress),
+  },
+  'header-timeout': { type: 'string', default: String(DEFAULT_CONNECTION_LIMITS.headerTimeoutMs / 1000) },
+  'allow-host': { type: 'string', multiple: true },
+} as const;
+
+/** `--max-connections`, `--max-connections-per-address`, `--header-timeout` as limits. */
+export function connectionLimits(values: {
+  'max-connections': string;
+  'max-connections-per-address': string;
+  'header-timeout': string;
+}): ConnectionLimits {
+  return {
+    maxConnections: positiveInt('--max-connections', values['max-connections']),
+    maxConnectionsPerAddress: positiveInt(
+      '--max-connections-per-address',
+      values['max-connections-per-address'],
+    ),
+    headerTimeoutMs: positiveInt('--header-timeout', values['header-timeout']) * 1000,
+  };
+}
+
+/** `--allow-host NAME`: a host name as a Host header carries it, without a port. */
+export function parseAllowedHost(value: string): string {
+  if (!/^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/i.test(value)) {
+    throw new UsageError(`--allow-host takes a host name such as skate.example.com, not "${value}"`);
+  }
+  return value.toLowerCase();
 }

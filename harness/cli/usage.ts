@@ -12,7 +12,8 @@ export const USAGE = `usage:
   skate execute [--plan FILE] ["extra instructions"] [agent options]   carry out the plan in a fresh agent
   skate tools [--policy P] [--workspace DIR] [--executor ws://HOST:PORT] [--json]
   skate tool NAME --input JSON|- [--policy P] [--workspace DIR] [--executor ws://HOST:PORT] [--stream]
-  skate executor serve --listen HOST:PORT [--policy P] [--workspace DIR] [--token-file FILE]
+  skate executor serve --listen HOST:PORT [--policy P] [--workspace DIR] [--token-file FILE] [--max-executors N]
+        [--max-connections N] [--max-connections-per-address N] [--header-timeout SECONDS] [--allow-host NAME]...
   skate sessions list [--workspace DIR] [--json]
   skate sessions show ID [--workspace DIR] [--json]
   skate policy show [P] [--workspace DIR] [--json]
@@ -21,7 +22,8 @@ export const USAGE = `usage:
                                          an ACP agent on stdin/stdout, for editors (Zed, JetBrains…)
   skate serve --listen HOST:PORT [--policy P] [--workspace DIR] [--approval ask|auto|deny-writes] [--token-file FILE]
         [--max-sessions N] [--max-runs N] [--max-body-bytes N] [--idle-timeout SECONDS] [--replay-buffer N]
-        [--approval-timeout SECONDS] [--cors ORIGIN]...
+        [--approval-timeout SECONDS] [--cors ORIGIN]... [--max-connections N] [--max-connections-per-address N]
+        [--header-timeout SECONDS] [--request-timeout SECONDS] [--allow-host NAME]...
                                          an HTTP API with SSE (token in SKATE_SERVE_TOKEN, or printed once)
   skate --version
 

@@ -55,6 +55,15 @@ export async function startAgent(
   const note = settings.onNote ?? (() => {});
   traceStart('agent: start');
   const workspace = await resolveWorkspace(settings.workspace);
+  // The workspace is what a policy makes writable and where `.skate` is made: never all of the filesystem
+  // (an editor's `cwd: "/"` over ACP, `--workspace /`). The home directory is a workspace like any other,
+  // its Skate configuration protected by the policies.
+  if (workspace === '/') {
+    throw new AgentRuntimeError(
+      'workspace',
+      'the workspace cannot be / (the whole filesystem would be writable): choose a project directory',
+    );
+  }
   const activity = settings.activity ?? { kind: 'agent' };
   let executorSettings = settings.executor;
   if (activity.kind === 'plan') {

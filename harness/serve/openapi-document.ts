@@ -12,7 +12,7 @@ export function openApiDocument(routes: readonly Route[], version: string): Reco
     z.toJSONSchema(type, { io, unrepresentable: 'any', target: 'draft-2020-12' });
   const errorResponse = {
     description:
-      'An error: 400 bad_request, 401 unauthorized, 400 unknown_model, 403 forbidden, 404 not_found, 409 busy or not_pending, 410 replay_gone, 413 payload_too_large, 429 too_many_sessions or too_many_runs, 503 shutting_down',
+      'An error: 400 bad_request, 401 unauthorized, 400 unknown_model, 403 forbidden or host_not_allowed, 404 not_found, 409 busy, not_pending or workspace_in_use, 410 replay_gone, 413 payload_too_large, 429 too_many_sessions or too_many_runs, 503 shutting_down',
     content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
   };
   const paths: Record<string, Record<string, unknown>> = {};

@@ -42,6 +42,8 @@ export interface ServeSessionOptions {
   requestTimeoutMs: number;
   /** Takes one of the server's run slots, or throws `too_many_runs`; the returned function gives it back. */
   takeRunSlot(): () => void;
+  /** An error message as the client may see it (no host paths), for the `error` messages of a run. */
+  publicMessage(message: string): string;
   onLog?(line: string): void;
 }
 
@@ -174,7 +176,9 @@ export class ServeSession {
           result = runResultOf(outcome, performance.now() - started);
         }
       } catch (error) {
-        const message = ServeError.fromUnknown(error).message;
+        const failure = ServeError.fromUnknown(error).message;
+        this.options.onLog?.(`session ${this.id}: ${failure}`);
+        const message = this.options.publicMessage(failure);
         this.push({ type: 'error', agent: [], message });
         result = { ...emptyResult(this.model, this.id, started), error: message };
       }
@@ -188,10 +192,21 @@ export class ServeSession {
     return run;
   }
 
-  /** The run a reconnecting client reads: the current or last one, checked against its Last-Event-ID. */
+  /**
+   * The run a reconnecting client reads: the current or last one, checked
+   * against its Last-Event-ID. An id past the session's latest event was never
+   * sent (by this server, since it started): refused rather than waited on.
+   */
   runFor(lastEventId: number | undefined): RunBuffer {
     const run = this.run;
     if (!run) throw new ServeError('not_found', `session ${this.id} has had no run yet`);
+    const latest = this.nextEventId - 1;
+    if (lastEventId !== undefined && lastEventId > latest) {
+      throw new ServeError(
+        'bad_request',
+        `Last-Event-ID ${lastEventId} is past the session's latest event (${latest}), so there is nothing to replay after it; reconnect with an id this server sent, or without one for the whole current run`,
+      );
+    }
     if (lastEventId !== undefined && lastEventId < run.firstId - 1) {
       throw new ServeError(
         'replay_gone',

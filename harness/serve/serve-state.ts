@@ -1,13 +1,16 @@
+import path from 'node:path';
+import { isWithin } from '../../shared/path-within.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import type { CreateSessionRequest, SessionInfo, Transcript } from '../../shared/serve-api.js';
 import { loadSession } from '../session/session-reader.js';
 import { resolveSession, sessionTotals } from '../session/session-store.js';
 import { checkModel } from './check-model.js';
+import { publicMessage } from './public-message.js';
 import { ServeError } from './serve-error.js';
 import { type AgentStart, ServeSession, type ServeSessionOptions } from './serve-session.js';
 import { grantSession, type ServerLimits } from './session-policy.js';
 
-export interface ServeStateOptions extends Omit<ServeSessionOptions, 'takeRunSlot'> {
+export interface ServeStateOptions extends Omit<ServeSessionOptions, 'takeRunSlot' | 'publicMessage'> {
   server: ServerLimits;
   /** The server's policy resolved for its own workspace: what session workspaces are checked against. */
   rootPolicy: ResolvedPolicy;
@@ -26,6 +29,8 @@ export class ServeState {
   private readonly sessions = new Map<string, ServeSession>();
   /** Sessions being created, counted against the limit before they exist. */
   private opening = 0;
+  /** The workspaces of sessions being created, checked for overlap like those of open sessions. */
+  private readonly openingWorkspaces = new Set<string>();
   private runs = 0;
   private shuttingDown = false;
 
@@ -43,8 +48,12 @@ export class ServeState {
       if (open) throw new ServeError('busy', `session ${open.id} is already open here; use it`);
     }
     this.opening++;
+    let reserved: string | undefined;
     try {
       const grant = await grantSession(this.options.server, this.options.rootPolicy, request);
+      this.assertNoOverlap(grant.workspace);
+      reserved = grant.workspace;
+      this.openingWorkspaces.add(reserved);
       if (request.model) checkModel(request.model);
       const start: AgentStart = {
         ...grant,
@@ -60,7 +69,13 @@ export class ServeState {
       return this.add(session);
     } finally {
       this.opening--;
+      if (reserved !== undefined) this.openingWorkspaces.delete(reserved);
     }
+  }
+
+  /** An error message as a client may see it: no host path, no huge echo (`publicMessage`). */
+  publicMessage(message: string): string {
+    return publicMessage(message, this.options.server.root);
   }
 
   get(id: string): ServeSession {
@@ -124,6 +139,7 @@ export class ServeState {
       idleMs: this.options.idleMs,
       replayLimit: this.options.replayLimit,
       requestTimeoutMs: this.options.requestTimeoutMs,
+      publicMessage: (message) => this.publicMessage(message),
       ...(this.options.onLog && { onLog: this.options.onLog }),
       takeRunSlot: () => {
         this.assertAccepting();
@@ -141,6 +157,26 @@ export class ServeState {
         };
       },
     };
+  }
+
+  /**
+   * Refuses a workspace that contains, or lies inside, the workspace of an open
+   * session (the same one is fine). The inner session's `.skate`, made by the
+   * harness once the outer session's sandbox runs, would be writable to the
+   * outer one's commands: its logs, which the transcript serves, rewritten.
+   */
+  private assertNoOverlap(workspace: string): void {
+    const open = [...this.sessions.values()].map((session) => session.workspace);
+    const other = [...open, ...this.openingWorkspaces].find(
+      (taken) => taken !== workspace && (isWithin(taken, workspace) || isWithin(workspace, taken)),
+    );
+    if (other === undefined) return;
+    const root = this.options.server.root;
+    const [shown, taken] = [workspace, other].map((dir) => path.relative(root, dir) || '.');
+    throw new ServeError(
+      'workspace_in_use',
+      `workspace ${shown} ${isWithin(other, workspace) ? 'lies inside' : 'contains'} ${taken}, the workspace of an open session: one session's commands could write the other's .skate (its logs); delete that session first, or use the same workspace`,
+    );
   }
 
   private assertRoom(): void {

@@ -32,13 +32,32 @@ export interface SessionGrant {
 /** How strict an approval mode is: a session may only move right. */
 const STRICTNESS: readonly ApprovalMode[] = ['auto', 'ask', 'deny-writes'];
 
+/** Skate's own directory: protected in every workspace at every depth, whatever a policy lists. */
+const SKATE_DIR_NAME = '.skate';
+
+/**
+ * The names the server's policy protects in a workspace (`${workspace}/.git`,
+ * `.skate`, `.vscode`, …): a session's workspace may have none of them as a
+ * component at any depth, so `sub/.skate/sessions` (another session's logs) or
+ * `lib/.git/hooks` is never a workspace of its own, writable as a whole.
+ */
+export function protectedNames(rootPolicy: ResolvedPolicy): Set<string> {
+  const names = new Set([SKATE_DIR_NAME]);
+  for (const entry of rootPolicy.protected) {
+    if (!isGlob(entry) && path.dirname(entry) === rootPolicy.workspace) names.add(path.basename(entry));
+  }
+  return names;
+}
+
 /**
  * The workspace, policy and approval mode of a new session, never wider than
  * the server's. The server's policy is resolved for the session's workspace
  * (a subdirectory gets the same rules, rooted there) and is the ceiling:
  * the requested policy must be `isNarrowerOrEqual` to it, the check
- * sub-agents' policies pass. The workspace must lie inside the server's and
- * not inside anything the server's policy protects or hides.
+ * sub-agents' policies pass. The workspace must lie inside the server's, not
+ * inside anything the server's policy protects or hides, and no component of
+ * it below the server's workspace may be a protected name (`protectedNames`).
+ * Messages name the workspace as the client did: relative to the server's.
  */
 export async function grantSession(
   server: ServerLimits,
@@ -47,15 +66,23 @@ export async function grantSession(
 ): Promise<SessionGrant> {
   const workspace = await resolveWorkspace(path.resolve(server.root, request.workspace ?? '.'));
   if (!isWithin(server.root, workspace)) {
-    throw new ServeError('forbidden', `workspace ${workspace} is outside the server's ${server.root}`);
+    throw new ServeError('forbidden', "the workspace is outside the server's --workspace");
   }
+  const shown = path.relative(server.root, workspace) || '.';
   const shut = [...rootPolicy.protected, ...rootPolicy.read.deny].find(
     (p) => !isGlob(p) && isWithin(p, workspace),
   );
-  if (shut) {
+  const names = protectedNames(rootPolicy);
+  const component = shown.split(path.sep).find((part) => names.has(part));
+  if (shut || component) {
+    const what =
+      component ??
+      (isWithin(server.root, shut!)
+        ? path.relative(server.root, shut!)
+        : "a path above the server's workspace");
     throw new ServeError(
       'forbidden',
-      `workspace ${workspace} is inside ${shut}, which the server's policy protects`,
+      `workspace ${shown} is inside ${what}, which the server's policy protects`,
     );
   }
   const withNetwork = (policy: ResolvedPolicy, mode: 'on' | 'off' | undefined): ResolvedPolicy =>
@@ -111,7 +138,7 @@ export async function grantPlanning(workspace: string, ceiling: ResolvedPolicy):
   if (!writesWorkspace || !isNarrowerOrEqual(readOnly, ceiling)) {
     throw new ServeError(
       'forbidden',
-      `planning (the plan policy) is wider than the server's policy ${ceiling.name} for ${workspace}`,
+      `planning (the plan policy) is wider than the server's policy ${ceiling.name} for this workspace`,
     );
   }
 }

@@ -1,21 +1,37 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_MAX_FRAME_BYTES } from '../../executor-client/executor-client.js';
-import { serveExecutors } from '../../executor-relay/executor-relay-server.js';
+import {
+  DEFAULT_RELAY_LIMITS,
+  type RelayLimits,
+  serveExecutors,
+} from '../../executor-relay/executor-relay-server.js';
 import { resolvePolicy, resolveWorkspace } from '../../runtime/start-executor.js';
 import { launcherFor, type SandboxMode } from '../../sandbox/choose-launcher.js';
-import { COMMON, type CommandMain, parsed, sandboxMode } from '../cli-flags.js';
-import { parseListen, readServerToken } from '../server-options.js';
+import { COMMON, type CommandMain, parsed, positiveInt, sandboxMode } from '../cli-flags.js';
+import {
+  CONNECTION_OPTIONS,
+  connectionLimits,
+  parseAllowedHost,
+  parseListen,
+  readServerToken,
+} from '../server-options.js';
 import { help } from '../usage.js';
 import { UsageError } from '../usage-error.js';
 
-const OPTIONS = { ...COMMON, listen: { type: 'string' }, 'token-file': { type: 'string' } } as const;
+const OPTIONS = {
+  ...COMMON,
+  ...CONNECTION_OPTIONS,
+  listen: { type: 'string' },
+  'token-file': { type: 'string' },
+  'max-executors': { type: 'string', default: String(DEFAULT_RELAY_LIMITS.maxExecutors) },
+} as const;
 
-/** `skate executor serve --listen HOST:PORT [--token-file FILE]`. */
+/** `skate executor serve --listen HOST:PORT [--token-file FILE] [limits]`. */
 export const run: CommandMain = async (args) => {
   const [sub, ...rest] = args;
   if (sub !== 'serve')
     throw new UsageError('the executor command is `skate executor serve --listen HOST:PORT`');
-  const { values } = parsed(() => parseArgs({ args: rest, options: OPTIONS }));
+  const { values } = parsed(() => parseArgs({ args: rest, options: OPTIONS }), Object.keys(OPTIONS));
   if (values.help) return help();
   if (!values.listen) throw new UsageError('skate executor serve needs --listen HOST:PORT');
   return executorServeCommand({
@@ -24,6 +40,11 @@ export const run: CommandMain = async (args) => {
     workspace: values.workspace,
     tokenFile: values['token-file'],
     sandbox: sandboxMode(values.sandbox),
+    limits: {
+      ...connectionLimits(values),
+      maxExecutors: positiveInt('--max-executors', values['max-executors']),
+    },
+    allowedHosts: (values['allow-host'] ?? []).map(parseAllowedHost),
   });
 };
 
@@ -33,6 +54,8 @@ export interface ExecutorServeOptions {
   workspace: string;
   tokenFile?: string | undefined;
   sandbox: SandboxMode;
+  limits?: RelayLimits;
+  allowedHosts?: string[];
 }
 
 /** `skate executor serve --listen HOST:PORT`: serves sandboxed executors to remote harnesses. */
@@ -48,6 +71,8 @@ export async function executorServeCommand(options: ExecutorServeOptions): Promi
     policy,
     launcher: await launcherFor(policy, options.sandbox),
     maxFrameBytes: DEFAULT_MAX_FRAME_BYTES,
+    ...(options.limits && { limits: options.limits }),
+    ...(options.allowedHosts && { allowedHosts: options.allowedHosts }),
     onLog: (line) => process.stderr.write(`${line}\n`),
   });
   process.stderr.write(

@@ -12,12 +12,22 @@ import {
   refuseFlags,
 } from '../cli-flags.js';
 import { note } from '../note.js';
-import { parseCorsOrigin, parseListen, readServerToken } from '../server-options.js';
+import {
+  CONNECTION_OPTIONS,
+  connectionLimits,
+  parseAllowedHost,
+  parseCorsOrigin,
+  parseListen,
+  readServerToken,
+} from '../server-options.js';
 import { help } from '../usage.js';
 import { UsageError } from '../usage-error.js';
 
 const OPTIONS = {
   ...AGENT_OPTIONS,
+  ...CONNECTION_OPTIONS,
+  // A request's head and body; the response (a stream) is not timed.
+  'request-timeout': { type: 'string', default: '60' },
   // A client is there to answer: approvals are asked by default, as in `skate acp`.
   approval: { type: 'string', default: 'ask' },
   listen: { type: 'string' },
@@ -71,6 +81,11 @@ export const run: CommandMain = async (args) => {
     replayLimit: positiveInt('--replay-buffer', values['replay-buffer']),
     requestTimeoutMs: positiveInt('--approval-timeout', values['approval-timeout']) * 1000,
   };
+  const connections = {
+    ...connectionLimits(values),
+    requestTimeoutMs: positiveInt('--request-timeout', values['request-timeout']) * 1000,
+  };
+  const allowedHosts = (values['allow-host'] ?? []).map(parseAllowedHost);
   const corsOrigins = (values.cors ?? []).map(parseCorsOrigin);
   // The token is settled before anything starts: a bad one leaves nothing running.
   const { token, generated } = await readServerToken(values['token-file'], SERVE_TOKEN_ENV);
@@ -121,6 +136,8 @@ export const run: CommandMain = async (args) => {
     state,
     maxBodyBytes: limits.maxBodyBytes,
     corsOrigins,
+    limits: connections,
+    allowedHosts,
     version: skateVersion(),
     onLog: note,
   });
