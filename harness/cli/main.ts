@@ -3,6 +3,7 @@ import type { CommandMain } from './cli-flags.js';
 import type { CommandName } from './command-names.js';
 import { type EsmHost, setEsmHost } from './esm-host.js';
 import { EXIT } from './exit-codes.js';
+import { note } from './note.js';
 import { help } from './usage.js';
 import { UsageError } from './usage-error.js';
 
@@ -77,23 +78,22 @@ export async function runCli(argv: string[], host?: EsmHost): Promise<number> {
   try {
     return await run(argv);
   } catch (error) {
+    // Through note: a message may quote a workspace file or a tool's words, shown inert.
     if (await isUsageFailure(error)) {
       // One line: what was wrong and how to write it. `skate --help` has the whole usage.
-      process.stderr.write(`skate: ${(error as Error).message}\n`);
+      note((error as Error).message);
       return EXIT.usage;
     }
     if (error instanceof (await import('../settings/settings-error.js')).SettingsError) {
       // A settings file that cannot be used: file, key and problem on one line; nothing ran.
-      process.stderr.write(`skate: settings: ${error.message}\n`);
+      note(`settings: ${error.message}`);
       return EXIT.usage;
     }
     if (await isExpectedFailure(error)) {
-      process.stderr.write(`skate: ${(error as Error).message}\n`);
+      note((error as Error).message);
       return EXIT.error;
     }
-    process.stderr.write(
-      `skate: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-    );
+    note(error instanceof Error ? (error.stack ?? error.message) : String(error));
     return EXIT.error;
   }
 }

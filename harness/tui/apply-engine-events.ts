@@ -1,6 +1,7 @@
 import type { EngineEvent } from '../../shared/engine-events.js';
 import { addUsage, zeroUsage } from '../engine/token-usage.js';
 import { estimateCostUsd } from '../provider/model-catalog.js';
+import { inertValue } from '../terminal/inert-value.js';
 import { attachOrigins, type MessageLoggedEvent } from './attach-origins.js';
 import {
   type Block,
@@ -23,6 +24,10 @@ export type UiEvent = EngineEvent | { type: 'user_prompt'; agent: []; text: stri
  * Folds engine events into the UI state. Takes a batch so that loading a long
  * session copies the block list once, not once per event; blocks themselves
  * are replaced, never changed, so a renderer may cache by identity.
+ *
+ * Every event is made inert first (`inertValue`: each string in it, whatever
+ * the field): what a model, a tool or a file produced enters the UI's state
+ * only as text that cannot drive the terminal, for every renderer of it.
  */
 export function applyEngineEvents(state: UiState, events: readonly UiEvent[], now: number): UiState {
   const blocks = state.blocks.slice();
@@ -81,7 +86,8 @@ export function applyEngineEvents(state: UiState, events: readonly UiEvent[], no
     }
   };
 
-  for (const event of events) {
+  for (const untrusted of events) {
+    const event = inertValue(untrusted);
     if (event.agent.length > 0) {
       // Sub-agents live in the agent tree, not in the main conversation.
       const run = agent(event.agent);
