@@ -29,6 +29,16 @@ export function inertStyledText(text: string): string {
 }
 
 /**
+ * `inertText(a + b)` for two texts already inert, without scanning them again: what a streamed
+ * reply grows by. Only a surrogate pair cut between them can make something new (a tag character).
+ */
+export function joinInert(a: string, b: string): string {
+  const high = a.charCodeAt(a.length - 1);
+  if (!(high >= 0xd800 && high <= 0xdbff) || b === '') return a + b;
+  return a.slice(0, -1) + inertText(a.slice(-1) + b.slice(0, 1)) + b.slice(1);
+}
+
+/**
  * JSON text (from `JSON.stringify`) with the characters it leaves raw that a terminal could act
  * on or that hide text (DEL, C1, the invisible format characters above) written as `\uXXXX`
  * escapes: the same JSON value, whatever reads it. C0 controls are escaped by JSON.stringify.
@@ -90,7 +100,8 @@ function replaceUnsafe(text: string, keepSgr: boolean): string {
       standIn = code === 0x0d && text.charCodeAt(i + 1) === 0x0a ? '' : LOW_PICTURES[code]!;
     } else if (code === 0xdb40) {
       const low = text.charCodeAt(i + 1);
-      if (low < 0xdc00 || low > 0xdc7f) continue;
+      // NaN at the end of the text: a lone high surrogate (`joinInert` sees to one cut from its pair).
+      if (!(low >= 0xdc00 && low <= 0xdc7f)) continue;
       standIn = picture(0xe0000 + low - 0xdc00);
       width = 2;
     } else if (unsafeAbove0xff(code)) {

@@ -1,6 +1,7 @@
 import type { EngineEvent } from '../../shared/engine-events.js';
 import { addUsage, zeroUsage } from '../engine/token-usage.js';
 import { estimateCostUsd } from '../provider/model-catalog.js';
+import { joinInert } from '../terminal/inert-text.js';
 import { inertValue } from '../terminal/inert-value.js';
 import { attachOrigins, type MessageLoggedEvent } from './attach-origins.js';
 import {
@@ -140,7 +141,7 @@ export function applyEngineEvents(state: UiState, events: readonly UiEvent[], no
       case 'text_delta': {
         const block = last();
         if (block?.kind === 'assistant' && block.streaming) {
-          blocks[blocks.length - 1] = { ...block, text: block.text + event.text };
+          blocks[blocks.length - 1] = { ...block, text: joinInert(block.text, event.text) };
         } else {
           endStreaming();
           blocks.push({ kind: 'assistant', id: newId('text'), text: event.text, streaming: true });
@@ -164,7 +165,7 @@ export function applyEngineEvents(state: UiState, events: readonly UiEvent[], no
       case 'thinking_delta': {
         const block = last();
         if (block?.kind === 'thinking' && block.streaming) {
-          blocks[blocks.length - 1] = { ...block, text: block.text + event.text };
+          blocks[blocks.length - 1] = { ...block, text: joinInert(block.text, event.text) };
         } else {
           blocks.push({ kind: 'thinking', id: newId('thinking'), text: event.text, streaming: true });
         }

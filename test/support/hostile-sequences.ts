@@ -37,7 +37,8 @@ export const HOSTILE_SEQUENCES: readonly HostileSequence[] = [
   { name: 'C1 OSC with 8-bit ST', text: `\u009d52;c;${base64('PWNED-C1')}\u009c` },
   { name: 'bidi override and isolate', text: 'file: \u202etxt.exe\u202c and \u2066isolated\u2069' },
   { name: 'zero-width and tag characters', text: 'ok\u200b\udb40\udc50\udb40\udc57\udb40\udc4e' },
-  { name: 'DEL and NUL', text: 'a\x7fb\x00c' },
+  // No NUL: read_file takes a file with one for binary and shows none of it (the unit tests have NUL).
+  { name: 'DEL', text: 'a\x7fb' },
   // Last: a string sequence left open swallows whatever the terminal is sent after it.
   { name: 'unterminated OSC 52', text: `\x1b]52;c;${base64('PWNED-UNTERMINATED')}` },
 ];
@@ -56,4 +57,5 @@ export const INERT_FORMS = {
   carriageReturn: `checking the files...␍${FAKE_PROMPT}`,
   c1: '<U+009B>2J',
   bidi: '<U+202E>txt.exe<U+202C>',
+  tags: 'ok<U+200B><U+E0050><U+E0057><U+E004E>',
 } as const;

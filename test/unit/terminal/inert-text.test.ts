@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { inertJson, inertStyledText, inertText } from '../../../harness/terminal/inert-text.js';
+import { inertJson, inertStyledText, inertText, joinInert } from '../../../harness/terminal/inert-text.js';
 import { inertValue } from '../../../harness/terminal/inert-value.js';
 import { HOSTILE_SEQUENCES, HOSTILE_TEXT, INERT_FORMS } from '../../support/hostile-sequences.js';
 
@@ -79,6 +79,27 @@ describe('inertText: untrusted text made visible and inert', () => {
       }),
       { seed: 20_10, numRuns: 500 },
     );
+  });
+});
+
+describe('joinInert: a streamed reply growing delta by delta', () => {
+  it('stays inert wherever a delta was cut, a surrogate pair or CR LF included', () => {
+    fc.assert(
+      fc.property(mixedText, fc.array(fc.nat(), { maxLength: 6 }), (text, cuts) => {
+        const points = [...new Set(cuts.map((cut) => cut % (text.length + 1)))].sort((a, b) => a - b);
+        let shown = '';
+        let from = 0;
+        for (const at of [...points, text.length]) {
+          shown = joinInert(shown, inertText(text.slice(from, at)));
+          from = at;
+        }
+        expect(shown).not.toMatch(ACTIVE);
+      }),
+      { seed: 20_10, numRuns: 500 },
+    );
+    // A tag character cut in two by the stream is still shown, not rejoined raw.
+    expect(joinInert(inertText('ok\udb40'), inertText('\udc41!'))).toBe('ok<U+E0041>!');
+    expect(joinInert('a', 'b')).toBe('ab');
   });
 });
 
