@@ -1,7 +1,9 @@
+import { execFileSync } from 'node:child_process';
 import chalk from 'chalk';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHeadlessResponder } from '../../../harness/cli/headless-responder.js';
 import { createTerminalEmitter, type TerminalStream } from '../../../harness/emitters/terminal-emitter.js';
+import { distPath } from '../../../harness/project-paths.js';
 import { chromeLines } from '../../../harness/tui/components/screen.js';
 import { agentTreeLines } from '../../../harness/tui/render/agent-tree-lines.js';
 import { BlockLineCache } from '../../../harness/tui/render/line-cache.js';
@@ -227,5 +229,21 @@ describe('untrusted text reaches no renderer active', () => {
     expect(shown).not.toMatch(ACTIVE);
     expect(shown).toContain('$ OSC 52 clipboard (BEL): ␛]52;c;');
     expect(shown).toContain('␛]0;PWNED-TITLE-0␇');
+  });
+
+  it('a Markdown link is its text and URL, never an OSC 8 hyperlink, even where the terminal takes them', () => {
+    // supports-hyperlinks decides when it loads: a process of its own that it is told to say yes.
+    const module = distPath('harness', 'tui', 'render', 'markdown-lines.js');
+    const lines = execFileSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { markdownLines } from ${JSON.stringify(module)};
+         process.stdout.write(JSON.stringify(markdownLines('see [the docs](https://evil.example/x)', 80)));`,
+      ],
+      { env: { ...process.env, FORCE_HYPERLINK: '1' }, encoding: 'utf8' },
+    );
+    expect(JSON.parse(lines)).toEqual(['see the docs (https://evil.example/x)']);
   });
 });
