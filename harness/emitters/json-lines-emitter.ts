@@ -1,11 +1,12 @@
 import type { Writable } from 'node:stream';
 import type { EngineEvent } from '../../shared/engine-events.js';
 import type { Emitter } from '../engine/engine-types.js';
-import { inertJson } from '../terminal/inert-text.js';
+import { jsonFor } from '../terminal/inert-text.js';
 
 /**
- * stream-json output: one EngineEvent as JSON per line, with the characters JSON.stringify leaves
- * raw that a terminal could act on (C1, DEL, bidi controls) as `\uXXXX` escapes: the same values.
+ * stream-json output: one EngineEvent as JSON per line; on a terminal, with the characters
+ * JSON.stringify leaves raw that it could act on (C1, DEL, bidi controls) as `\uXXXX` escapes
+ * (`jsonFor`): the same values, and for a program the same bytes.
  */
 export interface JsonLinesEmitter extends Emitter {
   /** Hands everything buffered to the stream; resolves once the stream took it, or at once if it is gone. */
@@ -98,7 +99,7 @@ export function createJsonLinesEmitter(
   return {
     emit(event: EngineEvent): void {
       if (closed) return;
-      pending += `${inertJson(JSON.stringify(event))}\n`;
+      pending += `${jsonFor(stream as { isTTY?: boolean }, event)}\n`;
       if (pending.length >= chunkChars) {
         if (!waitingForDrain || pending.length >= MAX_PENDING_CHARS) write();
       } else if (!scheduled) {

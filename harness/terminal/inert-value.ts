@@ -34,7 +34,8 @@ function walk(value: unknown, depth: number): unknown {
   if (proto !== Object.prototype && proto !== null) return value;
   const record = value as Record<string, unknown>;
   let copy: Record<string, unknown> | undefined;
-  for (const key of Object.keys(record)) {
+  // for…in: no array of keys per object (a plain object has nothing enumerable but its own).
+  for (const key in record) {
     const item = record[key];
     const safe = walk(item, depth + 1);
     const safeKey = inertText(key);

@@ -5,6 +5,7 @@ import { distPath } from '../../harness/project-paths.js';
 import { type FakeReply, fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { FAKE_PROMPT, HOSTILE_LINES, HOSTILE_TEXT, INERT_FORMS } from '../support/hostile-sequences.js';
+import { runCli } from '../support/run-cli.js';
 import { skateTerminal } from '../support/skate-terminal.js';
 import { hasTmux, type TmuxTerminal, tmuxTerminal } from '../support/tmux-terminal.js';
 
@@ -258,6 +259,95 @@ describe.skipIf(!tmux)('control sequences reach no terminal (tmux)', { timeout: 
       await expectTerminalUntouched(terminal, title);
     });
   }
+});
+
+/** What a terminal could act on or that hides text, raw (tab and newline aside). */
+const ACTIVE =
+  /[\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u061c\u180e\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]|\udb40[\udc00-\udc7f]/;
+
+describe('what skate prints as JSON and for reading later', {
+  timeout: 120_000,
+}, () => {
+  it('stream-json: to a terminal, C1 and bidi controls escaped; to a program, the bytes JSON.stringify makes', async () => {
+    await using ws = await hostDir('control-sequences-json-');
+    await writeFile(`${ws.path}/hostile.txt`, HOSTILE_TEXT);
+    const turns = (): FakeReply[] => [
+      {
+        type: 'message',
+        blocks: [{ type: 'tool_use', id: 'tu_cat', name: 'shell', input: { command: 'cat hostile.txt' } }],
+        stopReason: 'tool_use',
+      },
+      { type: 'message', blocks: [{ type: 'text', text: HOSTILE_TEXT }] },
+    ];
+    const args = ['-p', 'look', '--output-format', 'stream-json', '--no-session', '--workspace', ws.path];
+
+    // A person watching stream-json: JSON escaped C0 already; C1 and bidi show as escapes too.
+    await using shownApi = await fakeMessagesApi(turns());
+    const command = [process.execPath, distPath('cli', 'skate.js'), ...args]
+      .map((word) => `'${word.replaceAll("'", "'\\''")}'`)
+      .join(' ');
+    await using terminal = await tmuxTerminal({
+      command: `${command}; echo "[exit $?]"; sleep 600`,
+      env: { ...inheritedEnv(), ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: shownApi.url },
+      columns: 200,
+      rows: 80,
+      permissive: true,
+    });
+    const title = await terminal.format('#{pane_title}');
+    const screen = await terminal.waitFor(/\[exit \d+\]/, 60_000);
+    expect(screen).toContain('[exit 0]');
+    expect(screen).toContain('C1 CSI (U+009B): \\u009b2J');
+    expect(screen).toContain('file: \\u202etxt.exe\\u202c');
+    await expectTerminalUntouched(terminal, title);
+
+    // A program reading it: JSON.stringify's own bytes, the model's text and the output exact.
+    await using readApi = await fakeMessagesApi(turns());
+    const run = await runCli(args, {
+      env: { ...process.env, ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: readApi.url },
+      timeoutMs: 60_000,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const lines = run.stdout.trim().split('\n');
+    for (const line of lines) expect(line).toBe(JSON.stringify(JSON.parse(line)));
+    const events = lines.map((line) => JSON.parse(line));
+    expect(events.at(-1).finalMessage).toBe(HOSTILE_TEXT);
+    const cat = events.find((event) => event.type === 'tool_call_result' && event.id === 'tu_cat');
+    expect(cat.output.startsWith(HOSTILE_TEXT)).toBe(true);
+  });
+
+  it('skate sessions list and show print titles, replies and outputs inert; --json keeps them exact', async () => {
+    await using ws = await hostDir('control-sequences-sessions-');
+    await writeFile(`${ws.path}/hostile.txt`, HOSTILE_TEXT);
+    await using api = await fakeMessagesApi([
+      {
+        type: 'message',
+        blocks: [{ type: 'tool_use', id: 'tu_cat', name: 'shell', input: { command: 'cat hostile.txt' } }],
+        stopReason: 'tool_use',
+      },
+      { type: 'message', blocks: [{ type: 'text', text: HOSTILE_TEXT }] },
+    ]);
+    const env = { ...process.env, ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: api.url };
+    // The prompt is the session's title: a pasted one can carry sequences too.
+    const prompt = `look \x1b]0;PWNED-PROMPT\x07 at \u202ethis`;
+    const run = await runCli(['-p', prompt, '--workspace', ws.path], { env, timeoutMs: 60_000 });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).not.toMatch(ACTIVE);
+    expect(run.stderr).not.toMatch(ACTIVE);
+
+    const list = await runCli(['sessions', 'list', '--workspace', ws.path], { env });
+    expect(list.stdout).not.toMatch(ACTIVE);
+    expect(list.stdout).toContain('look ␛]0;PWNED-PROMPT␇ at <U+202E>this');
+    const id = /^(\S+)\s/m.exec(list.stdout.split('\n')[1] ?? '')?.[1];
+    expect(id).toBeDefined();
+    const show = await runCli(['sessions', 'show', id!, '--workspace', ws.path], { env });
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stdout).not.toMatch(ACTIVE);
+    expect(show.stdout).toContain(INERT_FORMS.clipboard);
+    // --json is for programs: JSON.stringify's own bytes, the texts exact.
+    const json = await runCli(['sessions', 'show', id!, '--json', '--workspace', ws.path], { env });
+    expect(json.stdout).toBe(`${JSON.stringify(JSON.parse(json.stdout), null, 2)}\n`);
+    expect(json.stdout).toContain(JSON.stringify(HOSTILE_TEXT).slice(1, -1));
+  });
 });
 
 function inheritedEnv(): Record<string, string> {

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { formatPolicyReport, policyReport } from '../../policy/policy-report.js';
 import { resolvePolicy, resolveWorkspace } from '../../runtime/start-executor.js';
-import { inertJson, inertText } from '../../terminal/inert-text.js';
+import { inertText, jsonFor } from '../../terminal/inert-text.js';
 import { COMMON, type CommandMain, parsed, WORKSPACE_JSON } from '../cli-flags.js';
 import { help } from '../usage.js';
 import { UsageError } from '../usage-error.js';
@@ -38,7 +38,7 @@ export async function policyShowCommand(options: PolicyShowOptions): Promise<num
   const report = await policyReport(policy);
   // Paths name what a workspace holds (a sandbox can name files): shown inert.
   process.stdout.write(
-    options.json ? `${inertJson(JSON.stringify(report, null, 2))}\n` : inertText(formatPolicyReport(report)),
+    options.json ? `${jsonFor(process.stdout, report, 2)}\n` : inertText(formatPolicyReport(report)),
   );
   return 0;
 }

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { resolveWorkspace, startExecutor } from '../../runtime/start-executor.js';
-import { inertJson, inertText } from '../../terminal/inert-text.js';
+import { inertText, jsonFor } from '../../terminal/inert-text.js';
 import { executorSettingsFrom } from '../agent-settings-from-flags.js';
 import { COMMON, type CommandMain, common, type ExecutorFlags, parsed } from '../cli-flags.js';
 import { note } from '../note.js';
@@ -58,10 +58,10 @@ export async function toolCommand(options: ToolCommandOptions): Promise<number> 
   try {
     const result = await executor.callTool(options.name, input, {
       signal: controller.signal,
-      // The command's own lines, shown inert; the result is JSON (escaped, the same values).
+      // The command's own lines, shown inert; the result is JSON (`jsonFor`: escaped on a terminal).
       ...(options.stream && { onOutput: (line) => process.stderr.write(`${inertText(line.text)}\n`) }),
     });
-    process.stdout.write(`${inertJson(JSON.stringify(result, null, 2))}\n`);
+    process.stdout.write(`${jsonFor(process.stdout, result, 2)}\n`);
     return result.isError ? 1 : 0;
   } finally {
     process.off('SIGINT', onSigint);

@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { inertJson, inertStyledText, inertText, joinInert } from '../../../harness/terminal/inert-text.js';
+import {
+  inertJson,
+  inertStyledText,
+  inertText,
+  joinInert,
+  jsonFor,
+} from '../../../harness/terminal/inert-text.js';
 import { inertValue } from '../../../harness/terminal/inert-value.js';
 import { HOSTILE_SEQUENCES, HOSTILE_TEXT, INERT_FORMS } from '../../support/hostile-sequences.js';
 
@@ -146,6 +152,18 @@ describe('inertJson: stream-json and json stay the same values', () => {
       }),
       { seed: 20_10, numRuns: 300 },
     );
+  });
+});
+
+describe('jsonFor: escaped for a terminal, exact for a program', () => {
+  it('writes JSON.stringify bytes to a pipe and inertJson text to a terminal, the same value', () => {
+    const value = { text: HOSTILE_TEXT };
+    expect(jsonFor({}, value)).toBe(JSON.stringify(value));
+    expect(jsonFor({ isTTY: false }, value, 2)).toBe(JSON.stringify(value, null, 2));
+    const shown = jsonFor({ isTTY: true }, value, 2);
+    expect(shown).toBe(inertJson(JSON.stringify(value, null, 2)));
+    expect(shown).not.toMatch(ACTIVE);
+    expect(JSON.parse(shown)).toEqual(value);
   });
 });
 
