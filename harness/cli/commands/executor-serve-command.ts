@@ -3,6 +3,7 @@ import { DEFAULT_MAX_FRAME_BYTES } from '../../executor-client/executor-client.j
 import { serveExecutors } from '../../executor-relay/executor-relay-server.js';
 import { resolvePolicy, resolveWorkspace } from '../../runtime/start-executor.js';
 import { launcherFor, type SandboxMode } from '../../sandbox/choose-launcher.js';
+import { inertText } from '../../terminal/inert-text.js';
 import { COMMON, type CommandMain, parsed, sandboxMode } from '../cli-flags.js';
 import { parseListen, readServerToken } from '../server-options.js';
 import { help } from '../usage.js';
@@ -48,7 +49,8 @@ export async function executorServeCommand(options: ExecutorServeOptions): Promi
     policy,
     launcher: await launcherFor(policy, options.sandbox),
     maxFrameBytes: DEFAULT_MAX_FRAME_BYTES,
-    onLog: (line) => process.stderr.write(`${line}\n`),
+    // Peers' frames and the sandboxed executor's words: shown inert.
+    onLog: (line) => process.stderr.write(`${inertText(line)}\n`),
   });
   process.stderr.write(
     `skate executor serving ${server.url} (policy ${policy.name}, workspace ${workspace})\n`,
