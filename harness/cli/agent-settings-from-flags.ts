@@ -5,6 +5,7 @@ import type {
   ModelSettings,
   SessionSettings,
 } from '../runtime/agent-settings.js';
+import { inertText } from '../terminal/inert-text.js';
 import type { AgentRunFlags, ExecutorFlags, SessionFlags } from './cli-flags.js';
 import { note } from './note.js';
 import { createSandboxNotes } from './sandbox-notes.js';
@@ -36,7 +37,10 @@ export function executorSettingsFrom(flags: ExecutorFlags): ExecutorSettings {
     onSandboxWarning: notes.onWarning,
     ...(flags.network && { network: flags.network }),
     ...(flags.addDirs?.length && { addDirs: flags.addDirs }),
-    ...(flags.verbose && { onLog: (line: string) => process.stderr.write(`[executor] ${line}\n`) }),
+    // The executor runs in the sandbox: what it logs is shown inert.
+    ...(flags.verbose && {
+      onLog: (line: string) => process.stderr.write(`[executor] ${inertText(line)}\n`),
+    }),
   };
 }
 

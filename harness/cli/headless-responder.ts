@@ -1,5 +1,6 @@
 import type { EngineCommand, EngineEvent } from '../../shared/engine-events.js';
 import type { Emitter } from '../engine/engine-types.js';
+import { inertValue } from '../terminal/inert-value.js';
 import { approvalPreview, PLAIN, type PreviewPaint } from './approval-preview.js';
 import { type AskQuestion, askAtTerminal } from './terminal-question.js';
 
@@ -27,6 +28,8 @@ type Request = Extract<EngineEvent, { type: 'approval_request' | 'loop_cap_reach
  * at the loop cap, and gives ask_user the recorded answers or none. While a
  * question is on the screen every other event is held back and shown after it,
  * so output of calls running in parallel never lands in the line being typed.
+ * A question is built from the request made inert (`inertValue`): the command,
+ * the edit, the question and its options are shown as text, never obeyed.
  */
 export function createHeadlessResponder(next: Emitter, options: ResponderOptions): Emitter {
   const askQuestion = options.ask ?? askAtTerminal;
@@ -137,7 +140,7 @@ export function createHeadlessResponder(next: Emitter, options: ResponderOptions
         event.type === 'loop_cap_reached' ||
         event.type === 'ask_user_request'
       ) {
-        respond(event).catch((error: unknown) =>
+        respond(inertValue(event)).catch((error: unknown) =>
           options.note(`could not answer ${event.type}: ${String(error)}`),
         );
       }

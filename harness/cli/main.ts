@@ -5,6 +5,7 @@ import type { CommandMain } from './cli-flags.js';
 import type { CommandName } from './command-names.js';
 import { type EsmHost, setEsmHost } from './esm-host.js';
 import { EXIT } from './exit-codes.js';
+import { note } from './note.js';
 import { statusAfter, watchOutput } from './output-closed.js';
 import { help } from './usage.js';
 import { UsageError } from './usage-error.js';
@@ -88,13 +89,14 @@ export async function runCli(argv: string[], host?: EsmHost): Promise<number> {
 const MAX_FAILURE_CHARS = 4000;
 
 function fail(message: string): void {
-  process.stderr.write(`skate: ${elide(message, MAX_FAILURE_CHARS)}\n`);
+  note(elide(message, MAX_FAILURE_CHARS));
 }
 
 async function runCommand(argv: string[]): Promise<number> {
   try {
     return await run(argv);
   } catch (error) {
+    // Through note (fail): a message may quote a workspace file or a tool's words, shown inert.
     if (await isUsageFailure(error)) {
       // One line: what was wrong and how to write it. `skate --help` has the whole usage.
       fail((error as Error).message);

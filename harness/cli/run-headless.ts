@@ -9,6 +9,7 @@ import { runResultOf } from '../runtime/run-result-of.js';
 import type { StartedAgent } from '../runtime/start-agent.js';
 import { skateVersion } from '../skate-version.js';
 import { traceStart } from '../start-trace.js';
+import { jsonFor } from '../terminal/inert-text.js';
 import type { RunSettings } from './agent-settings-from-flags.js';
 import { previewPaint } from './approval-preview.js';
 import type { OutputFormat } from './cli-flags.js';
@@ -110,7 +111,7 @@ export async function runHeadless(run: HeadlessRun): Promise<number> {
         tools: [...offered.executor, ...offered.harness],
         version: skateVersion(),
       };
-      process.stdout.write(`${JSON.stringify(init)}\n`);
+      process.stdout.write(`${jsonFor(process.stdout, init)}\n`);
     }
     traceStart('cli: prompt');
     const outcome = await agent.prompt(run.prompt);
@@ -118,9 +119,9 @@ export async function runHeadless(run: HeadlessRun): Promise<number> {
     const result = runResultOf(outcome, performance.now() - started);
     if (jsonLines) {
       await jsonLines.flush();
-      process.stdout.write(`${JSON.stringify(result)}\n`);
+      process.stdout.write(`${jsonFor(process.stdout, result)}\n`);
     } else if (run.outputFormat === 'json') {
-      process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+      process.stdout.write(`${jsonFor(process.stdout, result, 2)}\n`);
     } else {
       note(runSummaryLine(result));
     }

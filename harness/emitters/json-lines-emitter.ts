@@ -1,8 +1,13 @@
 import type { Writable } from 'node:stream';
 import type { EngineEvent } from '../../shared/engine-events.js';
 import type { Emitter } from '../engine/engine-types.js';
+import { jsonFor } from '../terminal/inert-text.js';
 
-/** stream-json output: one EngineEvent as JSON per line. */
+/**
+ * stream-json output: one EngineEvent as JSON per line; on a terminal, with the characters
+ * JSON.stringify leaves raw that it could act on (C1, DEL, bidi controls) as `\uXXXX` escapes
+ * (`jsonFor`): the same values, and for a program the same bytes.
+ */
 export interface JsonLinesEmitter extends Emitter {
   /** Hands everything buffered to the stream; resolves once the stream took it, or at once if it is gone. */
   flush(): Promise<void>;
@@ -94,7 +99,7 @@ export function createJsonLinesEmitter(
   return {
     emit(event: EngineEvent): void {
       if (closed) return;
-      pending += `${JSON.stringify(event)}\n`;
+      pending += `${jsonFor(stream as { isTTY?: boolean }, event)}\n`;
       if (pending.length >= chunkChars) {
         if (!waitingForDrain || pending.length >= MAX_PENDING_CHARS) write();
       } else if (!scheduled) {

@@ -1,4 +1,5 @@
 import type { EngineEvent } from '../../shared/engine-events.js';
+import { inertValue } from '../terminal/inert-value.js';
 
 type ToolCallResult = Extract<EngineEvent, { type: 'tool_call_result' }>;
 
@@ -48,11 +49,14 @@ export function resultSummary(event: ToolCallResult): string[] {
   }
 }
 
-/** A sub-agent's result is JSON for the model; a person wants its status and summary. */
+/**
+ * A sub-agent's result is JSON for the model; a person wants its status and summary. The JSON's
+ * `\u001b` escapes are inert in the output and raw once parsed: what is parsed is made inert again.
+ */
 function subAgentSummary(output: string, isError: boolean): string[] {
   if (isError) return clipped(nonBlank(output), 'head').slice(0, 1);
   try {
-    const parsed = JSON.parse(output) as {
+    const parsed = inertValue(JSON.parse(output)) as {
       agent_id?: string;
       result?: { status?: string; summary?: string; files_changed?: unknown[]; issues?: unknown[] };
     };

@@ -1,5 +1,7 @@
 import type { EngineEvent } from '../../shared/engine-events.js';
 import type { Emitter } from '../engine/engine-types.js';
+import { inertStyledText } from '../terminal/inert-text.js';
+import { inertValue } from '../terminal/inert-value.js';
 import { argsSummary } from './args-summary.js';
 import { resultSummary } from './result-summary.js';
 import { createTerminalSpinner } from './terminal-spinner.js';
@@ -40,6 +42,10 @@ const ansi =
  * errors go to stderr. Colour only on a TTY and never with NO_COLOR; the
  * spinner only on a TTY stderr, and only while the model is being waited for.
  * Sub-agents' text is not streamed: their tool calls are shown, tagged.
+ *
+ * Each event is made inert before it is looked at (`inertValue`): the model's text, tool names,
+ * arguments, output and errors reach the terminal as visible text, never as control sequences.
+ * Every write goes through `inertStyledText` as well, so only this emitter's own colours pass.
  */
 export function createTerminalEmitter(options: TerminalEmitterOptions): TerminalEmitter {
   const { stdout, stderr } = options;
@@ -67,13 +73,15 @@ export function createTerminalEmitter(options: TerminalEmitterOptions): Terminal
   stderr.on?.('error', onErrError);
   const writeOut = (text: string): void => {
     if (outGone || text === '') return;
-    stdout.write(text);
+    stdout.write(inertStyledText(text));
     atLineStart = text.endsWith('\n');
   };
-  const writeErr = (text: string): void => {
+  /** The spinner's own `\r` is the one control this emitter writes unstyled: it gets the raw stream. */
+  const writeErrRaw = (text: string): void => {
     if (!errGone) stderr.write(text);
   };
-  const spinner = stderr.isTTY ? createTerminalSpinner(writeErr, options.spinnerIntervalMs) : undefined;
+  const writeErr = (text: string): void => writeErrRaw(inertStyledText(text));
+  const spinner = stderr.isTTY ? createTerminalSpinner(writeErrRaw, options.spinnerIntervalMs) : undefined;
 
   /** The call whose start line was printed last, so its result can go right under it without a name. */
   let lastStartedCall: string | undefined;
@@ -163,7 +171,7 @@ export function createTerminalEmitter(options: TerminalEmitterOptions): Terminal
   };
 
   return {
-    emit: render,
+    emit: (event) => render(inertValue(event)),
     close() {
       spinner?.stop();
       newline();

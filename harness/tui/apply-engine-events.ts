@@ -1,6 +1,8 @@
 import type { EngineEvent } from '../../shared/engine-events.js';
 import { addUsage, zeroUsage } from '../engine/token-usage.js';
 import { estimateCostUsd } from '../provider/model-catalog.js';
+import { joinInert } from '../terminal/inert-text.js';
+import { inertValue } from '../terminal/inert-value.js';
 import { attachOrigins, type MessageLoggedEvent } from './attach-origins.js';
 import {
   type Block,
@@ -23,6 +25,10 @@ export type UiEvent = EngineEvent | { type: 'user_prompt'; agent: []; text: stri
  * Folds engine events into the UI state. Takes a batch so that loading a long
  * session copies the block list once, not once per event; blocks themselves
  * are replaced, never changed, so a renderer may cache by identity.
+ *
+ * Every event is made inert first (`inertValue`: each string in it, whatever
+ * the field): what a model, a tool or a file produced enters the UI's state
+ * only as text that cannot drive the terminal, for every renderer of it.
  */
 export function applyEngineEvents(state: UiState, events: readonly UiEvent[], now: number): UiState {
   const blocks = state.blocks.slice();
@@ -81,7 +87,8 @@ export function applyEngineEvents(state: UiState, events: readonly UiEvent[], no
     }
   };
 
-  for (const event of events) {
+  for (const untrusted of events) {
+    const event = inertValue(untrusted);
     if (event.agent.length > 0) {
       // Sub-agents live in the agent tree, not in the main conversation.
       const run = agent(event.agent);
@@ -134,7 +141,7 @@ export function applyEngineEvents(state: UiState, events: readonly UiEvent[], no
       case 'text_delta': {
         const block = last();
         if (block?.kind === 'assistant' && block.streaming) {
-          blocks[blocks.length - 1] = { ...block, text: block.text + event.text };
+          blocks[blocks.length - 1] = { ...block, text: joinInert(block.text, event.text) };
         } else {
           endStreaming();
           blocks.push({ kind: 'assistant', id: newId('text'), text: event.text, streaming: true });
@@ -158,7 +165,7 @@ export function applyEngineEvents(state: UiState, events: readonly UiEvent[], no
       case 'thinking_delta': {
         const block = last();
         if (block?.kind === 'thinking' && block.streaming) {
-          blocks[blocks.length - 1] = { ...block, text: block.text + event.text };
+          blocks[blocks.length - 1] = { ...block, text: joinInert(block.text, event.text) };
         } else {
           blocks.push({ kind: 'thinking', id: newId('thinking'), text: event.text, streaming: true });
         }

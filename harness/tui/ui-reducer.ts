@@ -1,4 +1,6 @@
 import type { Message } from '../../shared/conversation.js';
+import { inertText } from '../terminal/inert-text.js';
+import { inertValue } from '../terminal/inert-value.js';
 import { onAgentTreeKey } from './agent-tree.js';
 import { answerPending } from './answer-pending.js';
 import { applyEngineEvents, type UiEvent } from './apply-engine-events.js';
@@ -71,7 +73,7 @@ export function createUiReducer(metrics: ViewMetrics): UiReducer {
         const next: UiState = {
           ...state,
           now: input.now,
-          ...(input.model !== undefined && { model: input.model }),
+          ...(input.model !== undefined && { model: inertText(input.model) }),
           ...(input.activity !== undefined && { activity: input.activity }),
           ...(input.network !== undefined && { network: input.network }),
           ...(input.sessionId !== undefined && { sessionId: input.sessionId }),
@@ -104,7 +106,8 @@ export function createUiReducer(metrics: ViewMetrics): UiReducer {
         });
       case 'overlay': {
         const { overlay: _old, ...rest } = state;
-        return { state: input.overlay ? { ...rest, overlay: input.overlay } : rest, effects: [] };
+        // Session titles, error messages, paths: shown as text, never as control sequences.
+        return { state: input.overlay ? { ...rest, overlay: inertValue(input.overlay) } : rest, effects: [] };
       }
       case 'replay_loaded':
         return { state: replayLoaded({ ...state, now: input.now }, input, input.now), effects: [] };
@@ -119,7 +122,8 @@ export function whichKeyVisible(state: UiState): boolean {
 }
 
 function flash(state: UiState, text: string): UiState {
-  return { ...state, flash: { text, until: state.now + FLASH_MS } };
+  // Messages quote what failed (an error's message, a command's argument): shown, never obeyed.
+  return { ...state, flash: { text: inertText(text), until: state.now + FLASH_MS } };
 }
 
 function expireLeader(state: UiState): UiState {
@@ -268,7 +272,8 @@ function submitPrompt(state: UiState): UiStep {
     return slash.ok ? runCommand(cleared, slash.command) : { state: flash(state, slash.error), effects: [] };
   if (state.running)
     return { state: flash(state, 'a turn is running: wait, or Ctrl-C to interrupt it'), effects: [] };
-  const user = { kind: 'user' as const, id: `user-${state.nextId}`, text };
+  // The model gets the prompt as typed (a paste included); the screen shows it inert.
+  const user = { kind: 'user' as const, id: `user-${state.nextId}`, text: inertText(text) };
   return {
     state: {
       ...cleared,

@@ -21,6 +21,8 @@ export interface SkateTerminalOptions {
   env?: Record<string, string>;
   /** Keep session logs (`.skate/sessions/`); off by default (`--no-session`). */
   sessions?: boolean;
+  /** tmux lets the pane set the clipboard, rename the window, pass sequences through (`tmuxTerminal`). */
+  permissive?: boolean;
 }
 
 /** How skate left the terminal, as the pane's shell saw it after skate exited. */
@@ -131,6 +133,7 @@ export async function skateTerminal(options: SkateTerminalOptions): Promise<Skat
       },
       columns: options.columns,
       rows: options.rows ?? 30,
+      ...(options.permissive && { permissive: true }),
     });
     shellPid = await terminal.panePid();
     const tmux = terminal;

@@ -25,6 +25,10 @@ export interface TmuxTerminal extends AsyncDisposable {
   alternateScreen(): Promise<boolean>;
   /** The pid of the shell running the command. */
   panePid(): Promise<number>;
+  /** A tmux format (`#{pane_title}`, `#{window_name}`) expanded for the pane. */
+  format(format: string): Promise<string>;
+  /** tmux's paste buffers, one `name: sample` each: where an OSC 52 clipboard write lands. */
+  buffers(): Promise<string[]>;
 }
 
 /**
@@ -37,11 +41,26 @@ export async function tmuxTerminal(options: {
   env: Record<string, string>;
   columns: number;
   rows: number;
+  /**
+   * Lets programs in the pane do what hostile sequences aim at: set the clipboard (tmux keeps it
+   * as a paste buffer), rename the window, pass sequences through to the outer terminal.
+   */
+  permissive?: boolean;
 }): Promise<TmuxTerminal> {
   const socket = `skate-e2e-${randomUUID().slice(0, 8)}`;
   const tmux = (...args: string[]) => run('tmux', ['-L', socket, ...args]);
   const envArgs = Object.entries(options.env).flatMap(([name, value]) => ['-e', `${name}=${value}`]);
+  // Set before the session starts, so the command's first bytes already meet them.
+  const permissive = options.permissive
+    ? [
+        ...['start-server', ';'],
+        ...['set-option', '-s', 'set-clipboard', 'on', ';'],
+        ...['set-option', '-g', 'allow-rename', 'on', ';'],
+        ...['set-option', '-g', 'allow-passthrough', 'on', ';'],
+      ]
+    : [];
   await tmux(
+    ...permissive,
     'new-session',
     '-d',
     '-x',
@@ -82,7 +101,14 @@ export async function tmuxTerminal(options: {
       return (await tmux('display-message', '-p', '-t', 'main', '#{alternate_on}')).stdout.trim() === '1';
     },
     async panePid() {
-      return Number((await tmux('display-message', '-p', '-t', 'main', '#{pane_pid}')).stdout.trim());
+      return Number(await terminal.format('#{pane_pid}'));
+    },
+    async format(format) {
+      return (await tmux('display-message', '-p', '-t', 'main', format)).stdout.replace(/\n$/, '');
+    },
+    async buffers() {
+      const { stdout } = await tmux('list-buffers', '-F', '#{buffer_name}: #{buffer_sample}');
+      return stdout.split('\n').filter((line) => line !== '');
     },
     async [Symbol.asyncDispose]() {
       await tmux('kill-server').catch(() => undefined);

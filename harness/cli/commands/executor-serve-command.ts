@@ -7,6 +7,7 @@ import {
 } from '../../executor-relay/executor-relay-server.js';
 import { resolvePolicy, resolveWorkspace } from '../../runtime/start-executor.js';
 import { launcherFor, type SandboxMode } from '../../sandbox/choose-launcher.js';
+import { inertText } from '../../terminal/inert-text.js';
 import { COMMON, type CommandMain, parsed, positiveInt, sandboxMode } from '../cli-flags.js';
 import {
   CONNECTION_OPTIONS,
@@ -73,7 +74,8 @@ export async function executorServeCommand(options: ExecutorServeOptions): Promi
     maxFrameBytes: DEFAULT_MAX_FRAME_BYTES,
     ...(options.limits && { limits: options.limits }),
     ...(options.allowedHosts && { allowedHosts: options.allowedHosts }),
-    onLog: (line) => process.stderr.write(`${line}\n`),
+    // Peers' frames and the sandboxed executor's words: shown inert.
+    onLog: (line) => process.stderr.write(`${inertText(line)}\n`),
   });
   process.stderr.write(
     `skate executor serving ${server.url} (policy ${policy.name}, workspace ${workspace})\n`,

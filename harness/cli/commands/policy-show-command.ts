@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { formatPolicyReport, policyReport } from '../../policy/policy-report.js';
 import { resolvePolicy, resolveWorkspace } from '../../runtime/start-executor.js';
+import { inertText, jsonFor } from '../../terminal/inert-text.js';
 import { COMMON, type CommandMain, parsed, WORKSPACE_JSON } from '../cli-flags.js';
 import { help } from '../usage.js';
 import { UsageError } from '../usage-error.js';
@@ -35,6 +36,9 @@ export async function policyShowCommand(options: PolicyShowOptions): Promise<num
   const workspace = await resolveWorkspace(options.workspace);
   const policy = await resolvePolicy(options.policy, workspace);
   const report = await policyReport(policy);
-  process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatPolicyReport(report));
+  // Paths name what a workspace holds (a sandbox can name files): shown inert.
+  process.stdout.write(
+    options.json ? `${jsonFor(process.stdout, report, 2)}\n` : inertText(formatPolicyReport(report)),
+  );
   return 0;
 }

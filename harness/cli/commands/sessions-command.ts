@@ -5,6 +5,7 @@ import { formatTranscript } from '../../session/format-transcript.js';
 import { SessionError } from '../../session/session-error.js';
 import { loadSession } from '../../session/session-reader.js';
 import { listSessions, resolveSession, sessionTotals } from '../../session/session-store.js';
+import { inertText, jsonFor } from '../../terminal/inert-text.js';
 import { type CommandMain, parsed, WORKSPACE_JSON } from '../cli-flags.js';
 import { help } from '../usage.js';
 import { UsageError } from '../usage-error.js';
@@ -32,7 +33,7 @@ export const run: CommandMain = async (args) => {
 
 /** Where a command prints; process.stdout and process.stderr unless a test passes its own. */
 export interface CommandOutput {
-  out?: { write(text: string): unknown };
+  out?: { write(text: string): unknown; isTTY?: boolean };
   err?: { write(text: string): unknown };
   /** The clock relative times are measured against. */
   now?: Date;
@@ -50,10 +51,11 @@ export interface SessionsListOptions extends CommandOutput {
 export async function sessionsListCommand(options: SessionsListOptions): Promise<number> {
   const { out = process.stdout, err = process.stderr, now = new Date() } = options;
   const { sessions, problems } = await listSessions(options.workspace);
-  for (const problem of problems) err.write(`skate: skipped ${problem.error.message}\n`);
-  if (options.json) out.write(`${JSON.stringify(sessions, null, 2)}\n`);
+  for (const problem of problems) err.write(`skate: skipped ${inertText(problem.error.message)}\n`);
+  // Titles come from prompts and the model: shown inert (JSON: `jsonFor`, escaped on a terminal).
+  if (options.json) out.write(`${jsonFor(out, sessions, 2)}\n`);
   else if (sessions.length === 0) out.write('no sessions yet in this workspace\n');
-  else out.write(formatSessionList(sessions, now));
+  else out.write(inertText(formatSessionList(sessions, now)));
   return 0;
 }
 
@@ -84,16 +86,17 @@ export async function sessionsShowCommand(options: SessionsShowOptions): Promise
     const session = await loadSession(file);
     const warnings = [...session.warnings];
     const total = await sessionTotals(options.workspace, session, warnings);
-    for (const warning of warnings) err.write(`skate: warning: ${warning}\n`);
+    for (const warning of warnings) err.write(`skate: warning: ${inertText(warning)}\n`);
+    // The model's words, tools' output, files' contents: shown inert (JSON: escaped on a terminal).
     out.write(
       options.json
-        ? `${JSON.stringify({ header: session.header, events: session.events, totals: total }, null, 2)}\n`
-        : formatTranscript(session, total, now),
+        ? `${jsonFor(out, { header: session.header, events: session.events, totals: total }, 2)}\n`
+        : inertText(formatTranscript(session, total, now)),
     );
     return 0;
   } catch (error) {
     if (!(error instanceof SessionError)) throw error;
-    err.write(`skate: ${error.message}\n`);
+    err.write(`skate: ${inertText(error.message)}\n`);
     return 1;
   }
 }

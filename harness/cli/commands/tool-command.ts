@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { resolveWorkspace, startExecutor } from '../../runtime/start-executor.js';
+import { inertText, jsonFor } from '../../terminal/inert-text.js';
 import { executorSettingsFrom } from '../agent-settings-from-flags.js';
 import { COMMON, type CommandMain, common, type ExecutorFlags, parsed } from '../cli-flags.js';
 import { note } from '../note.js';
@@ -59,9 +60,10 @@ export async function toolCommand(options: ToolCommandOptions): Promise<number> 
     const result = await executor.callTool(options.name, input, {
       // Ctrl-C, or nobody left to read the result (`--stream … | head`).
       signal: AbortSignal.any([controller.signal, outputClosed()]),
-      ...(options.stream && { onOutput: (line) => process.stderr.write(`${line.text}\n`) }),
+      // The command's own lines, shown inert; the result is JSON (`jsonFor`: escaped on a terminal).
+      ...(options.stream && { onOutput: (line) => process.stderr.write(`${inertText(line.text)}\n`) }),
     });
-    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    process.stdout.write(`${jsonFor(process.stdout, result, 2)}\n`);
     return result.isError ? 1 : 0;
   } finally {
     process.off('SIGINT', onSigint);

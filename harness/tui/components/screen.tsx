@@ -2,6 +2,7 @@ import chalk from 'chalk';
 import { Box, Text } from 'ink';
 import type { ReactElement } from 'react';
 import stringWidth from 'string-width';
+import { inertStyledText } from '../../terminal/inert-text.js';
 import { agentPanelWidth, agentTreeLines } from '../render/agent-tree-lines.js';
 import { overlayLines, pendingLines, promptLines } from '../render/chrome-lines.js';
 import type { BlockLineCache } from '../render/line-cache.js';
@@ -26,7 +27,11 @@ export function conversationRows(state: UiState): number {
   return Math.max(1, state.size.rows - 1 - overlay.length - pending.length - prompt.length);
 }
 
-/** Lines as Ink rows, each cut (never re-wrapped) at the terminal's width: they are wrapped already. */
+/**
+ * Lines as Ink rows, each cut (never re-wrapped) at the terminal's width: they are wrapped already.
+ * Untrusted text was made inert where it entered the state; here, the last step before the
+ * terminal, only the renderers' own colours (SGR) pass as sequences, whatever a renderer forgot.
+ */
 function Lines({ lines, prefix }: { lines: readonly string[]; prefix: string }): ReactElement {
   return (
     <>
@@ -34,7 +39,7 @@ function Lines({ lines, prefix }: { lines: readonly string[]; prefix: string }):
         // Rows are positions on screen, not items that move: the index is their identity.
         // biome-ignore lint/suspicious/noArrayIndexKey: see above
         <Text key={`${prefix}${i}`} wrap="truncate-end">
-          {line === '' ? ' ' : line}
+          {line === '' ? ' ' : inertStyledText(line)}
         </Text>
       ))}
     </>

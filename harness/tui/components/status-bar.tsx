@@ -1,5 +1,6 @@
 import { Box, Text } from 'ink';
 import type { ReactElement } from 'react';
+import { inertText } from '../../terminal/inert-text.js';
 import { statusSegments } from '../render/status-line.js';
 import type { UiState } from '../ui-state.js';
 
@@ -18,19 +19,22 @@ function clip(text: string, width: number): string {
  */
 export function StatusBar({ state }: { state: UiState }): ReactElement {
   const s = statusSegments(state);
+  // Plain text only (Ink colours it): a model name or a message from elsewhere is shown, never obeyed.
+  const doingText = inertText(s.doing);
+  const modelText = inertText(s.model);
   const mode = ` ${s.mode} `;
   const activity = ` [ ${s.activity}`;
   const net = ` [ NET: ${s.network} ]`;
   // A long message is cut, never the badges: Ink would shrink every part of the row to fit it.
   const doing = clip(
-    s.doing !== '' ? ` · ${s.doing}` : '',
+    doingText !== '' ? ` · ${doingText}` : '',
     state.size.columns - mode.length - activity.length - ' ] '.length - net.length,
   );
   const fixed = mode.length + activity.length + doing.length + ' ] '.length + net.length;
   const room = Math.max(0, state.size.columns - fixed);
   const usageText = `[ ${[`${s.turn} | ${s.total}`, s.cost, s.context].filter((part) => part !== '').join(' · ')} ]`;
   const usage = clip(usageText, room);
-  const model = clip(` ${s.model}`, room - usage.length);
+  const model = clip(` ${modelText}`, room - usage.length);
   const activityColor = s.activity === 'PLAN' ? 'magenta' : 'blue';
   return (
     <Box width={state.size.columns} height={1} overflow="hidden">

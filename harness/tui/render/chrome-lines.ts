@@ -1,5 +1,6 @@
 import chalk from 'chalk';
 import stringWidth from 'string-width';
+import { inertText } from '../../terminal/inert-text.js';
 import { APPROVAL_CHOICES, LOOP_CHOICES } from '../answer-pending.js';
 import { LEADER_CHORDS } from '../leader-chords.js';
 import { COMMAND_HELP } from '../ui-command.js';
@@ -18,7 +19,8 @@ const rule = (width: number): string => chalk.dim('─'.repeat(Math.max(0, width
 
 /** The prompt under the conversation: the text being typed, the `:` line, or a hint in NORMAL. */
 export function promptLines(state: UiState, width: number): string[] {
-  if (state.mode === 'command') return [rule(width), `:${state.commandLine}${chalk.inverse(' ')}`];
+  // What is being typed may be a paste: shown inert, sent as it is.
+  if (state.mode === 'command') return [rule(width), `:${inertText(state.commandLine)}${chalk.inverse(' ')}`];
   if (state.replay) {
     return [
       rule(width),
@@ -34,7 +36,8 @@ export function promptLines(state: UiState, width: number): string[] {
     ];
   }
   const { text, cursor } = state.input;
-  const withCursor = `${text.slice(0, cursor)}${chalk.inverse(text[cursor] === undefined || text[cursor] === '\n' ? ' ' : text[cursor]!)}${text[cursor] === '\n' ? '\n' : ''}${text.slice(cursor + 1)}`;
+  const at = text[cursor];
+  const withCursor = `${inertText(text.slice(0, cursor))}${chalk.inverse(at === undefined || at === '\n' ? ' ' : inertText(at))}${at === '\n' ? '\n' : ''}${inertText(text.slice(cursor + 1))}`;
   const lines = withCursor
     .split('\n')
     .flatMap((line) => wrapLines(line, width - 2))
@@ -63,7 +66,7 @@ export function pendingLines(state: UiState, width: number): string[] {
       if (current.feedback !== undefined) {
         return [
           ...lines,
-          `${chalk.cyan('reason for rejecting › ')}${current.feedback}${chalk.inverse(' ')}`,
+          `${chalk.cyan('reason for rejecting › ')}${inertText(current.feedback)}${chalk.inverse(' ')}`,
           chalk.dim('Enter sends · Esc rejects without a reason'),
         ];
       }
@@ -90,7 +93,7 @@ export function pendingLines(state: UiState, width: number): string[] {
       if (options.length === 0) {
         return [
           ...lines,
-          `${chalk.cyan('› ')}${current.text}${chalk.inverse(' ')}`,
+          `${chalk.cyan('› ')}${inertText(current.text)}${chalk.inverse(' ')}`,
           chalk.dim('Enter answers · Esc declines'),
         ];
       }

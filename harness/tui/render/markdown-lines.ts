@@ -1,4 +1,5 @@
-import { Marked } from 'marked';
+import chalk from 'chalk';
+import { Marked, type Tokens } from 'marked';
 import { markedTerminal } from 'marked-terminal';
 
 /** One Marked instance per width: marked-terminal reflows paragraphs to the width it was made with. */
@@ -15,11 +16,26 @@ export function markedFor(width: number): Marked {
       reflowText: true,
       tab: 2,
       showSectionPrefix: false,
-    }) as never;
-    marked = new Marked(extension);
+    }) as unknown as { renderer: Record<string, unknown> };
+    extension.renderer.link = plainLink;
+    marked = new Marked(extension as never);
     byWidth.set(columns, marked);
   }
   return marked;
+}
+
+/**
+ * A link as marked-terminal draws it on a terminal without hyperlinks, `text (url)` in its colours,
+ * on every terminal: its OSC 8 hyperlink would show the model's text and hide where it leads (and
+ * the UI's last step lets no sequence but colours through).
+ */
+function plainLink(
+  this: { parser: { parseInline(tokens: Tokens.Link['tokens']): string } },
+  token: Tokens.Link,
+): string {
+  const text = this.parser.parseInline(token.tokens);
+  const href = chalk.blue.underline(token.href);
+  return chalk.blue(text && text !== token.href ? `${text} (${href})` : href);
 }
 
 /**
