@@ -5,7 +5,14 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 
-const SOURCES = ['skate-confine.c', 'create-guard.c', 'guard-supervisor.c', 'guard-walk.c', 'guard-calls.c'];
+const SOURCES = [
+  'skate-confine.c',
+  'create-guard.c',
+  'guard-supervisor.c',
+  'guard-walk.c',
+  'guard-calls.c',
+  'output-relay.c',
+];
 
 mkdirSync('dist/bin', { recursive: true });
 try {

@@ -2,7 +2,8 @@
  * skate-confine: the part of Skate's sandbox that Node cannot do itself.
  *
  *   skate-confine [--cgroup PROCS_FILE]... [--landlock] [--subreaper]
- *                 [--oom-score-adj N] [--pdeathsig] [--pin-fds] [--keep-fd N]...
+ *                 [--pipe-output] [--oom-score-adj N] [--pdeathsig] [--pin-fds]
+ *                 [--keep-fd N]...
  *                 -- COMMAND [ARGS...]
  *
  * Before anything else, every descriptor above 2 is marked close-on-exec: a
@@ -22,6 +23,9 @@
  *                 us, and on SIGTERM/SIGINT/SIGHUP or when the command exits,
  *                 every descendant is killed. Nothing the command started
  *                 outlives it.
+ * --pipe-output   with --subreaper: stdout and stderr that are sockets reach the
+ *                 command as pipes, copied out by the subreaper, so the command
+ *                 can open /dev/stdout and /dev/stderr (see output-relay.h).
  * --oom-score-adj N  make the command the preferred victim of the OOM killer.
  * --pdeathsig     be killed (SIGKILL) the moment our parent dies, even if the
  *                 parent was killed with SIGKILL; survives the exec of COMMAND.
@@ -68,6 +72,7 @@
 #include <unistd.h>
 
 #include "create-guard.h"
+#include "output-relay.h"
 
 #ifndef SYS_landlock_create_ruleset
 #define SYS_landlock_create_ruleset 444
@@ -122,28 +127,48 @@ static void shut_fd(int fd, int cloexec) {
   }
 }
 
+static int is_kept(long fd, const int *keep, int nkeep) {
+  for (int k = 0; k < nkeep; k++)
+    if (keep[k] == fd) return 1;
+  return 0;
+}
+
 /*
- * Marks every descriptor above 2 close-on-exec (`cloexec`), or closes them. close_range(2) does it
- * in one call (Linux 5.11+ for the flag); older kernels get a walk over /proc/self/fd, and without
- * /proc a loop up to the descriptor limit.
+ * Marks every descriptor above 2 but those in `keep` close-on-exec (`cloexec`), or closes them.
+ * close_range(2) does it in a call per gap (Linux 5.11+ for the flag); older kernels get a walk
+ * over /proc/self/fd, and without /proc a loop up to the descriptor limit.
  */
-static void shut_above_stdio(int cloexec) {
-  if (syscall(SYS_close_range, 3U, ~0U, cloexec ? CLOSE_RANGE_CLOEXEC : 0U) == 0) return;
+static void shut_above_stdio_except(int cloexec, const int *keep, int nkeep) {
+  unsigned flags = cloexec ? CLOSE_RANGE_CLOEXEC : 0U;
+  unsigned low = 3;
+  int ok = 1;
+  for (unsigned fd = 3; ok && nkeep > 0 && fd < (unsigned)INT_MAX; fd++) {
+    if (!is_kept(fd, keep, nkeep)) continue;
+    if (fd > low) ok = syscall(SYS_close_range, low, fd - 1, flags) == 0;
+    low = fd + 1;
+    int later = 0;
+    for (int k = 0; k < nkeep; k++) later |= keep[k] > (int)fd;
+    if (!later) break;
+  }
+  if (ok && syscall(SYS_close_range, low, ~0U, flags) == 0) return;
   DIR *fds = opendir("/proc/self/fd");
   if (fds) {
     struct dirent *entry;
     while ((entry = readdir(fds))) {
       char *end;
       long fd = strtol(entry->d_name, &end, 10);
-      if (*end || end == entry->d_name || fd < 3 || fd == dirfd(fds)) continue;
+      if (*end || end == entry->d_name || fd < 3 || fd == dirfd(fds) || is_kept(fd, keep, nkeep)) continue;
       shut_fd((int)fd, cloexec);
     }
     closedir(fds);
     return;
   }
   long max = sysconf(_SC_OPEN_MAX);
-  for (long fd = 3; fd < (max > 0 ? max : 65536); fd++) shut_fd((int)fd, cloexec);
+  for (long fd = 3; fd < (max > 0 ? max : 65536); fd++)
+    if (!is_kept(fd, keep, nkeep)) shut_fd((int)fd, cloexec);
 }
+
+static void shut_above_stdio(int cloexec) { shut_above_stdio_except(cloexec, NULL, 0); }
 
 /* Lets descriptor `text` through to the command (see --keep-fd); it must be open. */
 static void keep_fd(const char *text) {
@@ -318,7 +343,7 @@ int main(int argc, char **argv) {
   if (argc == 4 && strcmp(argv[1], "--limit-data") == 0) return limit_data(argv[2], argv[3]);
   /* First: nothing inherited goes further unless an option below passes it on. */
   shut_above_stdio(1);
-  int landlock = 0, subreaper = 0, pin = 0, i;
+  int landlock = 0, subreaper = 0, pin = 0, pipe_output = 0, i;
   pid_t parent = getppid();
   const char *oom = NULL;
   for (i = 1; i < argc; i++) {
@@ -333,6 +358,8 @@ int main(int argc, char **argv) {
       landlock = 1;
     } else if (strcmp(argv[i], "--subreaper") == 0) {
       subreaper = 1;
+    } else if (strcmp(argv[i], "--pipe-output") == 0) {
+      pipe_output = 1;
     } else if (strcmp(argv[i], "--pdeathsig") == 0) {
       if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) die("PR_SET_PDEATHSIG");
       /* The parent may have died before the signal was armed. */
@@ -350,7 +377,7 @@ int main(int argc, char **argv) {
     }
   }
   if (i >= argc) {
-    fprintf(stderr, "usage: skate-confine [--cgroup FILE]... [--landlock] [--subreaper] [--oom-score-adj N] [--pdeathsig] [--pin-fds] [--keep-fd N]... [--guard...] -- COMMAND...\n");
+    fprintf(stderr, "usage: skate-confine [--cgroup FILE]... [--landlock] [--subreaper] [--oom-score-adj N] [--pipe-output] [--pdeathsig] [--pin-fds] [--keep-fd N]... [--guard...] -- COMMAND...\n");
     return 125;
   }
   char **command = argv + i;
@@ -373,12 +400,15 @@ int main(int argc, char **argv) {
   sigaction(SIGINT, &stop, NULL);
   sigaction(SIGHUP, &stop, NULL);
 
+  struct output_relay relay = {0};
+  if (pipe_output && relay_prepare(&relay) != 0) die("pipe2");
   pid_t child = fork();
   if (child < 0) die("fork");
   if (child == 0) {
     signal(SIGTERM, SIG_DFL);
     signal(SIGINT, SIG_DFL);
     signal(SIGHUP, SIG_DFL);
+    relay_in_child(&relay);
     execvp(command[0], command);
     fprintf(stderr, "skate-confine: %s: %s\n", command[0], strerror(errno));
     _exit(127);
@@ -387,7 +417,12 @@ int main(int argc, char **argv) {
    * The command has what it was given; we keep only stdio. Staying alive in the command's Landlock
    * domain, we could otherwise lend it what exec closed for it, through /proc/<our pid>/fd.
    */
-  shut_above_stdio(0);
+  int kept[2];
+  shut_above_stdio_except(0, kept, relay_kept(&relay, kept, 2));
+  if (relay_start(&relay) != 0) {
+    kill_descendants();
+    die("pthread_create");
+  }
 
   int status = 0;
   for (;;) {
@@ -395,12 +430,15 @@ int main(int argc, char **argv) {
     if (done == child) break;
     if (done < 0 && errno == EINTR && stop_requested) {
       kill_descendants();
+      relay_finish(&relay);
       return 128 + stop_requested;
     }
     if (done < 0 && errno == ECHILD) break;
   }
   /* The command is done: whatever it left running in the background goes with it. */
   kill_descendants();
+  /* Every writer is gone: what they wrote is copied out before we exit. */
+  relay_finish(&relay);
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return 1;

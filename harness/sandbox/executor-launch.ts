@@ -20,9 +20,20 @@ export interface ExecutorLaunch {
 /** Builds the launch for a policy; the kernel sandbox plugs in here. */
 export type ExecutorLauncher = (policy: ResolvedPolicy) => Promise<ExecutorLaunch>;
 
-/** Wraps each command in skate-confine: Landlock isolation from the executor and a subreaper. */
+/**
+ * Wraps each command in skate-confine: Landlock isolation from the executor, a subreaper, and
+ * output through pipes (Node's are sockets, which `> /dev/stderr` cannot open).
+ */
 export function confineWrapper(): string[] {
-  return [distPath('bin', 'skate-confine'), '--landlock', '--subreaper', '--oom-score-adj', '500', '--'];
+  return [
+    distPath('bin', 'skate-confine'),
+    '--landlock',
+    '--subreaper',
+    '--pipe-output',
+    '--oom-score-adj',
+    '500',
+    '--',
+  ];
 }
 
 /**

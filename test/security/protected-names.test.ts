@@ -297,7 +297,6 @@ describe.skipIf(noSandbox)('security: protected names that do not exist yet', ()
           'mkdir -p src/a/b/c && echo deep > src/a/b/c/file.ts && echo top > top.txt',
           // An editor's atomic save: a temporary file renamed over the original.
           'printf "new\\n" > .notes.md.swp && mv .notes.md.swp notes.md',
-          // (The tool's own stdout is a socket, which no open reopens: a pipe's is.)
           '{ echo to-stdout > /dev/stdout; } | cat',
           't=$(mktemp) && echo tmp > "$t" && cat "$t"',
           'cat <(echo process-substitution)',
