@@ -23,6 +23,8 @@ const SCRATCH_BYTES = 64 * 1024;
 const DEFAULT_MAX_RESULTS = 200;
 /** A minified line can be megabytes; show its start. */
 const MAX_LINE_CHARS = 500;
+const MAX_PATTERN_CHARS = 10_000;
+
 /** The pattern, path or glob quoted back when nothing matched. */
 const MAX_ECHO_CHARS = 500;
 
@@ -35,7 +37,12 @@ export const grepTool = defineTool({
   effect: 'read',
   description: toolDescription('grep'),
   input: z.object({
-    pattern: z.string().min(1).describe('JavaScript regular expression, e.g. "function\\s+\\w+" or "TODO".'),
+    pattern: z
+      .string()
+      .min(1)
+      // ripgrep takes it in argv, where one argument may hold 128 KiB; no search needs a tenth of it.
+      .max(MAX_PATTERN_CHARS, `at most ${MAX_PATTERN_CHARS} characters; search for a distinctive part instead`)
+      .describe('JavaScript regular expression, e.g. "function\\s+\\w+" or "TODO".'),
     path: z.string().min(1).default('.').describe('File or directory to search. Default: the workspace.'),
     glob: z
       .string()

@@ -32,6 +32,16 @@ describe.each(engines)('grep (%s)', (engine, ripgrep) => {
     if (engine === 'ripgrep') expect(ripgrep).toMatch(/\/rg$/);
   });
 
+  it('refuses a pattern longer than ripgrep can take in argv with a clear error, not E2BIG', async () => {
+    await using dir = await tempDir();
+    await files(dir.path, { 'a.txt': 'hello\n' });
+    const result = await runTool(grepTool, testPolicy(dir.path), { pattern: 'a'.repeat(300_000) });
+    expect(result).toMatchObject({ isError: true, code: 'invalid_input' });
+    expect(result.output).toContain('at most 10000 characters');
+    expect(result.output).not.toContain('E2BIG');
+    expect(result.output.length).toBeLessThan(2000);
+  });
+
   it('lists matching files by default, in path order', async () => {
     await using dir = await tempDir();
     await files(dir.path, {
