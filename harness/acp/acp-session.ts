@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
   type AgentContext,
@@ -11,6 +10,8 @@ import {
   type StopReason,
 } from '@agentclientprotocol/sdk';
 import type { EngineCommand, EngineEvent } from '../../shared/engine-events.js';
+import { resolvePolicy } from '../runtime/start-executor.js';
+import { readWorkspaceFile } from '../workspace-files/read-workspace-file.js';
 import type { AcpAgentHandle, AcpMode } from './acp-agent-port.js';
 import { configChange, configOptions } from './config-options.js';
 import { historyUpdates } from './history-updates.js';
@@ -49,6 +50,8 @@ export interface AcpSessionOptions {
 type Ask = Extract<EngineEvent, { type: 'ask_user_request' }>;
 type Approval = Extract<EngineEvent, { type: 'approval_request' }>;
 
+/** A plan shown to the editor is cut here; the executing agent reads it whole (up to its own bound). */
+const MAX_SHOWN_PLAN_BYTES = 256 * 1024;
 /**
  * One ACP session: forwards its agent's events as `session/update`s in order,
  * turns approvals and questions into requests to the client and their answers
@@ -317,10 +320,21 @@ export class AcpSession {
   private showPlanIfWritten(shownPath: string): void {
     const planFile = this.agent.planFile();
     if (!planFile || path.resolve(this.agent.workspace, shownPath) !== planFile) return;
-    // Read on the host: the plan file is the one path the planning sandbox writes, and the harness reads it anyway.
+    // Read as the planning agent may read it, never through a link or a FIFO its sandbox put there.
+    const workspace = this.agent.workspace;
     this.enqueue(
-      readFile(planFile, 'utf8').then(
-        (text): SessionUpdate => ({ sessionUpdate: 'plan', entries: planEntries(text) }),
+      readWorkspaceFile(planFile, {
+        policy: () => resolvePolicy('plan', workspace),
+        within: workspace,
+        maxBytes: MAX_SHOWN_PLAN_BYTES,
+        overflow: 'cut',
+      }).then(
+        (read): SessionUpdate | undefined => {
+          if (read.status === 'read')
+            return { sessionUpdate: 'plan', entries: planEntries(read.data.toString('utf8')) };
+          if (read.status === 'refused') this.options.log(`could not show the plan: ${read.message}`);
+          return undefined;
+        },
         (error: unknown) => {
           this.options.log(`could not show the plan: ${describe(error)}`);
           return undefined;
