@@ -7,8 +7,6 @@ import type { EvalRequest, EvalResultMessage, LogLevel } from './protocol.js';
 
 /** Name the snippet carries in stack traces. */
 const SNIPPET_FILE = 'snippet.js';
-/** After the isolate's own timeout, how long before we dispose it ourselves (a promise that never settles). */
-const BACKSTOP_MS = 50;
 
 type Result = Omit<EvalResultMessage, 'type' | 'id'>;
 
@@ -50,13 +48,15 @@ export class ReplSession {
     const live = this.live ?? (await this.create());
     const sink: LogSink = { send, left: request.maxLogBytes, dropped: 0 };
     this.sink = sink;
-    const started = performance.now();
-    const remaining = () => Math.max(1, Math.round(request.timeoutMs - (performance.now() - started)));
     let expired = false;
+    // The timeout is ours, not isolated-vm's: its timer starts a thread per call once the last one
+    // has lapsed, and a thread's stack counts against the worker's data limit, so after code had
+    // filled that limit the next call's timer aborted the worker. Disposing ends any run at once
+    // (a loop, a promise that never settles), and a timeout resets the session either way.
     const backstop = setTimeout(() => {
       expired = true;
       this.discard();
-    }, request.timeoutMs + BACKSTOP_MS);
+    }, request.timeoutMs);
     const finish = async (status: Result['status'], text: string): Promise<Result> => {
       clearTimeout(backstop);
       // Console callbacks are delivered asynchronously; let the last ones land before the result.
@@ -73,10 +73,9 @@ export class ReplSession {
     let value: ivm.Reference<unknown> | undefined;
     try {
       script = await live.isolate.compileScript(request.code, { filename: SNIPPET_FILE });
-      value = await script.run(live.context, { reference: true, timeout: remaining() });
+      value = await script.run(live.context, { reference: true });
       const settled = await live.settle.apply(undefined, [value.derefInto(), request.maxValueChars], {
         result: { promise: true, copy: true },
-        timeout: remaining(),
       });
       if (expired) return await finish('timeout', timeoutText(request.timeoutMs));
       return await finish(settled.ok ? 'ok' : 'error', settled.ok ? settled.text : cleanStack(settled.text));
