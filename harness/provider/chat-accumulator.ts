@@ -88,7 +88,7 @@ export function createChatAccumulator(): StreamAccumulator<ChatCompletionChunk> 
       }
       if (choice.finish_reason) {
         finishReason = choice.finish_reason;
-        blocks.forEach((_, index) => events.push(...close(index)));
+        for (let index = 0; index < blocks.length; index++) events.push(...close(index));
       }
       return events;
     },

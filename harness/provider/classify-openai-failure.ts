@@ -44,7 +44,14 @@ export function classifyOpenAiFailure(error: unknown, keyHint: string): Failure 
   if (status === undefined) return { kind: 'unavailable', detail, retryable: true, reason };
   const transient = status === 408 || status === 409 || status === 429 || status >= 500;
   if (transient && code !== 'insufficient_quota') {
-    return { kind: 'unavailable', detail, status, retryable: true, reason, retryAfterMs: retryAfterMs(error.headers) };
+    return {
+      kind: 'unavailable',
+      detail,
+      status,
+      retryable: true,
+      reason,
+      retryAfterMs: retryAfterMs(error.headers),
+    };
   }
   return { kind: transient ? 'unavailable' : 'bad_request', detail, status, retryable: false, reason };
 }

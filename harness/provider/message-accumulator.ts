@@ -18,7 +18,12 @@ export type ToolUseWithRawInput = Extract<ContentBlock, { type: 'tool_use' }> & 
  * A tool call's streamed arguments as a block: parsed when they are a JSON object, else `{}` with
  * the text and the parser's complaint kept for the repair turn (`harness/engine/run-tool-calls.ts`).
  */
-export function toolUseBlock(id: string, name: string, json: string, emptyInput: unknown = {}): ToolUseWithRawInput {
+export function toolUseBlock(
+  id: string,
+  name: string,
+  json: string,
+  emptyInput: unknown = {},
+): ToolUseWithRawInput {
   if (json.trim() === '') return { type: 'tool_use', id, name, input: emptyInput ?? {} };
   let problem: string;
   try {

@@ -84,7 +84,8 @@ export function createResponsesAccumulator(): StreamAccumulator<ResponseStreamEv
           const index = byOutput.get(event.output_index);
           if (index === undefined || finished[index]) return [];
           const block = blocks[index]!;
-          if (block.type === 'tool_use' && event.item.type === 'function_call') block.done = event.item.arguments;
+          if (block.type === 'tool_use' && event.item.type === 'function_call')
+            block.done = event.item.arguments;
           const done = toBlock(block);
           finished[index] = done;
           return [{ type: 'block_done', index, block: done }];
@@ -95,17 +96,33 @@ export function createResponsesAccumulator(): StreamAccumulator<ResponseStreamEv
           const calls = blocks.some((block) => block.type === 'tool_use');
           const cut = response.incomplete_details?.reason === 'max_output_tokens';
           end = {
-            stopReason: calls ? 'tool_use' : cut ? 'max_tokens' : response.incomplete_details ? 'refusal' : 'end_turn',
+            stopReason: calls
+              ? 'tool_use'
+              : cut
+                ? 'max_tokens'
+                : response.incomplete_details
+                  ? 'refusal'
+                  : 'end_turn',
             usage: toUsage(response.usage),
           };
           return [];
         }
         case 'response.failed': {
           const error = event.response.error;
-          throw new APIError(undefined, error ?? undefined, error?.message ?? 'the response failed', undefined);
+          throw new APIError(
+            undefined,
+            error ?? undefined,
+            error?.message ?? 'the response failed',
+            undefined,
+          );
         }
         case 'error':
-          throw new APIError(undefined, { code: event.code, message: event.message }, event.message, undefined);
+          throw new APIError(
+            undefined,
+            { code: event.code, message: event.message },
+            event.message,
+            undefined,
+          );
         default:
           return [];
       }

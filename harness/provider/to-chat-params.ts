@@ -50,9 +50,7 @@ function toChatTool(tool: ModelTool): ChatCompletionTool {
 /** One Skate message as Chat messages: tool results become `tool` messages, ahead of any user text. */
 export function toChatMessages(message: Message): ChatCompletionMessageParam[] {
   if (message.role === 'assistant') {
-    const text = message.content
-      .flatMap((block) => (block.type === 'text' ? [block.text] : []))
-      .join('');
+    const text = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
     const calls = message.content.flatMap((block) =>
       block.type === 'tool_use'
         ? [

@@ -64,7 +64,11 @@ function toInputItems(message: Message): ResponseInputItem[] {
     } else if (block.type === 'text' && block.text.trim() !== '') {
       parts.push({ type: 'input_text', text: block.text });
     } else if (block.type === 'image') {
-      parts.push({ type: 'input_image', detail: 'auto', image_url: `data:${block.mediaType};base64,${block.data}` });
+      parts.push({
+        type: 'input_image',
+        detail: 'auto',
+        image_url: `data:${block.mediaType};base64,${block.data}`,
+      });
     }
   }
   if (parts.length > 0) items.push({ role: 'user', content: parts });
