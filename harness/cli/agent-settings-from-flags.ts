@@ -58,9 +58,9 @@ export function sessionSettingsFrom(flags: SessionFlags): SessionSettings {
   return { kind: 'new' };
 }
 
-/** True when the model the flags name can run: a settings provider's, or Claude with ANTHROPIC_API_KEY set. */
-export function hasModelCredentials(flags: AgentRunFlags): boolean {
-  return Boolean(process.env.ANTHROPIC_API_KEY) || providerOf(modelName(flags)) !== undefined;
+/** True for a Claude model without ANTHROPIC_API_KEY: `skate -p` runs the demo then. A `NAME/MODEL` never does. */
+export function wantsDemo(flags: AgentRunFlags): boolean {
+  return !process.env.ANTHROPIC_API_KEY && !modelName(flags).includes('/');
 }
 
 /**

@@ -31,7 +31,13 @@ export function createProviderRouter(options: ProviderRouterOptions): ModelProvi
     if (!provider) {
       provider = ref
         ? import('./settings-provider.js').then(({ createSettingsProvider }) =>
-            createSettingsProvider(ref.provider, ref.settings, env, options.onDebug),
+            createSettingsProvider(
+              ref.provider,
+              ref.settings,
+              env,
+              (model) => contextWindow(`${ref.provider}/${model}`),
+              options.onDebug,
+            ),
           )
         : (options.anthropic() ??
           Promise.reject(

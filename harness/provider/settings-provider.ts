@@ -1,9 +1,13 @@
 import type { ProviderSettings } from '../../shared/settings.js';
 import { createAnthropicProvider } from './anthropic-provider.js';
-import { contextWindow } from './model-catalog.js';
 import type { ModelProvider } from './model-provider.js';
 
 /**
+ * The CLI bundle loads this module from a bundle of its own (`dist/cli/provider-sdks.js`, see
+ * scripts/bundle.mjs): the SDKs it imports (openai, Bedrock's AWS signing, Google auth) are two
+ * thirds of the code and most runs need none of them. So it takes the catalog's answers as
+ * arguments rather than importing the catalog, whose state would be a second, empty copy there.
+ *
  * The ModelProvider a settings `providers` entry describes, on its vendor's SDK. Its key is read
  * from `apiKeyEnv` in the harness's environment (a variable every sandbox is denied). Throws an
  * Error saying what is missing; the router turns it into the run's error.
@@ -12,13 +16,14 @@ export async function createSettingsProvider(
   name: string,
   settings: ProviderSettings,
   env: NodeJS.ProcessEnv,
+  /** The catalog's window of a model of this provider (by its own id). */
+  windowOf: (model: string) => number,
   onDebug?: (line: string) => void,
 ): Promise<ModelProvider> {
   const key = settings.apiKeyEnv ? env[settings.apiKeyEnv] : undefined;
   if (settings.apiKeyEnv && !key) {
     throw new Error(`providers.${name}: ${settings.apiKeyEnv} (its apiKeyEnv) is not set in the environment`);
   }
-  const windowOf = (model: string): number => contextWindow(`${name}/${model}`);
   const debug = onDebug && ((line: string) => onDebug(`[${name}] ${line}`));
   switch (settings.type) {
     case 'openai-chat':

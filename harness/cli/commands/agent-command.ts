@@ -1,5 +1,5 @@
 import { traceStart } from '../../start-trace.js';
-import { hasModelCredentials, modelFrom, runSettingsFrom } from '../agent-settings-from-flags.js';
+import { modelFrom, runSettingsFrom, wantsDemo } from '../agent-settings-from-flags.js';
 import { agentFlags, type CommandMain, parseAgentArgs } from '../cli-flags.js';
 import { headlessAgent } from '../headless-agent.js';
 import { readStdin } from '../read-stdin.js';
@@ -33,7 +33,7 @@ export const run: CommandMain = async (args) => {
     const { runInteractive } = await import('../run-interactive.js');
     return runInteractive(runSettingsFrom(flags, model), prompt);
   }
-  if (!hasModelCredentials(flags)) {
+  if (wantsDemo(flags)) {
     const { runDemo } = await import('../../demo/run-demo.js');
     return runDemo(flags);
   }
