@@ -87,6 +87,25 @@ const importMetaUrl = {
   // "use strict" first: after the banner, esbuild's own would no longer be a directive.
   banner: `"use strict";var __skateImportMetaUrl = require('node:url').pathToFileURL(__filename).href;`,
 };
+/**
+ * The providers of settings (`harness/provider/settings-provider.ts`) and the SDKs under them
+ * (openai; Bedrock's with AWS signing; Vertex's with Google auth) would triple the CLI bundle that
+ * every start compiles, for runs that mostly use none of them: they are a bundle of their own,
+ * `dist/cli/provider-sdks.js`, which the CLI bundle requires the first time a settings provider is used.
+ */
+const providerSdksStandIn = {
+  name: 'provider-sdks-stand-in',
+  setup(build) {
+    build.onResolve({ filter: /\/settings-provider\.js$/ }, (args) => ({
+      path: args.path,
+      namespace: 'provider-sdks',
+    }));
+    build.onLoad({ filter: /.*/, namespace: 'provider-sdks' }, () => ({
+      contents: "module.exports = require(require('node:path').join(__dirname, 'provider-sdks.js'));",
+      loader: 'js',
+    }));
+  },
+};
 const cli = await build({
   ...common,
   splitting: false,
@@ -99,7 +118,7 @@ const cli = await build({
   define: { ...production, ...importMetaUrl.define },
   banner: { js: `(function (exports, require, module, __filename, __dirname) {${importMetaUrl.banner}` },
   footer: { js: '})' },
-  plugins: [tuiVendorStandIns],
+  plugins: [tuiVendorStandIns, providerSdksStandIn],
   metafile: true,
 });
 // The bin runs the bundle without an ES module loader: an import() left in it would fail when run.
@@ -107,6 +126,18 @@ for (const [file, output] of Object.entries(cli.metafile.outputs)) {
   const dynamic = output.imports.filter((i) => i.external && i.kind === 'dynamic-import');
   if (dynamic.length) throw new Error(`${file}: dynamic import of ${dynamic.map((i) => i.path).join(', ')}`);
 }
+await build({
+  ...common,
+  splitting: false,
+  format: 'cjs',
+  entryPoints: { 'provider-sdks': 'dist/harness/provider/settings-provider.js' },
+  outdir: 'dist/cli',
+  define: { ...production, ...importMetaUrl.define },
+  banner: { js: importMetaUrl.banner },
+  // gaxios and @smithy's HTTP handler import Node built-ins with import(); as require() they need no ES module loader.
+  supported: { 'dynamic-import': false },
+  legalComments: 'external',
+});
 const cliBundle = await readFile('dist/cli/skate-cli.js');
 if (!cliBundle.every((byte) => byte < 0x80)) throw new Error('dist/cli/skate-cli.js is not plain ASCII');
 await writeFile('dist/cli/package.json', '{ "type": "commonjs" }\n');

@@ -1,4 +1,5 @@
 import { DEFAULT_MODEL } from '../provider/model-catalog.js';
+import { configuredProviders, providerOf } from '../provider/provider-catalog.js';
 import type {
   AgentSettings,
   ExecutorSettings,
@@ -57,24 +58,57 @@ export function sessionSettingsFrom(flags: SessionFlags): SessionSettings {
   return { kind: 'new' };
 }
 
+/** True for a Claude model without ANTHROPIC_API_KEY: `skate -p` runs the demo then. A `NAME/MODEL` never does. */
+export function wantsDemo(flags: AgentRunFlags): boolean {
+  return !process.env.ANTHROPIC_API_KEY && !modelName(flags).includes('/');
+}
+
 /**
- * The Anthropic model the flags name. The SDK is loaded (and its client made)
- * once the executor process is spawned, while it starts: the runtime awaits both together.
+ * The model the flags name, on the provider router: `NAME/MODEL` on the settings' provider NAME,
+ * anything else on the Anthropic API. The SDKs are loaded (and their clients made) once the
+ * executor process is spawned, while it starts: the runtime awaits both together. Without the
+ * Anthropic key a Claude model is a usage error saying `missingKey`.
  */
-export function anthropicModel(flags: AgentRunFlags, apiKey: string): ModelSettings {
+export function modelFrom(flags: AgentRunFlags, missingKey: string): ModelSettings {
+  const name = modelName(flags);
+  const apiKey = process.env.ANTHROPIC_API_KEY;
+  if (!providerOf(name)) {
+    const slash = name.indexOf('/');
+    if (slash > 0) {
+      const known = Object.keys(configuredProviders());
+      throw new UsageError(
+        `--model ${name}: no provider "${name.slice(0, slash)}" in ~/.skate/settings.json's providers${known.length > 0 ? ` (it has ${known.join(', ')})` : ''}`,
+      );
+    }
+    if (!apiKey) throw new UsageError(missingKey);
+  }
+  const onDebug = flags.verbose ? note : undefined;
   return {
     provider: () =>
-      import('../provider/anthropic-provider.js').then(({ createAnthropicProvider }) =>
-        createAnthropicProvider({
-          apiKey,
-          ...(process.env.ANTHROPIC_BASE_URL && { baseURL: process.env.ANTHROPIC_BASE_URL }),
-          ...(flags.verbose && { onDebug: note }),
+      import('../provider/provider-router.js').then(({ createProviderRouter }) =>
+        createProviderRouter({
+          initialModel: name,
+          anthropic: () =>
+            apiKey
+              ? import('../provider/anthropic-provider.js').then(({ createAnthropicProvider }) =>
+                  createAnthropicProvider({
+                    apiKey,
+                    ...(process.env.ANTHROPIC_BASE_URL && { baseURL: process.env.ANTHROPIC_BASE_URL }),
+                    ...(onDebug && { onDebug }),
+                  }),
+                )
+              : undefined,
+          ...(onDebug && { onDebug }),
         }),
       ),
-    name: flags.model ?? DEFAULT_MODEL,
+    name,
     maxTokens: flags.maxTokens,
     thinkingBudgetTokens: flags.thinkingBudgetTokens,
   };
+}
+
+function modelName(flags: AgentRunFlags): string {
+  return flags.model ?? DEFAULT_MODEL;
 }
 
 /** An agent run's settings from its flags (activity and model aside). */

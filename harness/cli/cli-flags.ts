@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { ApprovalMode } from '../engine/engine-types.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
-import { applySettingsEnv, loadSettings } from '../settings/load-settings.js';
+import { applySettingsEnv, applySettingsProviders, loadSettings } from '../settings/load-settings.js';
 import { readAnswersFile } from './answers-file.js';
 import { note } from './note.js';
 import { UsageError } from './usage-error.js';
@@ -187,6 +187,7 @@ export async function agentFlags(
     flags: { policy: values.policy, approval: flagged.approval, network: flagged.network },
   });
   applySettingsEnv(settings.env);
+  applySettingsProviders(settings.providers);
   if (values.verbose) {
     note(`settings: ${settings.files.length > 0 ? settings.files.join(', ') : 'no settings files'}`);
   }

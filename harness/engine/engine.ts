@@ -18,6 +18,12 @@ import { runToolCalls } from './run-tool-calls.js';
 import { streamTurn, type TurnResult } from './stream-turn.js';
 import { systemPromptFor } from './system-prompt.js';
 import { addUsage, promptTokens, zeroUsage } from './token-usage.js';
+import {
+  inputErrorOf,
+  looksLikeTextToolCall,
+  REPEATED_GARBLED_CALLS,
+  TEXT_TOOL_CALL_NUDGE,
+} from './tool-call-repair.js';
 
 export interface EngineOptions {
   /** Compact once the last turn's prompt filled more than this share of the window. Default 0.8. */
@@ -53,6 +59,10 @@ interface RunState {
   ending: boolean;
   /** Why the last complete reply stopped. */
   stopReason?: StopReason;
+  /** The last turn had a call whose arguments were not JSON: its repair turn is this one. */
+  repairing?: boolean;
+  /** The model was told once that it wrote a tool call as text. */
+  toldTextToolCall?: boolean;
 }
 
 export type Compacted = 'compacted' | 'skipped' | 'failed' | 'cancelled';
@@ -106,6 +116,9 @@ export class Engine {
       return outcome(state, 'error', message);
     }
     const system = systemPromptFor(request);
+    // A local server's window is asked for before it is needed; what was found or assumed is said once.
+    const windowNote = await ctx.provider.prepareModel?.(request.model);
+    if (windowNote) out.emit({ type: 'warn', agent, message: windowNote });
     const windowTokens = ctx.provider.contextWindow(request.model);
     const maxTurns = Math.max(1, request.maxTurns);
     const repetitionGuard = new RepetitionGuard(this.repetition);
@@ -152,6 +165,17 @@ export class Engine {
       lastPromptTokens = recordReply(state, result, windowTokens);
 
       const calls = toolUses(result.message);
+      if (calls.length === 0 && !state.toldTextToolCall && result.stopReason === 'end_turn') {
+        if (looksLikeTextToolCall(result.message, new Set(toolset.definitions.keys()))) {
+          state.toldTextToolCall = true;
+          out.emit({ type: 'warn', agent, message: 'The model wrote a tool call as text; telling it once.' });
+          const nudge: Message = { role: 'user', content: [{ type: 'text', text: TEXT_TOOL_CALL_NUDGE }] };
+          state.messages.push(nudge);
+          log.userMessage(nudge);
+          out.emit({ type: 'turn_end', agent, turn, reason: 'complete' });
+          continue;
+        }
+      }
       if (calls.length === 0) {
         if (result.stopReason === 'max_tokens') {
           out.emit({
@@ -191,6 +215,12 @@ export class Engine {
       out.emit({ type: 'turn_end', agent, turn, reason: interrupted ? 'cancelled' : 'complete' });
       if (interrupted) return outcome(state, 'cancelled');
       if (state.ending) return outcome(state, 'complete');
+      const garbled = calls.some((call) => inputErrorOf(call) !== undefined);
+      if (garbled && state.repairing) {
+        out.emit({ type: 'error', agent, message: REPEATED_GARBLED_CALLS, code: 'invalid_tool_call' });
+        return outcome(state, 'error', REPEATED_GARBLED_CALLS);
+      }
+      state.repairing = garbled;
       if (repetition.kind === 'stop') {
         const message = repetitionStopMessage(repetition);
         out.emit({ type: 'error', agent, message, code: 'repetition' });

@@ -3,6 +3,7 @@ import type { AgentPath, TokenUsage } from '../../shared/engine-events.js';
 import type { ToolDefinition, ToolResult } from '../../shared/tool.js';
 import { checkApproval, notRunCancelled } from './approval-gate.js';
 import type { ApprovalMode, CommandInbox, Emitter, MetaTool, ToolHost } from './engine-types.js';
+import { garbledCallResult, inputErrorOf } from './tool-call-repair.js';
 
 export type ToolUseBlock = Extract<ContentBlock, { type: 'tool_use' }>;
 export type ToolResultBlock = Extract<ContentBlock, { type: 'tool_result' }>;
@@ -37,17 +38,21 @@ export function runToolCalls(
 async function runToolCall(call: ToolUseBlock, context: ToolCallContext): Promise<ToolResultBlock> {
   const { emitter, agent, signal } = context;
   const effect = context.definitions.get(call.name)?.effect;
-  const blocked = await checkApproval(
-    { id: call.id, name: call.name, input: call.input, effect },
-    {
-      mode: context.approval,
-      inbox: context.inbox,
-      signal,
-      emitter,
-      agent,
-      ...(context.approvalUnattended && { unattended: true }),
-    },
-  );
+  // Arguments that are not JSON run nothing and need no approval: the result tells the model why.
+  const garbled = inputErrorOf(call) === undefined ? undefined : garbledCallResult(call);
+  const blocked =
+    garbled ??
+    (await checkApproval(
+      { id: call.id, name: call.name, input: call.input, effect },
+      {
+        mode: context.approval,
+        inbox: context.inbox,
+        signal,
+        emitter,
+        agent,
+        ...(context.approvalUnattended && { unattended: true }),
+      },
+    ));
   // durationMs is the call's own time, not the time the user took to answer.
   const started = performance.now();
   const result = blocked ?? (await execute(call, context));

@@ -1,14 +1,25 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import type Anthropic from '@anthropic-ai/sdk';
 import type { ClientOptions } from '@anthropic-ai/sdk/client';
-import { traceStart } from '../start-trace.js';
-import { classifyFailure, type Failure } from './classify-failure.js';
+import { classifyFailure } from './classify-failure.js';
 import { createMessageAccumulator } from './message-accumulator.js';
 import { MessagesClient } from './messages-client.js';
 import { contextWindow } from './model-catalog.js';
-import type { ModelProvider, ModelRequest, ProviderError, ProviderEvent } from './model-provider.js';
+import type { ModelProvider, ModelRequest, ProviderError } from './model-provider.js';
 import { createNodeHttpFetch } from './node-http-fetch.js';
-import { type Backoff, retryDelayMs } from './retry-delay.js';
+import type { Backoff } from './retry-delay.js';
+import { redactor, streamWithRetries } from './stream-with-retries.js';
 import { toAnthropicParams } from './to-anthropic-params.js';
+
+/** What the provider needs of a client: the Messages API (`Anthropic`, `AnthropicBedrock`, `AnthropicVertex`). */
+export interface MessagesApiClient {
+  readonly baseURL: string;
+  messages: {
+    create(
+      params: Anthropic.MessageCreateParamsStreaming,
+      options: { signal: AbortSignal; maxRetries: number },
+    ): PromiseLike<AsyncIterable<Anthropic.RawMessageStreamEvent>>;
+  };
+}
 
 export interface AnthropicProviderOptions {
   apiKey: string;
@@ -20,99 +31,82 @@ export interface AnthropicProviderOptions {
   backoff?: Partial<Backoff>;
   /** A fetch to use instead of ours on `node:http(s)` (a proxy, a test double). */
   fetch?: ClientOptions['fetch'];
+  /** Headers sent with every request (a settings provider's `headers`). */
+  defaultHeaders?: Record<string, string>;
   /** Debug lines (attempts, retries, failures, SDK warnings); never carries the key. */
   onDebug?: (line: string) => void;
+  /**
+   * Another client of the same API (Claude on Bedrock or Vertex), made with `fetch`; the provider's
+   * name, the server's name for messages, and the context windows of its models go with it.
+   */
+  client?: {
+    make(fetch: ClientOptions['fetch'], logger: ClientOptions['logger']): MessagesApiClient;
+    name: string;
+    serverName: string;
+    contextWindow?(model: string): number;
+    /** Credentials the client holds, scrubbed from messages like the key. */
+    secrets?: readonly string[];
+  };
 }
 
 const DEFAULT_BACKOFF: Backoff = { baseMs: 500, capMs: 30_000 };
 
-/** Longer waits than this mean "not soon" (a spend or quota window): fail rather than hang. */
-const MAX_SERVER_WAIT_MS = 60_000;
-
 /**
  * The Messages API as a ModelProvider, on the official SDK. The SDK's own
- * retries are off: this provider retries itself so that each retry reaches the
+ * retries are off: `streamWithRetries` retries, so that each retry reaches the
  * engine as a `retry` event, and so that a stream that fails half-way is
  * retried too (the SDK only retries until the response headers arrive).
+ * Bedrock's and Vertex's clients are the same SDK with another transport.
  */
 export function createAnthropicProvider(options: AnthropicProviderOptions): ModelProvider {
-  const redact = redactor(options.apiKey);
+  const other = options.client;
+  const redact = redactor([options.apiKey, ...(other?.secrets ?? [])]);
   const debug = (line: string): void => options.onDebug?.(redact(line));
   const sdkLog = (message: string): void => debug(`anthropic sdk: ${message}`);
   // A custom fetch is the caller's own, not ours to warm.
   const transport = options.fetch ? undefined : createNodeHttpFetch();
-  const client = new MessagesClient({
-    apiKey: options.apiKey,
-    baseURL: options.baseURL,
-    maxRetries: 0,
-    fetch: options.fetch ?? transport?.fetch,
-    // The SDK logs to the console by default, which would tear a TUI.
-    logger: { error: sdkLog, warn: sdkLog, info: () => {}, debug: () => {} },
-    logLevel: 'warn',
-  });
+  const fetch = options.fetch ?? transport?.fetch;
+  // The SDK logs to the console by default, which would tear a TUI.
+  const logger = { error: sdkLog, warn: sdkLog, info: () => {}, debug: () => {} };
+  const client: MessagesApiClient = other
+    ? other.make(fetch, logger)
+    : new MessagesClient({
+        apiKey: options.apiKey,
+        baseURL: options.baseURL,
+        maxRetries: 0,
+        fetch,
+        logger,
+        logLevel: 'warn',
+        ...(options.defaultHeaders && { defaultHeaders: options.defaultHeaders }),
+      });
+  const serverName = other?.serverName ?? 'the Anthropic API';
   const attempts = (options.maxRetries ?? 5) + 1;
   const backoff: Backoff = { ...DEFAULT_BACKOFF, ...options.backoff };
 
-  async function* stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ProviderEvent> {
-    const refusal = checkRequest(request, options.apiKey);
-    if (refusal) {
-      yield { type: 'error', error: refusal };
-      return;
-    }
-    const params = toAnthropicParams(request);
-    for (let attempt = 1; ; attempt++) {
-      const accumulator = createMessageAccumulator(debug);
-      let failure: Failure;
-      try {
-        debug(`anthropic: POST /v1/messages model=${request.model} attempt ${attempt}/${attempts}`);
-        traceStart('provider: request built');
-        const events = await client.messages.create(params, { signal, maxRetries: 0 });
-        for await (const event of events) yield* accumulator.push(event);
-        const done = accumulator.finish();
-        if (done) {
-          yield { type: 'message_done', ...done };
-          return;
-        }
-        // The SDK ends a stream quietly when the signal aborts it; otherwise the server hung up early.
-        failure = {
-          kind: 'connection',
-          detail: 'the stream ended before message_stop',
-          retryable: true,
-          reason: 'stream ended early',
-        };
-      } catch (error) {
-        failure = classifyFailure(error);
-      }
-      if (signal.aborted || failure.kind === 'aborted') {
-        yield { type: 'error', error: aborted(), partial: accumulator.partial() };
-        return;
-      }
-      debug(`anthropic: attempt ${attempt} failed: ${failure.detail}`);
-      const tooLong = (failure.retryAfterMs ?? 0) > MAX_SERVER_WAIT_MS;
-      if (!failure.retryable || attempt >= attempts || tooLong) {
-        yield {
-          type: 'error',
-          error: finalError(failure, attempt, tooLong, redact),
-          partial: accumulator.partial(),
-        };
-        return;
-      }
-      const delayMs = retryDelayMs(attempt, backoff, failure.retryAfterMs);
-      const discard = accumulator.producedContent;
-      yield { type: 'retry', attempt: attempt + 1, delayMs, reason: redact(failure.reason), discard };
-      try {
-        await sleep(delayMs, undefined, { signal });
-      } catch {
-        yield { type: 'error', error: aborted() };
-        return;
-      }
-    }
-  }
-
   return {
-    name: 'anthropic',
-    stream,
-    contextWindow,
+    name: other?.name ?? 'anthropic',
+    async *stream(request, signal) {
+      const refusal = checkRequest(request, other ? 'signed' : options.apiKey);
+      if (refusal) {
+        yield { type: 'error', error: refusal };
+        return;
+      }
+      const params = toAnthropicParams(request);
+      yield* streamWithRetries(
+        {
+          serverName,
+          open: async (signal) => await client.messages.create(params, { signal, maxRetries: 0 }),
+          accumulator: () => createMessageAccumulator(debug),
+          classify: classifyFailure,
+          attempts,
+          backoff,
+          debug,
+          redact,
+        },
+        signal,
+      );
+    },
+    contextWindow: other?.contextWindow ?? contextWindow,
     // Loads node:http(s) and opens the API's connection while the executor starts; sends nothing.
     ...(transport && { warm: () => transport.warm(client.baseURL) }),
   };
@@ -131,31 +125,4 @@ function checkRequest(request: ModelRequest, apiKey: string): ProviderError | un
     };
   }
   return undefined;
-}
-
-function finalError(failure: Failure, attempt: number, tooLong: boolean, redact: Redact): ProviderError {
-  let message = failure.detail;
-  if (tooLong) {
-    const seconds = Math.ceil((failure.retryAfterMs ?? 0) / 1000);
-    message = `The Anthropic API asked to retry in ${seconds} s (${failure.detail}); not waiting that long.`;
-  } else if (failure.retryable) {
-    const what = failure.kind === 'connection' ? 'Could not reach' : 'Still no answer from';
-    message = `${what} the Anthropic API after ${attempt} attempts (${failure.detail}).`;
-  }
-  return {
-    kind: failure.kind,
-    message: redact(message),
-    ...(failure.status !== undefined ? { status: failure.status } : {}),
-  };
-}
-
-function aborted(): ProviderError {
-  return { kind: 'aborted', message: 'The request was cancelled.' };
-}
-
-type Redact = (text: string) => string;
-
-/** A server may echo the key back in an error body: scrub it from anything we emit. */
-function redactor(secret: string): Redact {
-  return secret ? (text) => text.replaceAll(secret, '[redacted]') : (text) => text;
 }

@@ -8,7 +8,35 @@ import type { ProviderEvent } from './model-provider.js';
  * max_tokens, say): `input` is `{}`, so the block can still go back to the API,
  * and `rawInput` keeps the text the model wrote, for the error shown to it.
  */
-export type ToolUseWithRawInput = Extract<ContentBlock, { type: 'tool_use' }> & { rawInput?: string };
+export type ToolUseWithRawInput = Extract<ContentBlock, { type: 'tool_use' }> & {
+  rawInput?: string;
+  /** What the JSON parser said about `rawInput`. */
+  inputError?: string;
+};
+
+/**
+ * A tool call's streamed arguments as a block: parsed when they are a JSON object, else `{}` with
+ * the text and the parser's complaint kept for the repair turn (`harness/engine/run-tool-calls.ts`).
+ */
+export function toolUseBlock(
+  id: string,
+  name: string,
+  json: string,
+  emptyInput: unknown = {},
+): ToolUseWithRawInput {
+  if (json.trim() === '') return { type: 'tool_use', id, name, input: emptyInput ?? {} };
+  let problem: string;
+  try {
+    const input = JSON.parse(json) as unknown;
+    if (typeof input === 'object' && input !== null && !Array.isArray(input)) {
+      return { type: 'tool_use', id, name, input };
+    }
+    problem = `the arguments are JSON but not an object (${Array.isArray(input) ? 'an array' : typeof input})`;
+  } catch (error) {
+    problem = error instanceof Error ? error.message : String(error);
+  }
+  return { type: 'tool_use', id, name, input: {}, rawInput: json, inputError: problem };
+}
 
 export interface CompletedMessage {
   message: Message;
@@ -168,14 +196,11 @@ function toContentBlock(block: OpenBlock, onDebug: (line: string) => void): Cont
   if (block.type !== 'tool_use') return block;
   const { id, name, json, startInput } = block;
   // No deltas: the start event carried the whole input (or none, meaning `{}`).
-  if (json.trim() === '') return { type: 'tool_use', id, name, input: startInput ?? {} };
-  try {
-    return { type: 'tool_use', id, name, input: JSON.parse(json) as unknown };
-  } catch {
+  const built = toolUseBlock(id, name, json, startInput);
+  if (built.inputError) {
     onDebug(`anthropic: the input of tool call ${id} (${name}) is not valid JSON (${json.length} chars)`);
-    const garbled: ToolUseWithRawInput = { type: 'tool_use', id, name, input: {}, rawInput: json };
-    return garbled;
   }
+  return built;
 }
 
 function toStopReason(reason: Anthropic.StopReason | null, onDebug: (line: string) => void): StopReason {

@@ -1,4 +1,5 @@
 import type { TokenUsage } from '../../shared/engine-events.js';
+import { knownProviderWindow, providerModelIds, providerOf, providerPrices } from './provider-catalog.js';
 
 /**
  * What Skate knows about Claude models without asking the API: the default,
@@ -111,6 +112,13 @@ export function modelFamily(model: string): ModelFamily | undefined {
  * price of its family, else undefined.
  */
 export function modelPrice(model: string): ModelPrice | undefined {
+  const ref = providerOf(model);
+  // A provider's model costs what the settings say; Claude on Bedrock or Vertex costs Claude's list price.
+  if (ref) {
+    const own = providerPrices(model);
+    if (own || (ref.settings.type !== 'bedrock' && ref.settings.type !== 'vertex')) return own;
+    return modelPrice(claudeId(ref.model));
+  }
   const id = model.toLowerCase();
   let best: string | undefined;
   for (const key of Object.keys(LIST_PRICES)) {
@@ -139,14 +147,39 @@ export function estimateCostUsd(model: string, usage: TokenUsage): number | unde
   return perToken / 1_000_000;
 }
 
-/** The ids of the SDK's model list, newest first. */
+/** The ids of the SDK's model list, newest first, then the models the settings' providers list. */
 export function knownModels(): string[] {
-  return Object.keys(CONTEXT_WINDOWS);
+  return [...Object.keys(CONTEXT_WINDOWS), ...providerModelIds()];
 }
 
-/** The input context window of a model, in tokens; 200K for a model not in the list. */
+/**
+ * The input context window of a model, in tokens; 200K for a Claude model not in the list (on
+ * Bedrock and Vertex too). A settings provider's other models have what the settings say or the
+ * server said (`ProviderRouter.prepareModel`), else `ASSUMED_CONTEXT_WINDOW`, which the router says it assumed.
+ */
 export function contextWindow(model: string): number {
+  const ref = providerOf(model);
+  if (ref) {
+    const known = knownProviderWindow(model);
+    if (known !== undefined) return known;
+    const claude =
+      ref.settings.type === 'bedrock' || ref.settings.type === 'vertex' || ref.settings.type === 'anthropic';
+    return claude ? contextWindow(claudeId(ref.model)) : ASSUMED_CONTEXT_WINDOW;
+  }
   return CONTEXT_WINDOWS[model] ?? DEFAULT_CONTEXT_WINDOW;
+}
+
+/**
+ * What an unknown window of a non-Claude model is taken to be: small, so a conversation is
+ * compacted early rather than silently truncated by a server with a smaller one.
+ */
+export const ASSUMED_CONTEXT_WINDOW = 32_768;
+
+/** Bedrock's `us.anthropic.claude-sonnet-4-5-20250929-v1:0` and Vertex's `claude-sonnet-4-5@20250929` as Claude ids. */
+function claudeId(model: string): string {
+  const start = model.indexOf('claude-');
+  const id = start >= 0 ? model.slice(start) : model;
+  return id.replace(/-v\d+(:\d+)?$/, '').replace(/@(\d{8})$/, '-$1');
 }
 
 /** True when the SDK lists the model as deprecated (headed for retirement). */

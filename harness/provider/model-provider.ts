@@ -79,6 +79,12 @@ export interface ModelProvider {
   /** The context window of a model, in tokens. */
   contextWindow(model: string): number;
   /**
+   * Learns what `contextWindow` needs of a model it cannot know offline (a local server's window,
+   * asked once); resolves to a note for the user the first time, saying what it found or assumed.
+   * Never rejects; may be absent.
+   */
+  prepareModel?(model: string): Promise<string | undefined>;
+  /**
    * Loads and compiles what the first request needs, called while the executor starts so the
    * two overlap. Sends nothing anywhere; may be absent.
    */

@@ -39,7 +39,10 @@ function toTool(tool: ModelTool, index: number, tools: readonly ModelTool[]): An
 }
 
 function toMessageParam(message: Message): Anthropic.MessageParam {
-  const blocks = message.content.map(toBlockParam);
+  // Unsigned thinking came from another provider (`:model` switched mid-conversation): the API would refuse it.
+  const blocks = message.content
+    .filter((block) => block.type !== 'thinking' || block.signature !== '')
+    .map(toBlockParam);
   // Whitespace-only text blocks are a 400; drop them unless nothing else is left.
   const kept = blocks.filter((block) => block.type !== 'text' || block.text.trim() !== '');
   return { role: message.role, content: kept.length > 0 ? kept : blocks };

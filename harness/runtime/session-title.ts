@@ -2,6 +2,7 @@ import type { TokenUsage } from '../../shared/engine-events.js';
 import { messageText } from '../engine/message-text.js';
 import { knownModels, modelFamily, modelPrice } from '../provider/model-catalog.js';
 import type { ModelProvider } from '../provider/model-provider.js';
+import { providerOf } from '../provider/provider-catalog.js';
 import { TITLE_CHARS } from '../session/fallback-title.js';
 
 const TITLE_SYSTEM_PROMPT = [
@@ -15,9 +16,11 @@ const TITLE_MAX_TOKENS = 40;
 
 /**
  * The model titles are asked of: the newest Haiku the SDK lists (the cheap
- * line), unless the session's own model is cheaper per output token.
+ * line), unless the session's own model is cheaper per output token or a settings provider's.
  */
 export function titleModel(sessionModel: string): string {
+  // A settings provider's model titles its own sessions: Haiku would need another server and key.
+  if (providerOf(sessionModel)) return sessionModel;
   const haiku = knownModels().find((model) => modelFamily(model) === 'haiku') ?? sessionModel;
   const own = modelPrice(sessionModel)?.output;
   const cheap = modelPrice(haiku)?.output;

@@ -6,6 +6,7 @@ import { isWithin } from '../../shared/path-within.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import type { SettingsFile } from '../../shared/settings.js';
 import { formatPolicyProblem, loadPolicy } from '../policy/load-policy.js';
+import { setConfiguredProviders } from '../provider/provider-catalog.js';
 import { withholdVariable } from '../sandbox/executor-env.js';
 import { readUserFile, readWorkspaceFile } from '../workspace-files/read-workspace-file.js';
 import { parseSettingsFile, SETTINGS_BOUNDS } from './read-settings-file.js';
@@ -96,6 +97,13 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Settin
       `only ${userFile} may set the harness's environment: a repository's file could send your API key elsewhere (ANTHROPIC_BASE_URL)`,
     );
   }
+  if (narrowing.providers) {
+    throw new SettingsError(
+      workspaceFile,
+      'providers',
+      `only ${userFile} may name model servers: a repository's file could send a key, or your code, to a server of its choosing`,
+    );
+  }
   // What the flags set is theirs: the file's value for it is not used, so it is not checked.
   if (flags.approval) delete narrowing.approval;
   if (flags.policy) delete narrowing.policy;
@@ -173,6 +181,17 @@ export function applySettingsEnv(
   for (const [name, value] of Object.entries(env ?? {})) {
     if (target[name] === undefined) target[name] = value;
     withholdVariable(name);
+  }
+}
+
+/**
+ * Makes the settings' providers the catalog's, and withholds each one's key variable
+ * (`apiKeyEnv`) from every sandbox by name and by value, whatever it is called.
+ */
+export function applySettingsProviders(providers: SettingsFile['providers']): void {
+  setConfiguredProviders(providers);
+  for (const provider of Object.values(providers ?? {})) {
+    if (provider.apiKeyEnv) withholdVariable(provider.apiKeyEnv);
   }
 }
 

@@ -8,7 +8,17 @@ import {
 import { createServer as createTlsServer, type ServerOptions as TlsOptions } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { EventStreamCodec } from '@smithy/eventstream-codec';
 import * as z from 'zod';
+
+/**
+ * Which front of the Messages API the fake is: Anthropic's own (`POST /v1/messages`, SSE), Claude
+ * on Amazon Bedrock (`POST /model/{id}/invoke-with-response-stream`, AWS event-stream frames each
+ * carrying one event as base64 JSON), or Claude on Vertex AI (`POST /v1/projects/{p}/locations/{r}/
+ * publishers/anthropic/models/{id}:streamRawPredict`, SSE). Bedrock and Vertex take the model from
+ * the path and `anthropic_version` in the body.
+ */
+export type MessagesDialect = 'anthropic' | 'bedrock' | 'vertex';
 
 /** A content block the fake streams, as the API would produce it. */
 export type FakeBlock =
@@ -109,6 +119,7 @@ export async function fakeMessagesApi(
   replies: FakeReply[] = [],
   /** Serves HTTPS with this key and certificate (for `localhost`), as the real API does. */
   tls?: Pick<TlsOptions, 'key' | 'cert'>,
+  dialect: MessagesDialect = 'anthropic',
 ): Promise<FakeMessagesApi> {
   const queue = [...replies];
   const requests: RecordedRequest[] = [];
@@ -135,7 +146,7 @@ export async function fakeMessagesApi(
     requests.push(record);
     res.on('close', () => settle(res.writableFinished ? 'completed' : 'client_closed'));
     // A client that goes away mid-request is an outcome to record, not a crash of the test run.
-    handle(req, res, record, requests.length, queue, settle).catch(() => res.destroy());
+    handle(req, res, record, requests.length, queue, settle, dialect).catch(() => res.destroy());
   };
   const server = tls ? createTlsServer(tls, listener) : createServer(listener);
   server.on('connection', () => connections++);
@@ -178,16 +189,23 @@ async function handle(
   number: number,
   queue: FakeReply[],
   settle: (outcome: ReplyOutcome) => void,
+  dialect: MessagesDialect,
 ): Promise<void> {
   const text = await readBody(req);
-  if (req.method !== 'POST' || req.url !== '/v1/messages') {
+  const route = req.method === 'POST' ? routeOf(dialect, req.url ?? '') : undefined;
+  if (!route) {
     return sendJson(
       res,
       404,
       errorBody('not_found_error', `fake-messages-api: no route ${req.method} ${req.url}`),
     );
   }
-  const parsed = RequestBody.safeParse(safeJson(text));
+  const json = safeJson(text);
+  const body =
+    dialect === 'anthropic' || typeof json !== 'object' || json === null
+      ? json
+      : { ...json, model: route.model, ...(route.stream !== undefined && { stream: route.stream }) };
+  const parsed = RequestBody.safeParse(body);
   if (!parsed.success) {
     return sendJson(
       res,
@@ -208,7 +226,49 @@ async function handle(
   if (reply.type === 'failure') return sendJson(res, reply.status, reply.body, reply.headers);
   const id = `msg_fake_${number}`;
   if (!parsed.data.stream) return sendJson(res, 200, wholeMessage(id, parsed.data.model, reply));
-  await streamMessage(res, id, parsed.data.model, reply, number, () => settle('dropped'), record.sent);
+  await streamMessage(
+    res,
+    id,
+    parsed.data.model,
+    reply,
+    number,
+    () => settle('dropped'),
+    record.sent,
+    dialect,
+  );
+}
+
+function routeOf(dialect: MessagesDialect, url: string): { model?: string; stream?: boolean } | undefined {
+  if (dialect === 'anthropic') return url === '/v1/messages' ? {} : undefined;
+  if (dialect === 'bedrock') {
+    const match = /^\/model\/([^/]+)\/(invoke-with-response-stream|invoke)$/.exec(url);
+    return match ? { model: decodeURIComponent(match[1]!), stream: match[2] !== 'invoke' } : undefined;
+  }
+  const match =
+    /^\/v1\/projects\/[^/]+\/locations\/[^/]+\/publishers\/anthropic\/models\/([^/:]+):(streamRawPredict|rawPredict)$/.exec(
+      url,
+    );
+  return match ? { model: decodeURIComponent(match[1]!) } : undefined;
+}
+
+const eventStream = new EventStreamCodec(
+  (bytes) => Buffer.from(bytes).toString('utf8'),
+  (text) => Buffer.from(text, 'utf8'),
+);
+
+/** One Bedrock `chunk` frame carrying a Messages API event. */
+function bedrockFrame(data: unknown): Buffer {
+  const bytes = Buffer.from(JSON.stringify(data)).toString('base64');
+  return Buffer.from(
+    eventStream.encode({
+      headers: {
+        ':event-type': { type: 'string', value: 'chunk' },
+        ':content-type': { type: 'string', value: 'application/json' },
+        ':message-type': { type: 'string', value: 'event' },
+      },
+      body: Buffer.from(JSON.stringify({ bytes })),
+    }),
+  );
 }
 
 async function streamMessage(
@@ -219,9 +279,13 @@ async function streamMessage(
   number: number,
   onDrop: () => void,
   sent: RecordedRequest['sent'],
+  dialect: MessagesDialect = 'anthropic',
 ): Promise<void> {
+  const frame = (event: string, data: unknown): string | Buffer =>
+    dialect === 'bedrock' ? bedrockFrame(data) : `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
   res.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
+    'content-type':
+      dialect === 'bedrock' ? 'application/vnd.amazon.eventstream' : 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
     'request-id': `req_fake_${number}`,
   });
@@ -257,7 +321,7 @@ async function streamMessage(
     if (index > 0 && reply.chunkDelayMs) await sleep(reply.chunkDelayMs);
     if (res.destroyed) return;
     sent.push({ event, at: performance.now() });
-    await write(res, `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    await write(res, frame(event, data));
     if (event.startsWith('content_block_')) contentEvents++;
     if (reply.dropAfterContentEvents !== undefined && contentEvents >= reply.dropAfterContentEvents) {
       res.socket?.destroy();
@@ -265,7 +329,7 @@ async function streamMessage(
     }
     if (reply.streamError && contentEvents >= reply.streamError.afterContentEvents) {
       const { errorType, message } = reply.streamError;
-      await write(res, `event: error\ndata: ${JSON.stringify(errorBody(errorType, message))}\n\n`);
+      await write(res, frame('error', errorBody(errorType, message)));
       break;
     }
   }
@@ -376,7 +440,7 @@ function sendJson(
 }
 
 /** Resolves once the chunk is handed to the socket, so a drop after it cannot lose it. */
-function write(res: ServerResponse, chunk: string): Promise<void> {
+function write(res: ServerResponse, chunk: string | Buffer): Promise<void> {
   return new Promise((resolve) => res.write(chunk, () => resolve()));
 }
 

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { projectRoot } from '../../project-paths.js';
-import { anthropicModel, runSettingsFrom } from '../agent-settings-from-flags.js';
+import { modelFrom, runSettingsFrom } from '../agent-settings-from-flags.js';
 import { AGENT_OPTIONS, agentFlags, type CommandMain, parsed, refuseFlags } from '../cli-flags.js';
 import { note } from '../note.js';
 import { help } from '../usage.js';
@@ -32,16 +32,15 @@ export const run: CommandMain = async (args) => {
   if (values.help) return help();
   if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
   refuseFlags(args, NOT_HERE, 'skate acp takes prompts, the workspace and sessions from the editor');
-  const apiKey = process.env.ANTHROPIC_API_KEY;
-  if (!apiKey) {
-    throw new UsageError('set ANTHROPIC_API_KEY in the environment the editor starts skate acp with');
-  }
   const flags = await agentFlags(values);
   const {
     workspace: _workspace,
     session: _session,
     ...shared
-  } = runSettingsFrom(flags, anthropicModel(flags, apiKey));
+  } = runSettingsFrom(
+    flags,
+    modelFrom(flags, 'set ANTHROPIC_API_KEY in the environment the editor starts skate acp with'),
+  );
   const [{ serveAcpOverStdio }, { createRuntimeAgents }] = await Promise.all([
     import('../../acp/serve-acp-stdio.js'),
     import('../../acp/runtime-agents.js'),

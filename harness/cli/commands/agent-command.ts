@@ -1,5 +1,5 @@
 import { traceStart } from '../../start-trace.js';
-import { anthropicModel, runSettingsFrom } from '../agent-settings-from-flags.js';
+import { modelFrom, runSettingsFrom, wantsDemo } from '../agent-settings-from-flags.js';
 import { agentFlags, type CommandMain, parseAgentArgs } from '../cli-flags.js';
 import { headlessAgent } from '../headless-agent.js';
 import { readStdin } from '../read-stdin.js';
@@ -24,21 +24,22 @@ export const run: CommandMain = async (args) => {
     throw new UsageError(`no terminal for the interactive UI; run headless with ${example}`);
   }
   const flags = await agentFlags(values);
-  const apiKey = process.env.ANTHROPIC_API_KEY;
   // No -p, and a person at a terminal: the full-screen UI. Piped stdin or -p stays headless.
   if (!values.print && terminal) {
-    if (!apiKey)
-      throw new UsageError('the interactive UI needs ANTHROPIC_API_KEY (skate -p runs the demo without it)');
+    const model = modelFrom(
+      flags,
+      'the interactive UI needs ANTHROPIC_API_KEY (skate -p runs the demo without it)',
+    );
     const { runInteractive } = await import('../run-interactive.js');
-    return runInteractive(runSettingsFrom(flags, anthropicModel(flags, apiKey)), prompt);
+    return runInteractive(runSettingsFrom(flags, model), prompt);
   }
-  if (!apiKey) {
+  if (wantsDemo(flags)) {
     const { runDemo } = await import('../../demo/run-demo.js');
     return runDemo(flags);
   }
   const task = prompt ?? (process.stdin.isTTY ? undefined : (await readStdin()).trim() || undefined);
   if (!task) throw new UsageError('give the task: skate -p "task", or on stdin: echo task | skate -p');
-  const settings = runSettingsFrom(flags, anthropicModel(flags, apiKey));
+  const settings = runSettingsFrom(flags, modelFrom(flags, 'set ANTHROPIC_API_KEY to run an agent'));
   traceStart('cli: flags resolved');
   return headlessAgent({
     settings,

@@ -4,7 +4,7 @@ import { planFilePath } from '../../planning/plan-file.js';
 import { executeTask } from '../../planning/planning-prompts.js';
 import { readPlan } from '../../planning/read-plan.js';
 import { readPolicyFor, resolveWorkspace } from '../../runtime/start-executor.js';
-import { anthropicModel, executorSettingsFrom, runSettingsFrom } from '../agent-settings-from-flags.js';
+import { executorSettingsFrom, modelFrom, runSettingsFrom } from '../agent-settings-from-flags.js';
 import { AGENT_OPTIONS, agentFlags, type CommandMain, parsed } from '../cli-flags.js';
 import { headlessAgent } from '../headless-agent.js';
 import { readStdin } from '../read-stdin.js';
@@ -34,15 +34,13 @@ export const run: CommandMain = async (args) => {
     within: values.plan ? undefined : workspace,
   });
   if (!read.ok) throw new UsageError(read.message);
-  const apiKey = process.env.ANTHROPIC_API_KEY;
-  if (!apiKey) throw new UsageError('set ANTHROPIC_API_KEY to run an agent');
   const extra = positionals[0];
   // As before the runtime: instructions on stdin are the whole prompt, not an addition to the default task.
   const piped =
     extra === undefined && !process.stdin.isTTY ? (await readStdin()).trim() || undefined : undefined;
   return headlessAgent({
     settings: {
-      ...runSettingsFrom(flags, anthropicModel(flags, apiKey)),
+      ...runSettingsFrom(flags, modelFrom(flags, 'set ANTHROPIC_API_KEY to run an agent')),
       activity: { kind: 'execute', plan: read.plan, planFile },
     },
     prompt: piped ?? executeTask(extra),

@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { ensurePlanFile, planFilePath } from '../../planning/plan-file.js';
 import { resolveWorkspace } from '../../runtime/start-executor.js';
-import { anthropicModel, runSettingsFrom } from '../agent-settings-from-flags.js';
+import { modelFrom, runSettingsFrom } from '../agent-settings-from-flags.js';
 import { AGENT_OPTIONS, agentFlags, type CommandMain, parsed } from '../cli-flags.js';
 import { headlessAgent } from '../headless-agent.js';
 import { readStdin } from '../read-stdin.js';
@@ -31,13 +31,14 @@ export const run: CommandMain = async (args) => {
       'skate plan starts its own executor under the plan policy; it cannot use --executor',
     );
   }
-  const apiKey = process.env.ANTHROPIC_API_KEY;
-  if (!apiKey) throw new UsageError('set ANTHROPIC_API_KEY to run an agent');
   let prompt = positionals[0];
   if (prompt === undefined && !process.stdin.isTTY) prompt = (await readStdin()).trim() || undefined;
   if (!prompt) throw new UsageError('give the task: skate plan "task" (or on stdin)');
   return headlessAgent({
-    settings: { ...runSettingsFrom(flags, anthropicModel(flags, apiKey)), activity: { kind: 'plan' } },
+    settings: {
+      ...runSettingsFrom(flags, modelFrom(flags, 'set ANTHROPIC_API_KEY to run an agent')),
+      activity: { kind: 'plan' },
+    },
     prompt,
     outputFormat: flags.outputFormat,
     answers: flags.answers,

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { createAgentSession } from '../../runtime/agent-session.js';
 import { resolvePolicy, resolveWorkspace } from '../../runtime/start-executor.js';
 import { skateVersion } from '../../skate-version.js';
-import { anthropicModel, runSettingsFrom } from '../agent-settings-from-flags.js';
+import { modelFrom, runSettingsFrom } from '../agent-settings-from-flags.js';
 import {
   AGENT_OPTIONS,
   agentFlags,
@@ -89,12 +89,13 @@ export const run: CommandMain = async (args) => {
   const corsOrigins = (values.cors ?? []).map(parseCorsOrigin);
   // The token is settled before anything starts: a bad one leaves nothing running.
   const { token, generated } = await readServerToken(values['token-file'], SERVE_TOKEN_ENV);
-  const apiKey = process.env.ANTHROPIC_API_KEY;
-  if (!apiKey) throw new UsageError('set ANTHROPIC_API_KEY in the environment of skate serve');
   const flags = await agentFlags(values);
   const root = await resolveWorkspace(flags.workspace);
   const rootPolicy = await resolvePolicy(flags.policy, root);
-  const settings = runSettingsFrom(flags, anthropicModel(flags, apiKey));
+  const settings = runSettingsFrom(
+    flags,
+    modelFrom(flags, 'set ANTHROPIC_API_KEY in the environment of skate serve'),
+  );
   const executor = settings.executor;
   if (executor.kind !== 'local') throw new UsageError('skate serve starts its own executors');
   // The server's --network is part of each session's ceiling; the session's policy carries it from there.

@@ -96,7 +96,14 @@ describe('createMessageAccumulator', () => {
     const done = acc.finish();
     expect(done?.stopReason).toBe('max_tokens');
     expect(done?.message.content).toEqual([
-      { type: 'tool_use', id: 'toolu_cut', name: 'shell', input: {}, rawInput: '{"command": "ls -' },
+      {
+        type: 'tool_use',
+        id: 'toolu_cut',
+        name: 'shell',
+        input: {},
+        rawInput: '{"command": "ls -',
+        inputError: expect.stringMatching(/JSON|Unterminated/),
+      },
     ]);
     expect(debug.join('\n')).toContain('toolu_cut');
   });
