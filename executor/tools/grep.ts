@@ -41,7 +41,10 @@ export const grepTool = defineTool({
       .string()
       .min(1)
       // ripgrep takes it in argv, where one argument may hold 128 KiB; no search needs a tenth of it.
-      .max(MAX_PATTERN_CHARS, `at most ${MAX_PATTERN_CHARS} characters; search for a distinctive part instead`)
+      .max(
+        MAX_PATTERN_CHARS,
+        `at most ${MAX_PATTERN_CHARS} characters; search for a distinctive part instead`,
+      )
       .describe('JavaScript regular expression, e.g. "function\\s+\\w+" or "TODO".'),
     path: z.string().min(1).default('.').describe('File or directory to search. Default: the workspace.'),
     glob: z
