@@ -1,9 +1,11 @@
 import { parseArgs } from 'node:util';
+import type { ResultContract } from '../agents/result-contracts.js';
 import type { ApprovalMode } from '../engine/engine-types.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
 import { applySettingsEnv, loadSettings } from '../settings/load-settings.js';
 import { readAnswersFile } from './answers-file.js';
 import { note } from './note.js';
+import { readOutputSchema } from './output-schema-file.js';
 import { UsageError } from './usage-error.js';
 import { usageMessage } from './usage-message.js';
 
@@ -51,6 +53,8 @@ export interface AgentRunFlags extends ExecutorFlags {
   /** Offer spawn_agent; false with `--no-subagents`. */
   subagents: boolean;
   sessionFlags: SessionFlags;
+  /** `--output-schema FILE`: the answer must match this JSON Schema. */
+  outputSchema?: ResultContract | undefined;
 }
 
 /** A command's entry point: parses its own flags and runs; resolves to the exit code. */
@@ -107,6 +111,7 @@ export const AGENT_OPTIONS = {
   resume: { type: 'string', short: 'r' },
   'fork-at': { type: 'string' },
   'no-session': { type: 'boolean', default: false },
+  'output-schema': { type: 'string' },
 } as const;
 
 /**
@@ -204,6 +209,9 @@ export async function agentFlags(
     systemPrompt: values['system-prompt'],
     appendSystemPrompt: values['append-system-prompt'],
     ...(values.answers !== undefined && { answers: await readAnswersFile(values.answers) }),
+    ...(values['output-schema'] !== undefined && {
+      outputSchema: await readOutputSchema(values['output-schema']),
+    }),
     subagents: !values['no-subagents'],
     sessionFlags: {
       continueSession: values.continue,

@@ -95,6 +95,8 @@ export interface RunRequest {
   approval: ApprovalMode | (() => ApprovalMode);
   /** With `ask`: nobody is attached to answer (a headless run), so such calls are refused at once. */
   approvalUnattended?: boolean;
+  /** Turns numbered in events from this many on: a run that continues another (a reminder). */
+  turnOffset?: number;
   /** Earlier conversation, for resumed sessions. */
   history?: readonly Message[];
   /** The workspace the tools act on, named in the default system prompt. */
@@ -116,6 +118,11 @@ export interface RunOutcome {
   /** Why the model's last complete reply stopped (`refusal`, `max_tokens`…); frontends report it. */
   stopReason?: StopReason;
   error?: string;
+  /**
+   * What stopped a run that ended in error: the provider's failure kind (`authentication`,
+   * `unavailable`…), `executor`, `repetition`; the runtime adds `invalid_output`.
+   */
+  errorCode?: string;
   /** Events the emitter failed to take (it threw); set only when there were some. */
   emitterFailures?: number;
   /** ConversationLog calls that failed; set only when there were some. */

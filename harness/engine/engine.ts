@@ -103,7 +103,7 @@ export class Engine {
     } catch (error) {
       const message = `Could not list the executor's tools: ${error instanceof Error ? error.message : String(error)}`;
       out.emit({ type: 'error', agent, message, code: 'executor' });
-      return outcome(state, 'error', message);
+      return outcome(state, 'error', message, 'executor');
     }
     const system = systemPromptFor(request);
     const windowTokens = ctx.provider.contextWindow(request.model);
@@ -125,7 +125,8 @@ export class Engine {
           return outcome(state, 'cancelled');
         }
       }
-      const turn = ++state.turns;
+      // A run continuing another (a reminder) numbers its turns on from that one's.
+      const turn = ++state.turns + (request.turnOffset ?? 0);
       out.emit({ type: 'turn_start', agent, turn });
       const modelRequest = (): ModelRequest => ({
         model: request.model,
@@ -147,7 +148,7 @@ export class Engine {
       if (result.status === 'error') {
         out.emit({ type: 'error', agent, message: result.error.message, code: result.error.kind });
         out.emit({ type: 'turn_end', agent, turn, reason: 'error' });
-        return outcome(state, 'error', result.error.message);
+        return outcome(state, 'error', result.error.message, result.error.kind);
       }
       lastPromptTokens = recordReply(state, result, windowTokens);
 
@@ -194,7 +195,7 @@ export class Engine {
       if (repetition.kind === 'stop') {
         const message = repetitionStopMessage(repetition);
         out.emit({ type: 'error', agent, message, code: 'repetition' });
-        return outcome(state, 'repetition', message);
+        return outcome(state, 'repetition', message, 'repetition');
       }
     }
   }
@@ -370,7 +371,12 @@ function keepPartial(state: RunState, partial: ContentBlock[]): void {
   state.finalMessage = messageText(message);
 }
 
-function outcome(state: RunState, status: RunOutcome['status'], error?: string): RunOutcome {
+function outcome(
+  state: RunState,
+  status: RunOutcome['status'],
+  error?: string,
+  errorCode?: string,
+): RunOutcome {
   return {
     status,
     finalMessage: state.finalMessage,
@@ -380,6 +386,7 @@ function outcome(state: RunState, status: RunOutcome['status'], error?: string):
     messages: state.messages,
     ...(state.stopReason !== undefined && { stopReason: state.stopReason }),
     ...(error !== undefined && { error }),
+    ...(errorCode !== undefined && { errorCode }),
     ...(state.out.failures > 0 && { emitterFailures: state.out.failures }),
     ...(state.log.failures > 0 && { logFailures: state.log.failures }),
   };

@@ -170,7 +170,11 @@ export class ServeSession {
       try {
         const agent = await this.live();
         if (this.interruptedEarly) {
-          result = { ...emptyResult(this.model, this.id, started), status: 'cancelled' };
+          result = {
+            ...emptyResult(this.model, this.id, started),
+            status: 'cancelled',
+            subtype: 'error_during_execution',
+          };
         } else {
           const outcome = await agent.prompt(request.text, request.images ? { images: request.images } : {});
           result = runResultOf(outcome, performance.now() - started);
@@ -454,15 +458,18 @@ const TIMEOUT_ANSWERS: {
 
 /** A run that never reached the model: an error (its `error` added) or cancelled before it began. */
 function emptyResult(model: string, sessionId: string, started: number): RunResult {
-  return {
-    type: 'result',
-    status: 'error',
-    finalMessage: '',
-    turns: 0,
-    toolCalls: 0,
-    usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
-    model,
-    sessionId,
-    durationMs: Math.round(performance.now() - started),
-  };
+  return runResultOf(
+    {
+      status: 'error',
+      finalMessage: '',
+      turns: 0,
+      toolCalls: 0,
+      usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+      model,
+      sessionId,
+      error: undefined,
+      errorCode: undefined,
+    },
+    performance.now() - started,
+  );
 }

@@ -46,5 +46,6 @@ export const run: CommandMain = async (args) => {
     outputFormat: flags.outputFormat,
     answers: flags.answers,
     verbose: flags.verbose,
+    outputSchema: flags.outputSchema,
   });
 };
