@@ -3,6 +3,7 @@ import type { AgentPath } from '../../shared/engine-events.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import type { ToolErrorCode, ToolResult } from '../../shared/tool.js';
 import type { ConversationLog, MetaTool } from '../engine/engine-types.js';
+import type { ToolRules } from '../engine/tool-rules.js';
 import type { ModelProvider } from '../provider/model-provider.js';
 import type { AgentSession } from '../runtime/agent-session.js';
 import type { AgentSettings, ChildExecutorInfo } from '../runtime/agent-settings.js';
@@ -99,6 +100,8 @@ export interface SpawnAgentToolOptions {
   readOnlyChildren?: boolean;
   /** Offer the executors' diagnostic tools (tests and benchmarks). */
   diagnosticTools?: boolean | undefined;
+  /** The run's `--allowedTools` / `--disallowedTools`: a child is held to them too. */
+  toolRules?: ToolRules | undefined;
   /** Gives a child its own session log, linked to the parent's; undefined for none. Closed when the child ends. */
   sessionForChild?(info: ChildSessionInfo): Promise<ChildSession | undefined> | ChildSession | undefined;
   /** The spawning agent's session id, passed to `sessionForChild` of its children. */
@@ -232,6 +235,7 @@ export function createSpawnAgentTool(options: SpawnAgentToolOptions): MetaTool {
             thinkingBudgetTokens: options.thinkingBudgetTokens,
           },
           approval: 'auto',
+          ...(options.toolRules && { toolRules: options.toolRules }),
           maxTurns: options.maxTurns ?? 30,
           systemPrompt: subAgentSystemPrompt({
             task: input.task,

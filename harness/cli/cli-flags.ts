@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { ResultContract } from '../agents/result-contracts.js';
 import type { ApprovalMode } from '../engine/engine-types.js';
+import { parseToolRules, type ToolRules } from '../engine/tool-rules.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
 import { applySettingsEnv, loadSettings } from '../settings/load-settings.js';
 import { readAnswersFile } from './answers-file.js';
@@ -53,6 +54,8 @@ export interface AgentRunFlags extends ExecutorFlags {
   /** Offer spawn_agent; false with `--no-subagents`. */
   subagents: boolean;
   sessionFlags: SessionFlags;
+  /** `--allowedTools` / `--disallowedTools`. */
+  toolRules?: ToolRules | undefined;
   /** `--output-schema FILE`: the answer must match this JSON Schema. */
   outputSchema?: ResultContract | undefined;
 }
@@ -112,6 +115,11 @@ export const AGENT_OPTIONS = {
   'fork-at': { type: 'string' },
   'no-session': { type: 'boolean', default: false },
   'output-schema': { type: 'string' },
+  // Claude Code spells them both ways.
+  allowedTools: { type: 'string', multiple: true },
+  'allowed-tools': { type: 'string', multiple: true },
+  disallowedTools: { type: 'string', multiple: true },
+  'disallowed-tools': { type: 'string', multiple: true },
 } as const;
 
 /**
@@ -209,6 +217,7 @@ export async function agentFlags(
     systemPrompt: values['system-prompt'],
     appendSystemPrompt: values['append-system-prompt'],
     ...(values.answers !== undefined && { answers: await readAnswersFile(values.answers) }),
+    ...toolRulesFrom(values),
     ...(values['output-schema'] !== undefined && {
       outputSchema: await readOutputSchema(values['output-schema']),
     }),
@@ -220,6 +229,25 @@ export async function agentFlags(
       session: !values['no-session'],
     },
   };
+}
+
+/** `--allowedTools` / `--disallowedTools` (either spelling, repeatable, comma or space separated). */
+function toolRulesFrom(values: ReturnType<typeof parseAgentArgs>['values']): { toolRules?: ToolRules } {
+  const allowed = [...(values.allowedTools ?? []), ...(values['allowed-tools'] ?? [])];
+  const disallowed = [...(values.disallowedTools ?? []), ...(values['disallowed-tools'] ?? [])];
+  if (allowed.length === 0 && disallowed.length === 0) return {};
+  try {
+    return {
+      toolRules: {
+        ...(allowed.length > 0 && { allow: parseToolRules(allowed) }),
+        deny: parseToolRules(disallowed),
+      },
+    };
+  } catch (error) {
+    throw new UsageError(
+      `${allowed.length > 0 ? '--allowedTools' : '--disallowedTools'}: ${(error as Error).message}`,
+    );
+  }
 }
 
 export interface CommonValues {

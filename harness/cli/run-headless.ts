@@ -5,6 +5,7 @@ import { createJsonLinesEmitter } from '../emitters/json-lines-emitter.js';
 import { createMessageLines } from '../emitters/message-lines.js';
 import { createTerminalEmitter } from '../emitters/terminal-emitter.js';
 import type { Emitter } from '../engine/engine-types.js';
+import { unknownRuleTools } from '../engine/tool-rules.js';
 import { describeInstructions } from '../instructions/load-project-instructions.js';
 import { type AgentRunResult, type AgentSession, createAgentSession } from '../runtime/agent-session.js';
 import type { StartedAgent } from '../runtime/start-agent.js';
@@ -22,6 +23,7 @@ import { note } from './note.js';
 import { outputClosed } from './output-closed.js';
 import { runSummaryLine } from './run-summary-line.js';
 import { watchTermination } from './termination.js';
+import { UsageError } from './usage-error.js';
 
 export interface HeadlessRun {
   settings: RunSettings;
@@ -163,6 +165,13 @@ export async function runHeadless(run: HeadlessRun): Promise<number> {
       );
     }
     if (run.verbose) note(describeInstructions(agent.instructionFiles));
+    const rules = run.settings.toolRules;
+    if (rules) {
+      // A typo in a rule must not silently allow what it meant to refuse: nothing runs.
+      const offered = await agent.toolNames();
+      const unknown = unknownRuleTools(rules, [...offered.executor, ...offered.harness]);
+      if (unknown) throw new UsageError(`--allowedTools/--disallowedTools: ${unknown}`);
+    }
     if (jsonLines) {
       const offered = await agent.toolNames();
       const init: SystemInit = {
@@ -210,7 +219,7 @@ export async function runHeadless(run: HeadlessRun): Promise<number> {
       emptyEnding(
         agent.model,
         'error',
-        'crash',
+        error instanceof UsageError ? 'usage' : 'crash',
         error instanceof Error ? error.message : String(error),
         agent.sessionId,
       ),

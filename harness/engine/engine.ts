@@ -173,6 +173,7 @@ export class Engine {
         definitions: toolset.definitions,
         approval: typeof request.approval === 'function' ? request.approval() : request.approval,
         ...(request.approvalUnattended && { approvalUnattended: true }),
+        ...(request.toolRules && { toolRules: request.toolRules }),
         inbox: ctx.inbox,
         signal: ctx.signal,
         emitter: out,

@@ -505,6 +505,7 @@ export class AgentSession {
         }),
         maxTurns: options.maxTurns ?? settings.maxTurns,
         ...(options.turnOffset && { turnOffset: options.turnOffset }),
+        ...(settings.toolRules && { toolRules: settings.toolRules }),
         approval: () => this.settings.approval,
         ...(settings.approval === 'ask' && settings.approvalUnattended && { approvalUnattended: true }),
         workspace: this.view.workspace,
