@@ -55,3 +55,23 @@ export type UserLine = z.infer<typeof UserLine>;
 
 export const MessageLine = z.discriminatedUnion('type', [AssistantLine, UserLine]);
 export type MessageLine = z.infer<typeof MessageLine>;
+
+/**
+ * A line of `--input-format stream-json` on stdin, in Claude Code's shape: a user message (its
+ * content a string or text blocks) is the next prompt, run once the one before has ended; an
+ * `interrupt` stops the run in progress at once.
+ */
+export const InputLine = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('user'),
+    message: z.object({
+      role: z.literal('user'),
+      content: z.union([
+        z.string().min(1),
+        z.array(z.looseObject({ type: z.literal('text'), text: z.string() })).min(1),
+      ]),
+    }),
+  }),
+  z.object({ type: z.literal('interrupt') }),
+]);
+export type InputLine = z.infer<typeof InputLine>;

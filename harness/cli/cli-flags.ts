@@ -42,6 +42,8 @@ export interface SessionFlags {
 /** What the agent flags give (`skate -p`, `skate plan`, `skate execute`). */
 export interface AgentRunFlags extends ExecutorFlags {
   outputFormat: OutputFormat;
+  /** `--input-format stream-json`: the prompts come as JSON lines on stdin. */
+  inputFormat: 'text' | 'stream-json';
   model?: string | undefined;
   maxTurns: number;
   maxTokens: number;
@@ -101,6 +103,7 @@ export const AGENT_OPTIONS = {
   // Claude Code's shape: -p/--print is a switch, and the task is the positional argument (or stdin).
   print: { type: 'boolean', short: 'p', default: false },
   'output-format': { type: 'string', default: 'text' },
+  'input-format': { type: 'string', default: 'text' },
   model: { type: 'string' },
   'max-turns': { type: 'string' },
   'max-tokens': { type: 'string' },
@@ -192,7 +195,12 @@ export async function agentFlags(
     network:
       values.network === undefined ? undefined : oneOf('--network', values.network, ['on', 'off'] as const),
     outputFormat: oneOf('--output-format', values['output-format'], ['text', 'json', 'stream-json'] as const),
+    inputFormat: oneOf('--input-format', values['input-format'], ['text', 'stream-json'] as const),
   };
+  if (flagged.inputFormat === 'stream-json' && flagged.outputFormat !== 'stream-json') {
+    // As in Claude Code: a program writing JSON lines reads them too, one result per prompt.
+    throw new UsageError('--input-format stream-json needs --output-format stream-json');
+  }
   sandboxMode(values.sandbox);
   // The flags are the baseline's too: a workspace file may only narrow what they and the user's file set.
   const settings = await loadSettings({
@@ -209,6 +217,7 @@ export async function agentFlags(
     ...(network !== undefined && { network }),
     ...(values['add-dir'] && { addDirs: values['add-dir'] }),
     outputFormat: flagged.outputFormat,
+    inputFormat: flagged.inputFormat,
     model: values.model ?? (process.env.SKATE_MODEL || undefined) ?? settings.model,
     maxTurns: flagged.maxTurns ?? settings.maxTurns ?? DEFAULT_MAX_TURNS,
     maxTokens: flagged.maxTokens ?? settings.maxTokens ?? DEFAULT_MAX_TOKENS,

@@ -6,6 +6,8 @@ export interface FinalResult {
   /** Writes the result of `ending` unless one was written; returns the result written (or the earlier one). */
   write(ending: RunEnding): RunResult;
   readonly written: RunResult | undefined;
+  /** Lets the next prompt of a multi-turn run (`--input-format stream-json`) write its own result. */
+  next(): void;
 }
 
 /**
@@ -24,6 +26,9 @@ export function createFinalResult(started: number, print: (result: RunResult) =>
     },
     get written() {
       return written;
+    },
+    next() {
+      written = undefined;
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { SystemInit } from '../../shared/run-result.js';
+import type { RunResult, SystemInit } from '../../shared/run-result.js';
 import type { ResultContract } from '../agents/result-contracts.js';
 import { createCollectingEmitter } from '../emitters/collecting-emitter.js';
 import { createJsonLinesEmitter } from '../emitters/json-lines-emitter.js';
@@ -22,12 +22,18 @@ import { createHeadlessResponder } from './headless-responder.js';
 import { note } from './note.js';
 import { outputClosed } from './output-closed.js';
 import { runSummaryLine } from './run-summary-line.js';
+import { streamJsonPrompts } from './stream-json-input.js';
 import { watchTermination } from './termination.js';
 import { UsageError } from './usage-error.js';
 
 export interface HeadlessRun {
   settings: RunSettings;
   prompt: string;
+  /**
+   * `--input-format stream-json`: the prompts come as JSON lines on stdin instead (`prompt` is
+   * unused), each run once the one before ended, each ending with its own result line.
+   */
+  streamInput?: boolean | undefined;
   outputFormat: OutputFormat;
   /** Recorded ask_user answers, consumed in order. */
   answers?: string[][] | undefined;
@@ -55,6 +61,7 @@ const TERMINATE_GRACE_MS = 5_000;
 export async function runHeadless(run: HeadlessRun): Promise<number> {
   const started = performance.now();
   const terminated = watchTermination();
+  const wasTerminated = (): boolean => terminated.aborted;
   const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY);
   const answers = run.answers ? [...run.answers] : undefined;
   const canAsk = interactive || (answers?.length ?? 0) > 0;
@@ -190,27 +197,41 @@ export async function runHeadless(run: HeadlessRun): Promise<number> {
       jsonLines.line(init);
     }
     traceStart('cli: prompt');
-    const outcome = terminated.aborted
-      ? undefined
-      : await agent.prompt(run.prompt, run.outputSchema ? { outputSchema: run.outputSchema } : {});
-    if (!outcome) {
+    const prompts: AsyncIterable<string> | Iterable<string> = run.streamInput
+      ? streamJsonPrompts(process.stdin, () => agent.interrupt(), note)
+      : [run.prompt];
+    let outcome: AgentRunResult | undefined;
+    let result: RunResult | undefined;
+    for await (const text of prompts) {
+      if (terminated.aborted) break;
+      final.next();
+      outcome = await agent.prompt(text, run.outputSchema ? { outputSchema: run.outputSchema } : {});
+      // A run that failed before the model said anything (a 401, a 529) leaves no empty session to resume.
+      forgetSession =
+        run.settings.session.kind === 'new' &&
+        outcome.status === 'error' &&
+        !outcome.messages.some((message) => message.role === 'assistant');
+      result = final.write({
+        ...outcome,
+        ...(forgetSession && { sessionId: undefined }),
+        // Read again: SIGTERM may have come during the prompt.
+        ...(wasTerminated() && outcome.status === 'cancelled' && { errorCode: 'terminated' }),
+      });
+      await jsonLines?.flush();
+      // A multi-turn run goes on after a completed or interrupted prompt; anything else ends it.
+      if (outcome.status !== 'complete' && !(run.streamInput && outcome.status === 'cancelled')) break;
+    }
+    if (wasTerminated() && result?.errorCode !== 'terminated') {
+      final.next();
       final.write(
         emptyEnding(agent.model, 'cancelled', 'terminated', 'terminated (SIGTERM)', agent.sessionId),
       );
+      await jsonLines?.flush();
       return EXIT.terminated;
     }
-    // A run that failed before the model said anything (a 401, a 529) leaves no empty session to resume.
-    forgetSession =
-      run.settings.session.kind === 'new' &&
-      outcome.status === 'error' &&
-      !outcome.messages.some((message) => message.role === 'assistant');
-    const ending = {
-      ...outcome,
-      ...(forgetSession && { sessionId: undefined }),
-      ...(terminated.aborted && outcome.status === 'cancelled' && { errorCode: 'terminated' }),
-    };
-    const result = final.write(ending);
-    await jsonLines?.flush();
+    if (!outcome || !result) {
+      throw new UsageError('--input-format stream-json: stdin ended before any {"type":"user",…} line');
+    }
     const override = await run.afterRun?.(agent, outcome);
     return override ?? exitCodeFor(result);
   } catch (error) {

@@ -183,3 +183,47 @@ describe("Claude Code's headless output, read by jq lines written for Claude Cod
     expect(blocked.stderr).toContain('without its kernel sandbox');
   });
 });
+
+describe('--input-format stream-json', () => {
+  it('runs each user line as the next prompt of one conversation, a result line for each', async () => {
+    await using dir = await tempDir();
+    await using api = await fakeMessagesApi([
+      { type: 'message', blocks: [{ type: 'text', text: 'First answer.' }] },
+      { type: 'message', blocks: [{ type: 'text', text: 'Second answer.' }] },
+    ]);
+    const stdin = [
+      JSON.stringify({ type: 'user', message: { role: 'user', content: 'first question' } }),
+      'not json',
+      JSON.stringify({
+        type: 'user',
+        message: { role: 'user', content: [{ type: 'text', text: 'second question' }] },
+      }),
+    ].join('\n');
+    const run = await runCli(
+      ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--workspace', dir.path],
+      { env: env(api.url), stdin },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(jq('select(.type == "result") | .result', run.stdout, ['-r'])).toBe(
+      'First answer.\nSecond answer.',
+    );
+    expect(jq('[.[] | select(.type == "result") | .session_id] | unique | length', run.stdout, ['-s'])).toBe(
+      '1',
+    );
+    expect(run.stderr).toContain('not JSON was skipped');
+    // The second prompt carried the first exchange: one conversation.
+    const second = JSON.stringify(api.requests[1]?.body?.messages);
+    expect(second).toContain('first question');
+    expect(second).toContain('First answer.');
+    expect(second).toContain('second question');
+  });
+
+  it('needs --output-format stream-json, and takes no task argument', async () => {
+    await using dir = await tempDir();
+    const text = await runCli(['-p', '--input-format', 'stream-json', '--workspace', dir.path], {
+      env: env('http://127.0.0.1:9'),
+    });
+    expect(text.code).toBe(2);
+    expect(text.stderr).toContain('needs --output-format stream-json');
+  });
+});

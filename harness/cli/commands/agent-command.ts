@@ -36,6 +36,22 @@ export const run: CommandMain = async (args) => {
     const { runDemo } = await import('../../demo/run-demo.js');
     return runDemo(flags);
   }
+  if (flags.inputFormat === 'stream-json') {
+    if (prompt !== undefined) {
+      throw new UsageError(
+        'with --input-format stream-json the prompts come on stdin; drop the task argument',
+      );
+    }
+    return headlessAgent({
+      settings: runSettingsFrom(flags, anthropicModel(flags, apiKey)),
+      prompt: '',
+      streamInput: true,
+      outputFormat: flags.outputFormat,
+      answers: flags.answers,
+      verbose: flags.verbose,
+      outputSchema: flags.outputSchema,
+    });
+  }
   const task = prompt ?? (process.stdin.isTTY ? undefined : (await readStdin()).trim() || undefined);
   if (!task) throw new UsageError('give the task: skate -p "task", or on stdin: echo task | skate -p');
   const settings = runSettingsFrom(flags, anthropicModel(flags, apiKey));
