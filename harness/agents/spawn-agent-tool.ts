@@ -100,6 +100,9 @@ export interface SpawnAgentToolOptions {
   readOnlyChildren?: boolean;
   /** Offer the executors' diagnostic tools (tests and benchmarks). */
   diagnosticTools?: boolean | undefined;
+  /** Where the run's sandbox notes go, when it has one sink for all its executors; else each child's are events. */
+  onSandboxNote?: ((line: string) => void) | undefined;
+  onSandboxWarning?: ((line: string) => void) | undefined;
   /** The run's `--allowedTools` / `--disallowedTools`: a child is held to them too. */
   toolRules?: ToolRules | undefined;
   /** Gives a child its own session log, linked to the parent's; undefined for none. Closed when the child ends. */
@@ -225,8 +228,11 @@ export function createSpawnAgentTool(options: SpawnAgentToolOptions): MetaTool {
             policy,
             sandbox: options.sandbox,
             ...(options.diagnosticTools && { diagnosticTools: true }),
-            onSandboxNote: (message) => call.emit({ type: 'info', agent, message }),
-            onSandboxWarning: (message) => call.emit({ type: 'warn', agent, message }),
+            // The run's own sink when it has one (the CLI's: each line once, notes only with --verbose).
+            onSandboxNote:
+              options.onSandboxNote ?? ((message) => call.emit({ type: 'info', agent, message })),
+            onSandboxWarning:
+              options.onSandboxWarning ?? ((message) => call.emit({ type: 'warn', agent, message })),
           },
           model: {
             provider,

@@ -65,6 +65,8 @@ export function harnessTools(input: HarnessToolsInput): MetaTool[] {
         readOnlyChildren: Boolean(sub.readOnly) || planning || settings.approval === 'deny-writes',
         diagnosticTools: settings.executor.diagnosticTools,
         ...(settings.toolRules && { toolRules: settings.toolRules }),
+        ...(settings.executor.onSandboxNote && { onSandboxNote: settings.executor.onSandboxNote }),
+        ...(settings.executor.onSandboxWarning && { onSandboxWarning: settings.executor.onSandboxWarning }),
         sessionForChild: sub.sessionForChild ?? input.sessionLog.forChild,
         parentSessionId: input.sessionLog.sessionId,
         ...(sub.onChildSpawned && { onChildSpawned: sub.onChildSpawned }),
