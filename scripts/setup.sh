@@ -19,6 +19,7 @@ apt_packages=(
   "cc gcc # builds skate-confine, the helper every sandboxed command runs under"
   "rg ripgrep # grep and glob search with it (JavaScript fallback without)"
   "tmux tmux # the terminal UI tests drive a real terminal"
+  "jq jq # the headless tests read Skate's JSON output with the jq lines scripts use"
 )
 if [ "$node_major" = 20 ]; then
   # isolated-vm 5.0 (js_eval on Node 20) compiles from source; 6.x ships binaries for 22 and 24.

@@ -1,19 +1,67 @@
 import * as z from 'zod';
 import { TokenUsage } from './engine-events.js';
 
-/** The last line of `--output-format stream-json`, and the whole of `--output-format json`. */
+/**
+ * A run's token usage as both Skate and Claude Code name it: Skate's camelCase fields, and the
+ * Messages API's snake_case ones that Claude Code's `usage` carries (so `jq .usage.input_tokens`
+ * written for Claude Code works unchanged). Same numbers, two names.
+ */
+export const ResultUsage = TokenUsage.extend({
+  input_tokens: z.number().int().nonnegative(),
+  output_tokens: z.number().int().nonnegative(),
+  cache_creation_input_tokens: z.number().int().nonnegative(),
+  cache_read_input_tokens: z.number().int().nonnegative(),
+});
+export type ResultUsage = z.infer<typeof ResultUsage>;
+
+/**
+ * Claude Code's `subtype` of a result: how the run ended, in its words. `success` only for a
+ * completed run; a turn cap is `error_max_turns`; an answer that failed `--output-schema` after
+ * its repair turn is `error_max_structured_output_retries`; anything else that stopped the run
+ * short (an API error, an interrupt, a repetition stop) is `error_during_execution`.
+ */
+export const ResultSubtype = z.enum([
+  'success',
+  'error_max_turns',
+  'error_during_execution',
+  'error_max_structured_output_retries',
+]);
+export type ResultSubtype = z.infer<typeof ResultSubtype>;
+
+/**
+ * The last line of `--output-format stream-json`, and the whole of `--output-format json`.
+ * Carries Claude Code's fields (`subtype`, `is_error`, `result`, `session_id`, `num_turns`,
+ * `total_cost_usd`, `usage`, `duration_ms`, `structured_output`) next to Skate's own.
+ */
 export const RunResult = z.object({
   type: z.literal('result'),
+  subtype: ResultSubtype,
+  /** True for every ending but `success`. */
+  is_error: z.boolean(),
+  /** The model's final message (Claude Code's name for `finalMessage`). */
+  result: z.string(),
+  session_id: z.string().optional(),
+  num_turns: z.number().int(),
+  total_cost_usd: z.number().optional(),
+  duration_ms: z.number(),
+  /** With `--output-schema`: the final answer, validated against the schema. */
+  structured_output: z.unknown().optional(),
   status: z.enum(['complete', 'cancelled', 'error', 'loop_cap', 'repetition']),
   finalMessage: z.string(),
   turns: z.number().int(),
   toolCalls: z.number().int(),
-  usage: TokenUsage,
+  usage: ResultUsage,
   costUsd: z.number().optional(),
   model: z.string(),
   sessionId: z.string().optional(),
   durationMs: z.number(),
   error: z.string().optional(),
+  /**
+   * What stopped a run with status `error`: the provider's failure kind (`authentication`,
+   * `unavailable`, …), `executor`, `crash` (the harness itself failed), `terminated` (SIGTERM),
+   * `invalid_output` (`--output-schema` not met).
+   */
+  errorCode: z.string().optional(),
 });
 export type RunResult = z.infer<typeof RunResult>;
 
@@ -23,6 +71,8 @@ export const SystemInit = z.object({
   subtype: z.literal('init'),
   /** The session being recorded (absent with --no-session); resume it with `skate --resume ID`. */
   sessionId: z.string().optional(),
+  /** Claude Code's name for `sessionId`. */
+  session_id: z.string().optional(),
   model: z.string(),
   policy: z.string(),
   /** The policy's network for this run; absent for a remote executor, whose server chose it. */
@@ -30,6 +80,8 @@ export const SystemInit = z.object({
   /** How the policy is enforced here: kernel, best-effort or none. */
   sandbox: z.string(),
   workspace: z.string(),
+  /** Claude Code's name for the directory the agent works in: the workspace. */
+  cwd: z.string(),
   /** Every tool the model is offered: the executor's and the harness's own. */
   tools: z.array(z.string()),
   version: z.string(),

@@ -103,7 +103,16 @@ export type SessionList = z.infer<typeof SessionList>;
 
 /** `POST /v1/sessions/{id}/prompt`. */
 export const PromptRequest = z
-  .object({ text: z.string().min(1), images: z.array(ImageInput).optional() })
+  .object({
+    text: z.string().min(1),
+    images: z.array(ImageInput).optional(),
+    outputSchema: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe(
+        'A JSON Schema (top level {"type": "object"}) the answer must match, as `skate -p --output-schema`: one repair turn for an invalid answer, then a failure (subtype error_max_structured_output_retries); the result\'s structured_output holds the valid one.',
+      ),
+  })
   .strict();
 export type PromptRequest = z.infer<typeof PromptRequest>;
 

@@ -1,16 +1,11 @@
 import * as z from 'zod';
 import type { MetaTool } from '../engine/engine-types.js';
-import {
-  contractJsonSchema,
-  RESULT_CONTRACTS,
-  type ResultContractName,
-  type SubAgentResult,
-} from './result-contracts.js';
+import { namedContract, type ResultContract, type ResultContractName } from './result-contracts.js';
 
 /** Where a sub-agent's result stands. `rejected`: invalid twice, so the run ended without one. */
 export type CompletionState =
   | { status: 'pending'; invalidAttempts: number }
-  | { status: 'completed'; result: SubAgentResult }
+  | { status: 'completed'; result: unknown }
   | { status: 'rejected'; message: string };
 
 export interface CompleteTaskTool {
@@ -18,22 +13,33 @@ export interface CompleteTaskTool {
   state(): CompletionState;
 }
 
+/** How the tool is offered: the name and description the model sees. Default: a sub-agent's complete_task. */
+export interface CompleteTaskOffer {
+  name: string;
+  description: string;
+}
+
 const DESCRIPTION = `Ends your task and hands your result to the agent that started you. Call it exactly once, when the task is done or you cannot go on (status blocked or failed), with every required field. Your work is not delivered until you do: ending your turn without it loses the result. An invalid result is sent back with the validation error, once, for you to fix.`;
 
 /**
- * The `complete_task` tool of one sub-agent run, validating against a named
- * result contract. The first invalid call gets the validation message back
- * (the one repair turn); a second ends the run as `rejected`.
+ * The `complete_task` tool of one run, validating against a result contract: a
+ * sub-agent's named one, or a user's `--output-schema` (offered under its own
+ * name). The first invalid call gets the validation message back (the one
+ * repair turn); a second ends the run as `rejected`.
  */
-export function createCompleteTaskTool(contract: ResultContractName = 'generic'): CompleteTaskTool {
-  const schema = RESULT_CONTRACTS[contract];
+export function createCompleteTaskTool(
+  contract: ResultContract | ResultContractName = 'generic',
+  offer?: CompleteTaskOffer,
+): CompleteTaskTool {
+  const { label, schema, jsonSchema } = typeof contract === 'string' ? namedContract(contract) : contract;
+  const name = offer?.name ?? 'complete_task';
   let state: CompletionState = { status: 'pending', invalidAttempts: 0 };
   const tool: MetaTool = {
     definition: {
-      name: 'complete_task',
-      description: `${DESCRIPTION} Result contract: ${contract}.`,
+      name,
+      description: offer?.description ?? `${DESCRIPTION} Result contract: ${label}.`,
       effect: 'read',
-      inputSchema: contractJsonSchema(contract),
+      inputSchema: jsonSchema,
     },
     async run(call) {
       if (state.status === 'completed') {
@@ -53,14 +59,14 @@ export function createCompleteTaskTool(contract: ResultContractName = 'generic')
         state = { status: 'rejected', message };
         call.endRun();
         return {
-          output: `complete_task input is invalid again, so the task ends as failed:\n${message}`,
+          output: `${name} input is invalid again, so the task ends as failed:\n${message}`,
           isError: true,
           code: 'invalid_input',
         };
       }
       state = { status: 'pending', invalidAttempts: state.invalidAttempts + 1 };
       return {
-        output: `complete_task input is invalid:\n${message}\nCall complete_task again with a corrected result; a second invalid one ends the task as failed.`,
+        output: `${name} input is invalid:\n${message}\nCall ${name} again with a corrected result; a second invalid one ends the task as failed.`,
         isError: true,
         code: 'invalid_input',
       };

@@ -65,3 +65,45 @@ export type SubAgentResult = GenericResult | ImplementerResult | ReviewerResult;
 export function contractJsonSchema(name: ResultContractName): Record<string, unknown> {
   return inputJsonSchema(RESULT_CONTRACTS[name]);
 }
+
+/**
+ * What a `complete_task`-style tool validates against: a sub-agent's named contract, or the JSON
+ * Schema a user gave (`--output-schema`). One validation-and-repair path serves both.
+ */
+export interface ResultContract {
+  /** Named in the tool's description and messages: `generic`, `--output-schema`. */
+  label: string;
+  schema: z.ZodType;
+  /** The tool's input schema, as the model sees it. */
+  jsonSchema: Record<string, unknown>;
+}
+
+/** A sub-agent's contract by name. */
+export function namedContract(name: ResultContractName): ResultContract {
+  return { label: name, schema: RESULT_CONTRACTS[name], jsonSchema: contractJsonSchema(name) };
+}
+
+/**
+ * A contract from a user's JSON Schema. Its top level must be an object (a tool's input is one);
+ * throws a TypeError saying what is wrong when the schema is not usable.
+ */
+export function jsonSchemaContract(label: string, jsonSchema: unknown): ResultContract {
+  if (typeof jsonSchema !== 'object' || jsonSchema === null || Array.isArray(jsonSchema)) {
+    throw new TypeError('a JSON Schema is a JSON object');
+  }
+  const { $schema: _ignored, ...rest } = jsonSchema as Record<string, unknown>;
+  if (rest.type !== 'object') {
+    throw new TypeError(
+      'the schema\'s top level must be {"type": "object", …} (the answer is a tool\'s input)',
+    );
+  }
+  let schema: z.ZodType;
+  try {
+    schema = z.fromJSONSchema(rest as Parameters<typeof z.fromJSONSchema>[0]);
+  } catch (error) {
+    throw new TypeError(
+      `not a JSON Schema Skate can check: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  return { label, schema, jsonSchema: rest };
+}

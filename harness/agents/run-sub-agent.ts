@@ -102,13 +102,16 @@ export async function runSubAgent(job: SubAgentJob): Promise<SubAgentOutcome> {
     if (completion.state().status === 'pending' && last.status === 'complete') {
       // One reminder, within what is left of the turn cap.
       job.note('sub-agent stopped without calling complete_task; reminding it once');
-      last = await child.prompt(SUB_AGENT_REMINDER, { maxTurns: Math.max(1, job.maxTurns - last.turns) });
+      last = await child.prompt(SUB_AGENT_REMINDER, {
+        maxTurns: Math.max(1, job.maxTurns - last.turns),
+        turnOffset: last.turns,
+      });
       runs = [...runs, last];
     }
 
     const state = completion.state();
     if (state.status === 'completed')
-      return { status: 'completed', result: state.result, ...totals(runs, started) };
+      return { status: 'completed', result: state.result as SubAgentResult, ...totals(runs, started) };
     if (state.status === 'rejected')
       return done('invalid_result', `its result was invalid twice:\n${state.message}`);
     switch (last.status) {

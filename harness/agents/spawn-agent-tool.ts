@@ -3,6 +3,7 @@ import type { AgentPath } from '../../shared/engine-events.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import type { ToolErrorCode, ToolResult } from '../../shared/tool.js';
 import type { ConversationLog, MetaTool } from '../engine/engine-types.js';
+import type { ToolRules } from '../engine/tool-rules.js';
 import type { ModelProvider } from '../provider/model-provider.js';
 import type { AgentSession } from '../runtime/agent-session.js';
 import type { AgentSettings, ChildExecutorInfo } from '../runtime/agent-settings.js';
@@ -99,6 +100,11 @@ export interface SpawnAgentToolOptions {
   readOnlyChildren?: boolean;
   /** Offer the executors' diagnostic tools (tests and benchmarks). */
   diagnosticTools?: boolean | undefined;
+  /** Where the run's sandbox notes go, when it has one sink for all its executors; else each child's are events. */
+  onSandboxNote?: ((line: string) => void) | undefined;
+  onSandboxWarning?: ((line: string) => void) | undefined;
+  /** The run's `--allowedTools` / `--disallowedTools`: a child is held to them too. */
+  toolRules?: ToolRules | undefined;
   /** Gives a child its own session log, linked to the parent's; undefined for none. Closed when the child ends. */
   sessionForChild?(info: ChildSessionInfo): Promise<ChildSession | undefined> | ChildSession | undefined;
   /** The spawning agent's session id, passed to `sessionForChild` of its children. */
@@ -222,8 +228,11 @@ export function createSpawnAgentTool(options: SpawnAgentToolOptions): MetaTool {
             policy,
             sandbox: options.sandbox,
             ...(options.diagnosticTools && { diagnosticTools: true }),
-            onSandboxNote: (message) => call.emit({ type: 'info', agent, message }),
-            onSandboxWarning: (message) => call.emit({ type: 'warn', agent, message }),
+            // The run's own sink when it has one (the CLI's: each line once, notes only with --verbose).
+            onSandboxNote:
+              options.onSandboxNote ?? ((message) => call.emit({ type: 'info', agent, message })),
+            onSandboxWarning:
+              options.onSandboxWarning ?? ((message) => call.emit({ type: 'warn', agent, message })),
           },
           model: {
             provider,
@@ -232,6 +241,7 @@ export function createSpawnAgentTool(options: SpawnAgentToolOptions): MetaTool {
             thinkingBudgetTokens: options.thinkingBudgetTokens,
           },
           approval: 'auto',
+          ...(options.toolRules && { toolRules: options.toolRules }),
           maxTurns: options.maxTurns ?? 30,
           systemPrompt: subAgentSystemPrompt({
             task: input.task,

@@ -1,9 +1,12 @@
 import { parseArgs } from 'node:util';
+import type { ResultContract } from '../agents/result-contracts.js';
 import type { ApprovalMode } from '../engine/engine-types.js';
+import { parseToolRules, type ToolRules } from '../engine/tool-rules.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
 import { applySettingsEnv, applySettingsProviders, loadSettings } from '../settings/load-settings.js';
 import { readAnswersFile } from './answers-file.js';
 import { note } from './note.js';
+import { readOutputSchema } from './output-schema-file.js';
 import { UsageError } from './usage-error.js';
 import { usageMessage } from './usage-message.js';
 
@@ -39,6 +42,8 @@ export interface SessionFlags {
 /** What the agent flags give (`skate -p`, `skate plan`, `skate execute`). */
 export interface AgentRunFlags extends ExecutorFlags {
   outputFormat: OutputFormat;
+  /** `--input-format stream-json`: the prompts come as JSON lines on stdin. */
+  inputFormat: 'text' | 'stream-json';
   model?: string | undefined;
   maxTurns: number;
   maxTokens: number;
@@ -51,6 +56,10 @@ export interface AgentRunFlags extends ExecutorFlags {
   /** Offer spawn_agent; false with `--no-subagents`. */
   subagents: boolean;
   sessionFlags: SessionFlags;
+  /** `--allowedTools` / `--disallowedTools`. */
+  toolRules?: ToolRules | undefined;
+  /** `--output-schema FILE`: the answer must match this JSON Schema. */
+  outputSchema?: ResultContract | undefined;
 }
 
 /** A command's entry point: parses its own flags and runs; resolves to the exit code. */
@@ -94,6 +103,7 @@ export const AGENT_OPTIONS = {
   // Claude Code's shape: -p/--print is a switch, and the task is the positional argument (or stdin).
   print: { type: 'boolean', short: 'p', default: false },
   'output-format': { type: 'string', default: 'text' },
+  'input-format': { type: 'string', default: 'text' },
   model: { type: 'string' },
   'max-turns': { type: 'string' },
   'max-tokens': { type: 'string' },
@@ -107,6 +117,12 @@ export const AGENT_OPTIONS = {
   resume: { type: 'string', short: 'r' },
   'fork-at': { type: 'string' },
   'no-session': { type: 'boolean', default: false },
+  'output-schema': { type: 'string' },
+  // Claude Code spells them both ways.
+  allowedTools: { type: 'string', multiple: true },
+  'allowed-tools': { type: 'string', multiple: true },
+  disallowedTools: { type: 'string', multiple: true },
+  'disallowed-tools': { type: 'string', multiple: true },
 } as const;
 
 /**
@@ -179,7 +195,12 @@ export async function agentFlags(
     network:
       values.network === undefined ? undefined : oneOf('--network', values.network, ['on', 'off'] as const),
     outputFormat: oneOf('--output-format', values['output-format'], ['text', 'json', 'stream-json'] as const),
+    inputFormat: oneOf('--input-format', values['input-format'], ['text', 'stream-json'] as const),
   };
+  if (flagged.inputFormat === 'stream-json' && flagged.outputFormat !== 'stream-json') {
+    // As in Claude Code: a program writing JSON lines reads them too, one result per prompt.
+    throw new UsageError('--input-format stream-json needs --output-format stream-json');
+  }
   sandboxMode(values.sandbox);
   // The flags are the baseline's too: a workspace file may only narrow what they and the user's file set.
   const settings = await loadSettings({
@@ -197,6 +218,7 @@ export async function agentFlags(
     ...(network !== undefined && { network }),
     ...(values['add-dir'] && { addDirs: values['add-dir'] }),
     outputFormat: flagged.outputFormat,
+    inputFormat: flagged.inputFormat,
     model: values.model ?? (process.env.SKATE_MODEL || undefined) ?? settings.model,
     maxTurns: flagged.maxTurns ?? settings.maxTurns ?? DEFAULT_MAX_TURNS,
     maxTokens: flagged.maxTokens ?? settings.maxTokens ?? DEFAULT_MAX_TOKENS,
@@ -205,6 +227,10 @@ export async function agentFlags(
     systemPrompt: values['system-prompt'],
     appendSystemPrompt: values['append-system-prompt'],
     ...(values.answers !== undefined && { answers: await readAnswersFile(values.answers) }),
+    ...toolRulesFrom(values),
+    ...(values['output-schema'] !== undefined && {
+      outputSchema: await readOutputSchema(values['output-schema']),
+    }),
     subagents: !values['no-subagents'],
     sessionFlags: {
       continueSession: values.continue,
@@ -213,6 +239,25 @@ export async function agentFlags(
       session: !values['no-session'],
     },
   };
+}
+
+/** `--allowedTools` / `--disallowedTools` (either spelling, repeatable, comma or space separated). */
+function toolRulesFrom(values: ReturnType<typeof parseAgentArgs>['values']): { toolRules?: ToolRules } {
+  const allowed = [...(values.allowedTools ?? []), ...(values['allowed-tools'] ?? [])];
+  const disallowed = [...(values.disallowedTools ?? []), ...(values['disallowed-tools'] ?? [])];
+  if (allowed.length === 0 && disallowed.length === 0) return {};
+  try {
+    return {
+      toolRules: {
+        ...(allowed.length > 0 && { allow: parseToolRules(allowed) }),
+        deny: parseToolRules(disallowed),
+      },
+    };
+  } catch (error) {
+    throw new UsageError(
+      `${allowed.length > 0 ? '--allowedTools' : '--disallowedTools'}: ${(error as Error).message}`,
+    );
+  }
 }
 
 export interface CommonValues {

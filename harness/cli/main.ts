@@ -107,6 +107,12 @@ async function runCommand(argv: string[]): Promise<number> {
       fail(`settings: ${error.message}`);
       return EXIT.usage;
     }
+    const { SandboxUnavailableError } = await import('../sandbox/sandbox-errors.js');
+    if (error instanceof SandboxUnavailableError) {
+      // Fail closed: the policy asks for a kernel sandbox this machine cannot build, so nothing ran.
+      fail(error.message);
+      return EXIT.blocked;
+    }
     if (await isExpectedFailure(error)) {
       fail((error as Error).message);
       return EXIT.error;

@@ -6,6 +6,7 @@ export const USAGE = `usage:
         [--policy P] [--network on|off] [--add-dir DIR]... [--workspace DIR] [--executor ws://HOST:PORT]
         [--sandbox required|best-effort] [--verbose]
         [--answers FILE] [--no-subagents] [--continue | --resume ID [--fork-at EVENT_ID]] [--no-session]
+        [--output-schema FILE] [--input-format text|stream-json] [--allowedTools R...] [--disallowedTools R...]
         (the task may also come on stdin)
   skate plan "task" [agent options]      plan under the plan policy: read-only but .skate/plan.md
   skate plan --edit [--workspace DIR]    open the plan in $EDITOR
@@ -39,6 +40,9 @@ options:
                     best-effort: run anyway, with only the tools' own checks
   --verbose         show the executor's own log, sandbox notes, settings files and AGENTS.md files on stderr
   --answers FILE    ask_user answers for a headless run: a JSON array of answer arrays, used in order
+  --output-schema FILE  the answer must match this JSON Schema (one repair turn); the result's structured_output
+  --input-format stream-json  prompts as JSON lines on stdin ({"type":"user","message":{…}}), one result line each
+  --allowedTools R  only these calls run: NAME or NAME(pattern), e.g. shell(git *) read_file; --disallowedTools R refuses them
   --no-subagents    do not offer spawn_agent (sub-agents on their own narrowed executors)
   --continue, -c    continue the workspace's latest session; --resume ID continues that one;
                     --fork-at EVENT_ID branches from an earlier event into a new session

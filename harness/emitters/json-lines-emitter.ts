@@ -9,6 +9,8 @@ import { jsonFor } from '../terminal/inert-text.js';
  * (`jsonFor`): the same values, and for a program the same bytes.
  */
 export interface JsonLinesEmitter extends Emitter {
+  /** Writes one line that is not an engine event (a whole message, the result), in order with the events. */
+  line(value: unknown): void;
   /** Hands everything buffered to the stream; resolves once the stream took it, or at once if it is gone. */
   flush(): Promise<void>;
   /** Flushes, then lets go of the stream (its listeners), leaving it open: stdout outlives a run. */
@@ -96,17 +98,22 @@ export function createJsonLinesEmitter(
     return Promise.race([lastWrite, streamClosed]);
   };
 
+  const line = (value: unknown): void => {
+    if (closed) return;
+    pending += `${jsonFor(stream as { isTTY?: boolean }, value)}\n`;
+    if (pending.length >= chunkChars) {
+      if (!waitingForDrain || pending.length >= MAX_PENDING_CHARS) write();
+    } else if (!scheduled) {
+      scheduled = true;
+      setImmediate(onTick);
+    }
+  };
+
   return {
     emit(event: EngineEvent): void {
-      if (closed) return;
-      pending += `${jsonFor(stream as { isTTY?: boolean }, event)}\n`;
-      if (pending.length >= chunkChars) {
-        if (!waitingForDrain || pending.length >= MAX_PENDING_CHARS) write();
-      } else if (!scheduled) {
-        scheduled = true;
-        setImmediate(onTick);
-      }
+      line(event);
     },
+    line,
     flush,
     async close(): Promise<void> {
       await flush();

@@ -8,8 +8,8 @@ const MAX_CHARS = 100;
 
 /**
  * A few readable lines for one tool result in `--output-format text`: what a person at a terminal
- * wants to know at a glance. A write or edit shows its diff stat, a command its exit code and last
- * lines, a sub-agent its status and summary, a failure its first lines. Never the whole output.
+ * wants to know at a glance. A write or edit shows its diff stat, a command its exit code and its
+ * output (its first and last lines when long), a sub-agent its status and summary, a failure its first lines. Never the whole output.
  */
 export function resultSummary(event: ToolCallResult): string[] {
   const display = event.display;
@@ -39,7 +39,7 @@ export function resultSummary(event: ToolCallResult): string[] {
         display.exitCode !== null ? `exit ${display.exitCode}` : `killed by ${display.signal ?? 'a signal'}`;
       // The output ends with the shell tool's own status line; the lines before it say most.
       const body = nonBlank(event.output).filter((line) => !/^\[(exit code|killed)/.test(line));
-      return [`${how} · ${seconds(display.durationMs)}`, ...clipped(body, 'tail')];
+      return [`${how} · ${seconds(display.durationMs)}`, ...headAndTail(body)];
     }
     case 'eval':
       return [
@@ -87,6 +87,26 @@ function clipped(lines: string[], from: 'head' | 'tail'): string[] {
   return from === 'head'
     ? [...lines.slice(0, MAX_LINES).map(clip), more]
     : [more, ...lines.slice(-MAX_LINES).map(clip)];
+}
+
+/** A command's output shown whole up to this many lines; past it, its head and tail. */
+const MAX_WHOLE_LINES = 8;
+const HEAD_LINES = 2;
+
+/**
+ * A command's output: whole when short, else its first and last lines (the line that mattered is
+ * often the first error, or the last summary), saying how many were left out and where they are.
+ */
+function headAndTail(lines: string[]): string[] {
+  const clip = (line: string): string =>
+    line.length <= MAX_CHARS ? line : `${line.slice(0, MAX_CHARS - 1)}…`;
+  if (lines.length <= MAX_WHOLE_LINES) return lines.map(clip);
+  const left = lines.length - HEAD_LINES - MAX_LINES;
+  return [
+    ...lines.slice(0, HEAD_LINES).map(clip),
+    `… ${left} more lines (all of them: --output-format stream-json)`,
+    ...lines.slice(-MAX_LINES).map(clip),
+  ];
 }
 
 function seconds(ms: number): string {

@@ -8,6 +8,7 @@ import type {
 } from '../../shared/engine-events.js';
 import type { OutputLine, ToolDefinition, ToolResult } from '../../shared/tool.js';
 import type { ModelProvider } from '../provider/model-provider.js';
+import type { ToolRules } from './tool-rules.js';
 
 /** Where tool calls go: an executor (through `ExecutorClient`), never a tool in this process. */
 export interface ToolHost {
@@ -95,6 +96,10 @@ export interface RunRequest {
   approval: ApprovalMode | (() => ApprovalMode);
   /** With `ask`: nobody is attached to answer (a headless run), so such calls are refused at once. */
   approvalUnattended?: boolean;
+  /** Which calls may run at all (`--allowedTools` / `--disallowedTools`), checked before approvals. */
+  toolRules?: ToolRules;
+  /** Turns numbered in events from this many on: a run that continues another (a reminder). */
+  turnOffset?: number;
   /** Earlier conversation, for resumed sessions. */
   history?: readonly Message[];
   /** The workspace the tools act on, named in the default system prompt. */
@@ -116,6 +121,11 @@ export interface RunOutcome {
   /** Why the model's last complete reply stopped (`refusal`, `max_tokens`…); frontends report it. */
   stopReason?: StopReason;
   error?: string;
+  /**
+   * What stopped a run that ended in error: the provider's failure kind (`authentication`,
+   * `unavailable`…), `executor`, `repetition`; the runtime adds `invalid_output`.
+   */
+  errorCode?: string;
   /** Events the emitter failed to take (it threw); set only when there were some. */
   emitterFailures?: number;
   /** ConversationLog calls that failed; set only when there were some. */

@@ -113,7 +113,7 @@ export class Engine {
     } catch (error) {
       const message = `Could not list the executor's tools: ${error instanceof Error ? error.message : String(error)}`;
       out.emit({ type: 'error', agent, message, code: 'executor' });
-      return outcome(state, 'error', message);
+      return outcome(state, 'error', message, 'executor');
     }
     const system = systemPromptFor(request);
     // A local server's window is asked for before it is needed; what was found or assumed is said once.
@@ -138,7 +138,8 @@ export class Engine {
           return outcome(state, 'cancelled');
         }
       }
-      const turn = ++state.turns;
+      // A run continuing another (a reminder) numbers its turns on from that one's.
+      const turn = ++state.turns + (request.turnOffset ?? 0);
       out.emit({ type: 'turn_start', agent, turn });
       const modelRequest = (): ModelRequest => ({
         model: request.model,
@@ -160,7 +161,7 @@ export class Engine {
       if (result.status === 'error') {
         out.emit({ type: 'error', agent, message: result.error.message, code: result.error.kind });
         out.emit({ type: 'turn_end', agent, turn, reason: 'error' });
-        return outcome(state, 'error', result.error.message);
+        return outcome(state, 'error', result.error.message, result.error.kind);
       }
       lastPromptTokens = recordReply(state, result, windowTokens);
 
@@ -196,6 +197,7 @@ export class Engine {
         definitions: toolset.definitions,
         approval: typeof request.approval === 'function' ? request.approval() : request.approval,
         ...(request.approvalUnattended && { approvalUnattended: true }),
+        ...(request.toolRules && { toolRules: request.toolRules }),
         inbox: ctx.inbox,
         signal: ctx.signal,
         emitter: out,
@@ -224,7 +226,7 @@ export class Engine {
       if (repetition.kind === 'stop') {
         const message = repetitionStopMessage(repetition);
         out.emit({ type: 'error', agent, message, code: 'repetition' });
-        return outcome(state, 'repetition', message);
+        return outcome(state, 'repetition', message, 'repetition');
       }
     }
   }
@@ -400,7 +402,12 @@ function keepPartial(state: RunState, partial: ContentBlock[]): void {
   state.finalMessage = messageText(message);
 }
 
-function outcome(state: RunState, status: RunOutcome['status'], error?: string): RunOutcome {
+function outcome(
+  state: RunState,
+  status: RunOutcome['status'],
+  error?: string,
+  errorCode?: string,
+): RunOutcome {
   return {
     status,
     finalMessage: state.finalMessage,
@@ -410,6 +417,7 @@ function outcome(state: RunState, status: RunOutcome['status'], error?: string):
     messages: state.messages,
     ...(state.stopReason !== undefined && { stopReason: state.stopReason }),
     ...(error !== undefined && { error }),
+    ...(errorCode !== undefined && { errorCode }),
     ...(state.out.failures > 0 && { emitterFailures: state.out.failures }),
     ...(state.log.failures > 0 && { logFailures: state.log.failures }),
   };

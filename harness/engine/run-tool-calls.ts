@@ -4,6 +4,7 @@ import type { ToolDefinition, ToolResult } from '../../shared/tool.js';
 import { checkApproval, notRunCancelled } from './approval-gate.js';
 import type { ApprovalMode, CommandInbox, Emitter, MetaTool, ToolHost } from './engine-types.js';
 import { garbledCallResult, inputErrorOf } from './tool-call-repair.js';
+import { refusedByRules, type ToolRules } from './tool-rules.js';
 
 export type ToolUseBlock = Extract<ContentBlock, { type: 'tool_use' }>;
 export type ToolResultBlock = Extract<ContentBlock, { type: 'tool_result' }>;
@@ -15,6 +16,8 @@ export interface ToolCallContext {
   definitions: ReadonlyMap<string, ToolDefinition>;
   approval: ApprovalMode;
   approvalUnattended?: boolean;
+  /** `--allowedTools` / `--disallowedTools`: checked before the approval gate. */
+  toolRules?: ToolRules | undefined;
   inbox: CommandInbox;
   signal: AbortSignal;
   emitter: Emitter;
@@ -42,6 +45,7 @@ async function runToolCall(call: ToolUseBlock, context: ToolCallContext): Promis
   const garbled = inputErrorOf(call) === undefined ? undefined : garbledCallResult(call);
   const blocked =
     garbled ??
+    refusedByRule(call, context) ??
     (await checkApproval(
       { id: call.id, name: call.name, input: call.input, effect },
       {
@@ -79,6 +83,19 @@ async function runToolCall(call: ToolUseBlock, context: ToolCallContext): Promis
     });
   }
   return { type: 'tool_result', callId: call.id, output: result.output, isError: result.isError };
+}
+
+/** The result of a call the run's tool rules refuse (after `action_blocked`), or undefined. */
+function refusedByRule(call: ToolUseBlock, context: ToolCallContext): ToolResult | undefined {
+  const reason = context.toolRules && refusedByRules(context.toolRules, call);
+  if (!reason) return undefined;
+  const { emitter, agent } = context;
+  emitter.emit({ type: 'action_blocked', agent, id: call.id, name: call.name, by: 'policy', reason });
+  return {
+    output: `${call.name} was not run: ${reason}. Do the task with the calls allowed, or say what you would need.`,
+    isError: true,
+    code: 'denied',
+  };
 }
 
 /** A meta tool runs here; everything else goes to the tool host. Neither may throw past this point. */

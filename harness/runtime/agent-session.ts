@@ -3,7 +3,9 @@ import type { EngineCommand, EngineEvent, ImageInput } from '../../shared/engine
 import type { ExecutorHealth } from '../../shared/executor-boot.js';
 import type { NetworkPolicy, ResolvedPolicy } from '../../shared/policy.js';
 import type { RuntimeCommand } from '../../shared/runtime-command.js';
+import { createCompleteTaskTool } from '../agents/complete-task-tool.js';
 import { filterToolHost } from '../agents/filtered-tool-host.js';
+import type { ResultContract } from '../agents/result-contracts.js';
 import { createSubAgentInbox } from '../agents/sub-agent-inbox.js';
 import { type CommandInboxHandle, createCommandInbox } from '../engine/command-inbox.js';
 import { type Compacted, Engine } from '../engine/engine.js';
@@ -14,6 +16,7 @@ import type {
   MetaTool,
   RunOutcome,
 } from '../engine/engine-types.js';
+import { addUsage } from '../engine/token-usage.js';
 import type { ExecutorClient } from '../executor-client/executor-client.js';
 import { planFilePath } from '../planning/plan-file.js';
 import { readPlan } from '../planning/read-plan.js';
@@ -28,17 +31,30 @@ import { SessionTitler } from './session-titler.js';
 import { type ExecutorView, type StartedAgent, startAgent } from './start-agent.js';
 import { readPolicyFor, spawnExecutor } from './start-executor.js';
 
+/** The tool a run with an output schema gives its answer through. */
+export const STRUCTURED_OUTPUT_TOOL = 'structured_output';
+
 /** What one `prompt` ends with: the engine's outcome and what the frontend reports with it. */
 export interface AgentRunResult extends RunOutcome {
   model: string;
   sessionId: string | undefined;
   durationMs: number;
+  /** With `outputSchema`: the final answer, validated. */
+  structuredOutput?: unknown;
 }
 
 export interface PromptOptions {
   images?: ImageInput[];
   /** This prompt's turn cap, instead of the settings' (a sub-agent's reminder). */
   maxTurns?: number;
+  /** Number this run's turns on from this many (a reminder continuing a run). */
+  turnOffset?: number;
+  /**
+   * The answer must match this contract (`--output-schema`): the model gives it through the
+   * `structured_output` tool, with one repair turn for an invalid one and one reminder when it
+   * ends without; otherwise the run ends as an `invalid_output` error.
+   */
+  outputSchema?: ResultContract;
 }
 
 /**
@@ -76,6 +92,8 @@ export class AgentSession {
   private refs = new WeakMap<Message, MessageRef>();
   private readonly logListeners = new Set<(logged: LoggedMessage) => void>();
   private readonly titler = new SessionTitler();
+  /** Harness tools offered for the current run only (`structured_output`). */
+  private runTools: MetaTool[] = [];
 
   /** The workspace, resolved once. */
   readonly workspace: string;
@@ -177,7 +195,9 @@ export class AgentSession {
   async prompt(text: string, options: PromptOptions = {}): Promise<AgentRunResult> {
     this.assertIdle();
     const controller = new AbortController();
-    const done = this.run(text, options, controller.signal);
+    const done = options.outputSchema
+      ? this.structuredRun(text, options, options.outputSchema, controller.signal)
+      : this.run(text, options, controller.signal);
     this.running = { controller, done };
     try {
       return await done;
@@ -404,6 +424,64 @@ export class AgentSession {
     await this.sessionLog.close();
   }
 
+  /**
+   * A run whose answer must match `contract`, through the same validation-and-repair path as a
+   * sub-agent's result (`createCompleteTaskTool`): `structured_output` is offered for this run,
+   * an invalid call gets one repair turn, a run ending without a call one reminder.
+   */
+  private async structuredRun(
+    text: string,
+    options: PromptOptions,
+    contract: ResultContract,
+    signal: AbortSignal,
+  ): Promise<AgentRunResult> {
+    const completion = createCompleteTaskTool(contract, {
+      name: STRUCTURED_OUTPUT_TOOL,
+      description: `Gives your final answer, as the JSON the user asked for (${contract.label}). Call it exactly once, when you have the answer, with the answer as its input; the run ends with it. An invalid answer is sent back with the validation error, once, for you to fix.`,
+    });
+    this.runTools = [completion.tool];
+    try {
+      const ask = `${text}\n\n[Skate: give your final answer by calling the ${STRUCTURED_OUTPUT_TOOL} tool; its input must match the JSON Schema it declares.]`;
+      const first = await this.run(ask, options, signal);
+      let last = first;
+      if (completion.state().status === 'pending' && first.status === 'complete' && !signal.aborted) {
+        last = await this.run(
+          `You ended your turn without calling ${STRUCTURED_OUTPUT_TOOL}, so there is no answer yet. Call ${STRUCTURED_OUTPUT_TOOL} now with your answer.`,
+          {
+            maxTurns: Math.max(1, (options.maxTurns ?? this.settings.maxTurns) - first.turns),
+            turnOffset: first.turns,
+          },
+          signal,
+        );
+      }
+      const merged: AgentRunResult = {
+        ...last,
+        turns: first.turns + (last === first ? 0 : last.turns),
+        toolCalls: first.toolCalls + (last === first ? 0 : last.toolCalls),
+        usage: last === first ? first.usage : addUsage(first.usage, last.usage),
+        durationMs: first.durationMs + (last === first ? 0 : last.durationMs),
+      };
+      const state = completion.state();
+      if (state.status === 'completed') {
+        return {
+          ...merged,
+          status: 'complete',
+          structuredOutput: state.result,
+          finalMessage:
+            merged.finalMessage.trim() === '' ? JSON.stringify(state.result) : merged.finalMessage,
+        };
+      }
+      if (merged.status !== 'complete') return merged;
+      const why =
+        state.status === 'rejected'
+          ? `the answer did not match ${contract.label}, even after its repair turn:\n${state.message}`
+          : `the model ended without giving its answer through ${STRUCTURED_OUTPUT_TOOL}, even after a reminder`;
+      return { ...merged, status: 'error', error: why, errorCode: 'invalid_output' };
+    } finally {
+      this.runTools = [];
+    }
+  }
+
   private async run(text: string, options: PromptOptions, signal: AbortSignal): Promise<AgentRunResult> {
     const started = performance.now();
     const { settings } = this;
@@ -426,6 +504,8 @@ export class AgentSession {
           appendSystemPrompt: appendedSystemPrompt(this.settings),
         }),
         maxTurns: options.maxTurns ?? settings.maxTurns,
+        ...(options.turnOffset && { turnOffset: options.turnOffset }),
+        ...(settings.toolRules && { toolRules: settings.toolRules }),
         approval: () => this.settings.approval,
         ...(settings.approval === 'ask' && settings.approvalUnattended && { approvalUnattended: true }),
         workspace: this.view.workspace,
@@ -467,7 +547,7 @@ export class AgentSession {
   private metaTools(): MetaTool[] {
     const { settings } = this;
     const offered = (tool: MetaTool): boolean => !settings.tools || settings.tools.has(tool.definition.name);
-    return [...(settings.metaTools ?? []), ...this.ownMetaTools().filter(offered)];
+    return [...(settings.metaTools ?? []), ...this.runTools, ...this.ownMetaTools().filter(offered)];
   }
 
   private ownMetaTools(): MetaTool[] {

@@ -2,6 +2,7 @@ import type { AgentPath } from '../../shared/engine-events.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import type { ChildProviderInfo, ChildSession, ChildSessionInfo } from '../agents/spawn-agent-tool.js';
 import type { ApprovalMode, ConversationLog, Emitter, MetaTool } from '../engine/engine-types.js';
+import type { ToolRules } from '../engine/tool-rules.js';
 import type { ExecutorClient } from '../executor-client/executor-client.js';
 import type { ModelProvider } from '../provider/model-provider.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
@@ -144,6 +145,8 @@ export interface AgentSettings {
   events?: Emitter;
   /** This agent's path: `[]` for the main agent. */
   agent?: AgentPath;
+  /** `--allowedTools` / `--disallowedTools`: which calls may run; sub-agents inherit them. */
+  toolRules?: ToolRules | undefined;
   /** Offer only these executor tools (and meta tools); all when undefined. */
   tools?: ReadonlySet<string> | undefined;
   /** Harness tools besides spawn_agent and ask_user (a sub-agent's complete_task). */

@@ -64,6 +64,9 @@ export function harnessTools(input: HarnessToolsInput): MetaTool[] {
         // A planning or deny-writes agent must not write through a child (an asking one asks before each spawn).
         readOnlyChildren: Boolean(sub.readOnly) || planning || settings.approval === 'deny-writes',
         diagnosticTools: settings.executor.diagnosticTools,
+        ...(settings.toolRules && { toolRules: settings.toolRules }),
+        ...(settings.executor.onSandboxNote && { onSandboxNote: settings.executor.onSandboxNote }),
+        ...(settings.executor.onSandboxWarning && { onSandboxWarning: settings.executor.onSandboxWarning }),
         sessionForChild: sub.sessionForChild ?? input.sessionLog.forChild,
         parentSessionId: input.sessionLog.sessionId,
         ...(sub.onChildSpawned && { onChildSpawned: sub.onChildSpawned }),

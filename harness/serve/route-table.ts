@@ -23,6 +23,8 @@ export interface Route {
   method: HttpMethod;
   /** `/v1/sessions/{id}`: `{name}` matches one path segment. */
   path: string;
+  /** The operation's name in the OpenAPI document: what a generated client calls the method. */
+  operationId: string;
   summary: string;
   body?: z.ZodType;
   responses: Record<number, RouteResponse>;

@@ -56,6 +56,7 @@ export function serveRoutes(options: ServeRoutesOptions): Route[] {
     {
       method: 'GET',
       path: '/openapi.json',
+      operationId: 'getOpenApiDocument',
       summary: 'This API, as an OpenAPI 3.1 document',
       responses: { 200: { description: 'The document' } },
       async handle({ response }) {
@@ -65,6 +66,7 @@ export function serveRoutes(options: ServeRoutesOptions): Route[] {
     {
       method: 'POST',
       path: '/v1/sessions',
+      operationId: 'createSession',
       summary:
         "Start a session: an agent with its own executor, under a policy never wider than the server's",
       body: CreateSessionRequest,
@@ -77,6 +79,7 @@ export function serveRoutes(options: ServeRoutesOptions): Route[] {
     {
       method: 'GET',
       path: '/v1/sessions',
+      operationId: 'listSessions',
       summary: "This server's sessions",
       responses: { 200: json('The sessions', SessionList) },
       async handle({ response }) {
@@ -86,6 +89,7 @@ export function serveRoutes(options: ServeRoutesOptions): Route[] {
     {
       method: 'GET',
       path: '/v1/sessions/{id}',
+      operationId: 'getSession',
       summary: 'One session',
       responses: { 200: json('The session', SessionInfo) },
       async handle({ response, params }) {
@@ -95,6 +99,7 @@ export function serveRoutes(options: ServeRoutesOptions): Route[] {
     {
       method: 'DELETE',
       path: '/v1/sessions/{id}',
+      operationId: 'deleteSession',
       summary: 'Interrupt its run, stop its agent and executor; its log stays in the workspace',
       responses: { 204: { description: 'Deleted' } },
       async handle({ response, params }) {
@@ -105,6 +110,7 @@ export function serveRoutes(options: ServeRoutesOptions): Route[] {
     {
       method: 'POST',
       path: '/v1/sessions/{id}/prompt',
+      operationId: 'promptSession',
       summary:
         'Run a prompt: the events as text/event-stream (default), or one JSON answer with `Accept: application/json`',
       body: PromptRequest,
@@ -142,6 +148,7 @@ export function serveRoutes(options: ServeRoutesOptions): Route[] {
     {
       method: 'GET',
       path: '/v1/sessions/{id}/events',
+      operationId: 'getSessionEvents',
       summary:
         'Follow the current (or last) run from after `Last-Event-ID` (or `?after=`): what was missed, then the rest live',
       headers: [{ name: 'Last-Event-ID', description: 'The id of the last message received' }],
@@ -163,6 +170,7 @@ export function serveRoutes(options: ServeRoutesOptions): Route[] {
     {
       method: 'POST',
       path: '/v1/sessions/{id}/commands',
+      operationId: 'sendSessionCommand',
       summary:
         "Answer the running engine (approval_response, ask_user_response, loop_decision) or interrupt it (202); or switch the idle session's model, network, or activity (plan, execute) within the server's policy (200)",
       body: CommandRequest,
@@ -185,6 +193,7 @@ export function serveRoutes(options: ServeRoutesOptions): Route[] {
     {
       method: 'POST',
       path: '/v1/sessions/{id}/fork',
+      operationId: 'forkSession',
       summary: 'A new session holding the conversation up to an event (default: the last one)',
       body: ForkRequest,
       responses: { 201: json('The new session', SessionInfo) },
@@ -197,6 +206,7 @@ export function serveRoutes(options: ServeRoutesOptions): Route[] {
     {
       method: 'GET',
       path: '/v1/sessions/{id}/transcript',
+      operationId: 'getSessionTranscript',
       summary: "The session's log: header, events and token totals",
       responses: { 200: json('The transcript', Transcript) },
       async handle({ response, params }) {

@@ -9,6 +9,7 @@ import type {
   SessionCommand,
   SessionInfo,
 } from '../../shared/serve-api.js';
+import { jsonSchemaContract, type ResultContract } from '../agents/result-contracts.js';
 import type { ApprovalMode } from '../engine/engine-types.js';
 import { planFilePath } from '../planning/plan-file.js';
 import type { AgentSession } from '../runtime/agent-session.js';
@@ -158,6 +159,7 @@ export class ServeSession {
   prompt(request: PromptRequest): RunBuffer {
     this.assertOpen();
     this.assertIdle();
+    const outputSchema = request.outputSchema && outputContract(request.outputSchema);
     const release = this.options.takeRunSlot();
     this.touch();
     this.interruptedEarly = false;
@@ -170,9 +172,16 @@ export class ServeSession {
       try {
         const agent = await this.live();
         if (this.interruptedEarly) {
-          result = { ...emptyResult(this.model, this.id, started), status: 'cancelled' };
+          result = {
+            ...emptyResult(this.model, this.id, started),
+            status: 'cancelled',
+            subtype: 'error_during_execution',
+          };
         } else {
-          const outcome = await agent.prompt(request.text, request.images ? { images: request.images } : {});
+          const outcome = await agent.prompt(request.text, {
+            ...(request.images && { images: request.images }),
+            ...(outputSchema && { outputSchema }),
+          });
           result = runResultOf(outcome, performance.now() - started);
         }
       } catch (error) {
@@ -452,17 +461,29 @@ const TIMEOUT_ANSWERS: {
   },
 };
 
+/** A prompt's `outputSchema` as a result contract; a schema that cannot be used is the client's error. */
+function outputContract(schema: Record<string, unknown>): ResultContract {
+  try {
+    return jsonSchemaContract('outputSchema', schema);
+  } catch (error) {
+    throw new ServeError('bad_request', `outputSchema: ${(error as Error).message}`);
+  }
+}
+
 /** A run that never reached the model: an error (its `error` added) or cancelled before it began. */
 function emptyResult(model: string, sessionId: string, started: number): RunResult {
-  return {
-    type: 'result',
-    status: 'error',
-    finalMessage: '',
-    turns: 0,
-    toolCalls: 0,
-    usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
-    model,
-    sessionId,
-    durationMs: Math.round(performance.now() - started),
-  };
+  return runResultOf(
+    {
+      status: 'error',
+      finalMessage: '',
+      turns: 0,
+      toolCalls: 0,
+      usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+      model,
+      sessionId,
+      error: undefined,
+      errorCode: undefined,
+    },
+    performance.now() - started,
+  );
 }

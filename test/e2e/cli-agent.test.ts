@@ -3,6 +3,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { MessageLine } from '../../shared/claude-stream-lines.js';
 import { EngineEvent } from '../../shared/engine-events.js';
 import { RunResult, SystemInit } from '../../shared/run-result.js';
 import { apiErrorReply, type FakeReply, fakeMessagesApi } from '../support/fake-messages-api.js';
@@ -91,7 +92,10 @@ describe('skate -p (headless agent runs)', () => {
       cacheWriteTokens: 1000,
     });
     expect(last.costUsd).toBeGreaterThan(0);
-    const events = lines.map((line) => EngineEvent.parse(line));
+    // Claude Code's whole messages (cli-claude-code-output.test.ts) come among Skate's events.
+    const messages = lines.filter((line) => MessageLine.safeParse(line).success);
+    expect(messages.map((line) => line.type)).toEqual(['assistant', 'user', 'assistant']);
+    const events = lines.filter((line) => !messages.includes(line)).map((line) => EngineEvent.parse(line));
     const types = events.map((event) => event.type);
     expect(types[0]).toBe('turn_start');
     expect(types).toContain('text_delta');
@@ -225,13 +229,13 @@ describe('skate -p (headless agent runs)', () => {
     expect(result.stderr).not.toContain('appeared while the sandbox ran');
   });
 
-  it('fails with exit 1 and a clear message on a bad API key, without printing the key', async () => {
+  it('fails with exit 5 and a clear message on a bad API key, without printing the key', async () => {
     await using dir = await tempDir();
     await using api = await fakeMessagesApi([
       apiErrorReply(401, 'authentication_error', 'invalid x-api-key'),
     ]);
     const result = await runCli(['-p', 'hi', '--workspace', dir.path], { env: agentEnv(api.url) });
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(5);
     expect(result.stderr).toMatch(/ANTHROPIC_API_KEY/);
     expect(result.stderr + result.stdout).not.toContain(KEY);
     expect(api.requests).toHaveLength(1);

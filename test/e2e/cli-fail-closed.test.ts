@@ -20,7 +20,7 @@ describe('where the kernel sandbox cannot be built', () => {
         env: await pathWithoutBwrap(dir.path),
       },
     );
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(4);
     expect(result.stderr).toContain(
       'refusing to start an executor under policy "execute" without its kernel sandbox',
     );

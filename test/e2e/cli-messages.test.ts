@@ -34,7 +34,7 @@ describe('what skate -p says, to the user and to the model', () => {
       apiErrorReply(401, 'authentication_error', 'invalid x-api-key'),
     ]);
     const result = await runCli(['-p', 'hi', '--workspace', dir.path], { env: env(api.url) });
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(5);
     expect(result.stderr.match(/refused the credentials/g)).toHaveLength(1);
   });
 

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { MessageLine } from '../../shared/claude-stream-lines.js';
 import { EngineEvent } from '../../shared/engine-events.js';
 import { RunResult, SystemInit } from '../../shared/run-result.js';
 import { fakeMessagesApi } from '../support/fake-messages-api.js';
@@ -22,7 +23,9 @@ function streamJson(stdout: string): { events: EngineEvent[]; result: RunResult 
     .map((line) => JSON.parse(line));
   SystemInit.parse(lines.shift());
   const result = RunResult.parse(lines.pop());
-  return { events: lines.map((line) => EngineEvent.parse(line)), result };
+  // Claude Code's whole-message lines sit among the events; the events are what this file checks.
+  const events = lines.filter((line) => MessageLine.safeParse(line).success === false);
+  return { events: events.map((line) => EngineEvent.parse(line)), result };
 }
 
 // Workspaces outside /tmp: sandboxes get a private /tmp, so a read-only agent could not see one there.

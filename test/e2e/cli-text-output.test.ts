@@ -49,7 +49,9 @@ describe('skate -p --output-format text', () => {
     const out = result.stdout;
     expect(out).toContain('▸ write_file out.txt');
     expect(out).toContain('created out.txt (+2 −0)');
-    expect(out).toMatch(/shell: exit 3 · \d+ ms\n {4}… 17 more lines\n {4}18\n {4}19\n {4}20\n/);
+    expect(out).toMatch(
+      /shell: exit 3 · \d+ ms\n {4}1\n {4}2\n {4}… 15 more lines \(all of them: --output-format stream-json\)\n {4}18\n {4}19\n {4}20\n/,
+    );
     expect(out).toMatch(
       /spawn_agent: agent-1 completed\n {4}Checked the output file\.\n {4}It looks right\.\n/,
     );

@@ -37,6 +37,22 @@ export const run: CommandMain = async (args) => {
     const { runDemo } = await import('../../demo/run-demo.js');
     return runDemo(flags);
   }
+  if (flags.inputFormat === 'stream-json') {
+    if (prompt !== undefined) {
+      throw new UsageError(
+        'with --input-format stream-json the prompts come on stdin; drop the task argument',
+      );
+    }
+    return headlessAgent({
+      settings: runSettingsFrom(flags, modelFrom(flags, 'set ANTHROPIC_API_KEY to run an agent')),
+      prompt: '',
+      streamInput: true,
+      outputFormat: flags.outputFormat,
+      answers: flags.answers,
+      verbose: flags.verbose,
+      outputSchema: flags.outputSchema,
+    });
+  }
   const task = prompt ?? (process.stdin.isTTY ? undefined : (await readStdin()).trim() || undefined);
   if (!task) throw new UsageError('give the task: skate -p "task", or on stdin: echo task | skate -p');
   const settings = runSettingsFrom(flags, modelFrom(flags, 'set ANTHROPIC_API_KEY to run an agent'));
@@ -47,5 +63,6 @@ export const run: CommandMain = async (args) => {
     outputFormat: flags.outputFormat,
     answers: flags.answers,
     verbose: flags.verbose,
+    outputSchema: flags.outputSchema,
   });
 };

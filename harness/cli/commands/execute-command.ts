@@ -46,5 +46,6 @@ export const run: CommandMain = async (args) => {
     prompt: piped ?? executeTask(extra),
     outputFormat: flags.outputFormat,
     answers: flags.answers,
+    outputSchema: flags.outputSchema,
   });
 };

@@ -42,6 +42,7 @@ export const run: CommandMain = async (args) => {
     prompt,
     outputFormat: flags.outputFormat,
     answers: flags.answers,
+    outputSchema: flags.outputSchema,
     verbose: flags.verbose,
     afterRun: async (session) => {
       const file = planFilePath(session.workspace);

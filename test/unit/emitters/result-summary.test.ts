@@ -28,7 +28,7 @@ describe('resultSummary', () => {
     ).toEqual(['created src/a.ts (+3 −0)']);
   });
 
-  it("shows a command's exit code and its last lines, not the status line", () => {
+  it("shows a command's exit code and the head and tail of a long output, not the status line", () => {
     const output = `${Array.from({ length: 10 }, (_, i) => `line ${i + 1}`).join('\n')}\n[exit code 2]`;
     const display = {
       type: 'command' as const,
@@ -41,7 +41,9 @@ describe('resultSummary', () => {
     };
     expect(resultSummary(result({ name: 'shell', output, display, isError: true }))).toEqual([
       'exit 2 · 2.3 s',
-      '… 7 more lines',
+      'line 1',
+      'line 2',
+      '… 5 more lines (all of them: --output-format stream-json)',
       'line 8',
       'line 9',
       'line 10',

@@ -31,6 +31,31 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it("passes what redocly's recommended rules asked for: servers, a unique operationId, 4xx responses by status", () => {
+    const full = document as unknown as {
+      servers?: { url: string }[];
+      paths: Record<string, Record<string, Operation & { operationId?: string }>>;
+      components: { responses?: Record<string, unknown> };
+    };
+    expect(full.servers?.length).toBeGreaterThan(0);
+    const operations = Object.values(full.paths).flatMap((methods) => Object.values(methods));
+    expect(operations).toHaveLength(routes.length);
+    const ids = operations.map((operation) => operation.operationId);
+    expect(ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z]+$/.test(id))).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const operation of operations) {
+      const clientErrors = Object.keys(operation.responses).filter((status) => /^4\d\d$/.test(status));
+      expect(clientErrors, operation.operationId).toContain('401');
+      for (const status of clientErrors) {
+        const ref = (operation.responses[status] as { $ref?: string }).$ref ?? '';
+        expect(full.components.responses?.[ref.split('/').at(-1) ?? '']).toBeDefined();
+      }
+    }
+    expect(Object.keys(full.paths['/v1/sessions/{id}/prompt']!.post!.responses)).toEqual(
+      expect.arrayContaining(['400', '404', '409', '413', '429']),
+    );
+  });
+
   it('generates request and response schemas from the zod shapes', () => {
     const create = document.paths['/v1/sessions']!.post!;
     const body = create.requestBody!.content['application/json']!.schema;

@@ -5,6 +5,7 @@ import { ServeError } from '../../../harness/serve/serve-error.js';
 const route = (method: Route['method'], path: string): Route => ({
   method,
   path,
+  operationId: `${method} ${path}`,
   summary: path,
   responses: {},
   handle: async () => {},

@@ -1,0 +1,118 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { distPath } from '../../harness/project-paths.js';
+import { RunResult } from '../../shared/run-result.js';
+import { type FakeReply, fakeMessagesApi } from '../support/fake-messages-api.js';
+import { commandLine, processDescendants } from '../support/process-descendants.js';
+import { eventually, isAlive } from '../support/processes.js';
+import { type TempDir, tempDir } from '../support/temp-dir.js';
+
+const KEY = 'sk-ant-test-key';
+
+interface Running {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  exited: Promise<number | null>;
+}
+
+/** `skate -p … --output-format stream-json` as a subprocess a test can signal. */
+function startCli(args: string[], url: string): Running {
+  const child = spawn(process.execPath, [distPath('cli', 'skate.js'), ...args], {
+    env: { ...process.env, ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: url },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  child.stdin?.end();
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  return { child, stdout: () => stdout, stderr: () => stderr, exited };
+}
+
+function lastLine(stdout: string): RunResult {
+  const lines = stdout.trim().split('\n');
+  return RunResult.parse(JSON.parse(lines.at(-1) ?? ''));
+}
+
+const sleepCall = (id: string): FakeReply => ({
+  type: 'message',
+  blocks: [{ type: 'tool_use', id, name: 'shell', input: { command: 'sleep 60' } }],
+  stopReason: 'tool_use',
+  usage: { input_tokens: 10, output_tokens: 5 },
+});
+
+describe('the final result line always comes', () => {
+  it('on SIGTERM, for twelve runs at once: each ends with one result line, exit 143, nothing left running', async () => {
+    const dirs: TempDir[] = [];
+    await using api = await fakeMessagesApi(Array.from({ length: 12 }, (_, i) => sleepCall(`toolu_${i}`)));
+    try {
+      for (let i = 0; i < 12; i++) dirs.push(await tempDir());
+      const runs = dirs.map((dir) =>
+        startCli(['-p', 'wait a minute', '--output-format', 'stream-json', '--workspace', dir.path], api.url),
+      );
+      // Each run is inside its shell call (the command started) before it is told to stop.
+      const inside = await eventually(
+        () => runs.every((run) => run.stdout().includes('"tool_call_start"')),
+        60_000,
+      );
+      expect(inside, runs.map((run) => run.stderr()).join('\n')).toBe(true);
+      const below = (await Promise.all(runs.map((run) => processDescendants(run.child.pid!)))).flat();
+      for (const run of runs) run.child.kill('SIGTERM');
+      const codes = await Promise.all(runs.map((run) => run.exited));
+      expect(codes).toEqual(Array(12).fill(143));
+      for (const run of runs) {
+        const results = run
+          .stdout()
+          .trim()
+          .split('\n')
+          .filter((line) => JSON.parse(line).type === 'result');
+        expect(results).toHaveLength(1);
+        expect(lastLine(run.stdout())).toMatchObject({
+          type: 'result',
+          status: 'cancelled',
+          subtype: 'error_during_execution',
+          is_error: true,
+          errorCode: 'terminated',
+        });
+      }
+      // The executors and their sleeping commands went with the runs.
+      expect(
+        await eventually(async () => (await Promise.all(below.map(isAlive))).every((alive) => !alive)),
+      ).toBe(true);
+    } finally {
+      await Promise.all(dirs.map((dir) => dir[Symbol.asyncDispose]()));
+    }
+  }, 120_000);
+
+  it('when the executor dies mid-call: the call fails as a result, the run goes on and ends with its result line', async () => {
+    await using dir = await tempDir();
+    await using api = await fakeMessagesApi([
+      sleepCall('toolu_sleep'),
+      { type: 'message', blocks: [{ type: 'text', text: 'The command died; stopping.' }] },
+    ]);
+    const run = startCli(['-p', 'wait', '--output-format', 'stream-json', '--workspace', dir.path], api.url);
+    expect(await eventually(() => run.stdout().includes('"tool_call_start"'), 30_000)).toBe(true);
+    // The executor: the descendants running the executor bundle (bwrap's argv names it too).
+    const executors: number[] = [];
+    for (const pid of await processDescendants(run.child.pid!)) {
+      if ((await commandLine(pid)).includes('executor.js')) executors.push(pid);
+    }
+    expect(executors.length).toBeGreaterThan(0);
+    for (const pid of executors) process.kill(pid, 'SIGKILL');
+    expect(await run.exited).toBe(0);
+    const result = lastLine(run.stdout());
+    expect(result).toMatchObject({ status: 'complete', result: 'The command died; stopping.' });
+    const failed = run
+      .stdout()
+      .split('\n')
+      .filter((line) => line.includes('"tool_call_result"'))
+      .map((line) => JSON.parse(line));
+    expect(failed[0]).toMatchObject({ id: 'toolu_sleep', isError: true });
+  }, 60_000);
+});
