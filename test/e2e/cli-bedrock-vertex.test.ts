@@ -132,11 +132,16 @@ describe.each(CASES)(
           (total, reply) => total + (reply.type === 'message' ? (reply.usage?.[key] ?? 0) : 0),
           0,
         );
-      expect(last.usage).toEqual({
+      // Skate's names, and Claude Code's for the same counts (the headless result carries both).
+      expect(last.usage).toMatchObject({
         inputTokens: sum('input_tokens'),
         outputTokens: sum('output_tokens'),
         cacheReadTokens: sum('cache_read_input_tokens'),
         cacheWriteTokens: sum('cache_creation_input_tokens'),
+        input_tokens: sum('input_tokens'),
+        output_tokens: sum('output_tokens'),
+        cache_read_input_tokens: sum('cache_read_input_tokens'),
+        cache_creation_input_tokens: sum('cache_creation_input_tokens'),
       });
       // Sonnet 4.5's list price: $3 in, $15 out, cache writes 1.25x and reads 0.1x input.
       const cost =
