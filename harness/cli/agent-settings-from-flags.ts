@@ -95,5 +95,6 @@ export function runSettingsFrom(flags: AgentRunFlags, model: ModelSettings): Run
     appendSystemPrompt: flags.appendSystemPrompt,
     session: sessionSettingsFrom(flags.sessionFlags),
     subagents: flags.subagents ? { maxDepth: 2 } : undefined,
+    ...(flags.hooks && { hooks: flags.hooks }),
   };
 }

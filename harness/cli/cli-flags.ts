@@ -1,9 +1,13 @@
 import { parseArgs } from 'node:util';
+import { createConsentStore } from '../consent/consent-store.js';
 import type { ApprovalMode } from '../engine/engine-types.js';
+import type { HookRunner } from '../hooks/hook-runner.js';
+import { setupHooks } from '../hooks/setup-hooks.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
 import { applySettingsEnv, loadSettings } from '../settings/load-settings.js';
 import { readAnswersFile } from './answers-file.js';
 import { note } from './note.js';
+import { askAtTerminal } from './terminal-question.js';
 import { UsageError } from './usage-error.js';
 import { usageMessage } from './usage-message.js';
 
@@ -51,6 +55,8 @@ export interface AgentRunFlags extends ExecutorFlags {
   /** Offer spawn_agent; false with `--no-subagents`. */
   subagents: boolean;
   sessionFlags: SessionFlags;
+  /** The run's hooks (settings files, consent, `--no-hooks`); undefined when none run. */
+  hooks?: HookRunner | undefined;
 }
 
 /** A command's entry point: parses its own flags and runs; resolves to the exit code. */
@@ -107,6 +113,8 @@ export const AGENT_OPTIONS = {
   resume: { type: 'string', short: 'r' },
   'fork-at': { type: 'string' },
   'no-session': { type: 'boolean', default: false },
+  'no-hooks': { type: 'boolean', default: false },
+  'trust-workspace-hooks': { type: 'boolean', default: false },
 } as const;
 
 /**
@@ -191,6 +199,21 @@ export async function agentFlags(
     note(`settings: ${settings.files.length > 0 ? settings.files.join(', ') : 'no settings files'}`);
   }
   const network = flagged.network ?? settings.network;
+  const terminal = Boolean(process.stdin.isTTY && process.stderr.isTTY);
+  const hooks = await setupHooks({
+    sources: settings.hookSources,
+    workspace: values.workspace,
+    sandbox: sandboxMode(values.sandbox),
+    disabled: values['no-hooks'] || settings.disableAllHooks === true,
+    trustWorkspace: values['trust-workspace-hooks'],
+    consent: createConsentStore(),
+    // Asked where a person is at a terminal; headless (piped, an editor, a service), never.
+    ...(terminal && {
+      ask: async (question: string) => /^y(es)?$/i.test(((await askAtTerminal(question)) ?? '').trim()),
+    }),
+    note,
+  });
+  if (values.verbose && hooks) note(`hooks: ${hooks.entries.length} configured`);
   return {
     ...common({ ...values, policy: values.policy ?? settings.policy ?? DEFAULT_POLICY }),
     ...(network !== undefined && { network }),
@@ -211,6 +234,7 @@ export async function agentFlags(
       forkAt: values['fork-at'],
       session: !values['no-session'],
     },
+    ...(hooks && { hooks }),
   };
 }
 
