@@ -15,6 +15,13 @@ import { interpretHookResult } from './interpret-hook-result.js';
 import { CLAUDE_CODE_TOOL_NAMES, matchesTool } from './match-tool.js';
 import { runHookCommand } from './run-hook-command.js';
 
+/**
+ * How a hook's command line runs. `--norc`: Node gives a child socketpairs for stdio, and bash
+ * with a socket on stdin and no SHLVL takes itself for an rsh session and reads ~/.bashrc (a
+ * pyenv or nvm init there cost 1.3 s a hook here). A hook's environment is its own business.
+ */
+export const HOOK_SHELL = ['/bin/bash', '--norc', '--noprofile', '-c'] as const;
+
 /** Claude Code's default: a hook gets a minute. */
 const DEFAULT_TIMEOUT_SECONDS = 60;
 
@@ -116,7 +123,7 @@ export function createHookRunner(options: HookRunnerOptions): HookRunner {
             launchCommand(
               await policyFor(entry.policy, info.workspace),
               options.sandbox,
-              ['/bin/bash', '-c', entry.hook.command],
+              [...HOOK_SHELL, entry.hook.command],
               {
                 note: options.note,
                 onNote: options.note,
