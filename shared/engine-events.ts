@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { HookEventName, HookOutcome } from './hooks.js';
 import { ToolDisplay, ToolErrorCode } from './tool.js';
 
 /**
@@ -79,8 +80,8 @@ export const EngineEvent = z.discriminatedUnion('type', [
     ...base,
     id: z.string(),
     name: z.string(),
-    /** Who blocked it: the sandbox policy, or the user through an approval. */
-    by: z.enum(['policy', 'user']),
+    /** Who blocked it: the sandbox policy, the user through an approval, or a hook (PreToolUse, PermissionRequest). */
+    by: z.enum(['policy', 'user', 'hook']),
     reason: z.string(),
   }),
   z.object({
@@ -130,6 +131,25 @@ export const EngineEvent = z.discriminatedUnion('type', [
     ...base,
     summarizedMessages: z.number().int(),
     summaryTokens: z.number().int(),
+  }),
+  z.object({
+    type: z.literal('hook_decision'),
+    ...base,
+    event: HookEventName,
+    /** The hook's command line, as configured. */
+    command: z.string(),
+    /** Whose settings file it came from. */
+    source: z.enum(['user', 'workspace']),
+    outcome: HookOutcome,
+    /** Its reason (a decision's reason, its stderr on exit 2, or why it failed). */
+    reason: z.string().optional(),
+    /** Its `systemMessage`: for the user. */
+    message: z.string().optional(),
+    /** For tool events: the tool and the model's call id. */
+    toolName: z.string().optional(),
+    callId: z.string().optional(),
+    exitCode: z.number().int().optional(),
+    durationMs: z.number(),
   }),
   z.object({ type: z.literal('info'), ...base, message: z.string() }),
   z.object({ type: z.literal('warn'), ...base, message: z.string() }),

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { HooksSettings } from './hooks.js';
 
 /** USD per million tokens, as the provider's price list gives them. */
 export const ModelPrices = z
@@ -142,6 +143,13 @@ export const SettingsFile = z
       .describe(
         'Environment variables for the harness (ANTHROPIC_BASE_URL, a proxy), set where the environment does not already set them. Only in ~/.skate/settings.json. They are the harness’s: no executor or command gets them, nor their values, whatever its policy passes.',
       ),
+    hooks: HooksSettings.optional().describe(
+      'Commands run at points of every agent’s run (Claude Code’s format: events → matchers → commands), sandboxed. A workspace file’s hooks run only after you consent to that version of the file.',
+    ),
+    disableAllHooks: z
+      .boolean()
+      .optional()
+      .describe('Run no hooks at all (as --no-hooks), for reproducible runs. A workspace file may set it.'),
   })
   .strict();
 export type SettingsFile = z.infer<typeof SettingsFile>;

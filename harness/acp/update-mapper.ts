@@ -1,5 +1,6 @@
 import type { SessionUpdate, ToolCallStatus, ToolCallUpdate, ToolKind } from '@agentclientprotocol/sdk';
 import type { AgentPath, EngineEvent } from '../../shared/engine-events.js';
+import { hookDecisionLine, isNotableHookDecision } from '../hooks/hook-decision-line.js';
 import {
   contentForCall,
   contentForOutput,
@@ -178,6 +179,15 @@ export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
           : [];
       case 'warn':
         return main ? [warning(event.message)] : [];
+      case 'hook_decision':
+        // A sub-agent's hooks too: a deny there is what the editor's user needs to see.
+        return isNotableHookDecision(event)
+          ? [
+              warning(
+                `${event.agent.length > 0 ? `${event.agent.join('/')}: ` : ''}${hookDecisionLine(event)}`,
+              ),
+            ]
+          : [];
       default:
         // Answers (approval, ask_user, turn limit) are the session's business; errors end the prompt.
         return [];

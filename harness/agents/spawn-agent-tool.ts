@@ -4,6 +4,7 @@ import type { ResolvedPolicy } from '../../shared/policy.js';
 import type { ToolErrorCode, ToolResult } from '../../shared/tool.js';
 import type { ConversationLog, MetaTool } from '../engine/engine-types.js';
 import type { ToolRules } from '../engine/tool-rules.js';
+import type { HookRunner } from '../hooks/hook-runner.js';
 import type { ModelProvider } from '../provider/model-provider.js';
 import type { AgentSession } from '../runtime/agent-session.js';
 import type { AgentSettings, ChildExecutorInfo } from '../runtime/agent-settings.js';
@@ -111,6 +112,8 @@ export interface SpawnAgentToolOptions {
   parentSessionId?: string | undefined;
   onChildSpawned?(info: ChildExecutorInfo): void;
   onChildExited?(info: ChildExecutorInfo): void;
+  /** The tree's hooks: each child gets them, so delegating cannot skip a hook. */
+  hooks?: HookRunner | undefined;
   /**
    * Starts a child agent: `createAgentSession`, passed in so that this tool
    * (which the runtime offers) does not import the runtime back.
@@ -274,6 +277,7 @@ export function createSpawnAgentTool(options: SpawnAgentToolOptions): MetaTool {
             },
           }),
           answerer: 'nobody',
+          ...(options.hooks && { hooks: options.hooks }),
           events: createSubAgentEmitter(call.emit, call.callId),
           agent,
           tools: input.tools ? new Set(input.tools) : undefined,

@@ -130,5 +130,6 @@ export function runSettingsFrom(flags: AgentRunFlags, model: ModelSettings): Run
     session: sessionSettingsFrom(flags.sessionFlags),
     subagents: flags.subagents ? { maxDepth: 2 } : undefined,
     ...(flags.toolRules && { toolRules: flags.toolRules }),
+    ...(flags.hooks && { hooks: flags.hooks }),
   };
 }

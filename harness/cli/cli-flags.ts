@@ -1,12 +1,16 @@
 import { parseArgs } from 'node:util';
 import type { ResultContract } from '../agents/result-contracts.js';
+import { createConsentStore } from '../consent/consent-store.js';
 import type { ApprovalMode } from '../engine/engine-types.js';
 import { parseToolRules, type ToolRules } from '../engine/tool-rules.js';
+import type { HookRunner } from '../hooks/hook-runner.js';
+import { setupHooks } from '../hooks/setup-hooks.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
 import { applySettingsEnv, applySettingsProviders, loadSettings } from '../settings/load-settings.js';
 import { readAnswersFile } from './answers-file.js';
 import { note } from './note.js';
 import { readOutputSchema } from './output-schema-file.js';
+import { askAtTerminal } from './terminal-question.js';
 import { UsageError } from './usage-error.js';
 import { usageMessage } from './usage-message.js';
 
@@ -60,6 +64,8 @@ export interface AgentRunFlags extends ExecutorFlags {
   toolRules?: ToolRules | undefined;
   /** `--output-schema FILE`: the answer must match this JSON Schema. */
   outputSchema?: ResultContract | undefined;
+  /** The run's hooks (settings files, consent, `--no-hooks`); undefined when none run. */
+  hooks?: HookRunner | undefined;
 }
 
 /** A command's entry point: parses its own flags and runs; resolves to the exit code. */
@@ -123,6 +129,8 @@ export const AGENT_OPTIONS = {
   'allowed-tools': { type: 'string', multiple: true },
   disallowedTools: { type: 'string', multiple: true },
   'disallowed-tools': { type: 'string', multiple: true },
+  'no-hooks': { type: 'boolean', default: false },
+  'trust-workspace-hooks': { type: 'boolean', default: false },
 } as const;
 
 /**
@@ -213,6 +221,21 @@ export async function agentFlags(
     note(`settings: ${settings.files.length > 0 ? settings.files.join(', ') : 'no settings files'}`);
   }
   const network = flagged.network ?? settings.network;
+  const terminal = Boolean(process.stdin.isTTY && process.stderr.isTTY);
+  const hooks = await setupHooks({
+    sources: settings.hookSources,
+    workspace: values.workspace,
+    sandbox: sandboxMode(values.sandbox),
+    disabled: values['no-hooks'] || settings.disableAllHooks === true,
+    trustWorkspace: values['trust-workspace-hooks'],
+    consent: createConsentStore(),
+    // Asked where a person is at a terminal; headless (piped, an editor, a service), never.
+    ...(terminal && {
+      ask: async (question: string) => /^y(es)?$/i.test(((await askAtTerminal(question)) ?? '').trim()),
+    }),
+    note,
+  });
+  if (values.verbose && hooks) note(`hooks: ${hooks.entries.length} configured`);
   return {
     ...common({ ...values, policy: values.policy ?? settings.policy ?? DEFAULT_POLICY }),
     ...(network !== undefined && { network }),
@@ -238,6 +261,7 @@ export async function agentFlags(
       forkAt: values['fork-at'],
       session: !values['no-session'],
     },
+    ...(hooks && { hooks }),
   };
 }
 

@@ -10,6 +10,7 @@ export const COMMAND_NAMES = [
   'sandbox',
   'acp',
   'serve',
+  'hooks',
 ] as const;
 
 export type CommandName = (typeof COMMAND_NAMES)[number];

@@ -23,6 +23,7 @@ const COMMANDS: Record<CommandName, () => Promise<{ run: CommandMain }>> = {
   sandbox: () => import('./commands/sandbox-command.js'),
   acp: () => import('./commands/acp-command.js'),
   serve: () => import('./commands/serve-command.js'),
+  hooks: () => import('./commands/hooks-command.js'),
 };
 
 const agent = async (argv: string[]): Promise<number> =>

@@ -1,5 +1,6 @@
 import type { EngineEvent } from '../../shared/engine-events.js';
 import type { Emitter } from '../engine/engine-types.js';
+import { hookDecisionLine, isNotableHookDecision } from '../hooks/hook-decision-line.js';
 import { inertStyledText } from '../terminal/inert-text.js';
 import { inertValue } from '../terminal/inert-value.js';
 import { argsSummary } from './args-summary.js';
@@ -153,6 +154,9 @@ export function createTerminalEmitter(options: TerminalEmitterOptions): Terminal
         return;
       case 'warn':
         stderrLine(errYellow(`${tag(event)}warning: ${event.message}`));
+        return;
+      case 'hook_decision':
+        if (isNotableHookDecision(event)) stderrLine(errDim(`${tag(event)}${hookDecisionLine(event)}`));
         return;
       case 'error':
         stderrLine(errRed(`${tag(event)}error: ${event.message}`));

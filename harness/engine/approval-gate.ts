@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AgentPath, EngineCommand } from '../../shared/engine-events.js';
 import type { ToolEffect, ToolResult } from '../../shared/tool.js';
+import type { AgentHooks } from '../hooks/hook-verdict.js';
 import type { ApprovalMode, CommandInbox, Emitter } from './engine-types.js';
 
 export interface ApprovalCall {
@@ -19,6 +20,10 @@ export interface ApprovalContext {
   agent: AgentPath;
   /** With `ask`: nobody is attached to approve, so a call that would ask is refused at once. */
   unattended?: boolean;
+  /** A PreToolUse hook asked for a person's approval (its reason): asked whatever the mode and effect. */
+  forceAsk?: string;
+  /** PermissionRequest may answer before a person is asked; Notification hears that one is. */
+  hooks?: AgentHooks;
 }
 
 /**
@@ -32,8 +37,9 @@ export async function checkApproval(
 ): Promise<ToolResult | undefined> {
   const { mode, emitter, agent } = context;
   const effect = call.effect;
-  if (mode === 'auto' || (effect !== 'write' && effect !== 'execute')) return undefined;
-  if (mode === 'deny-writes') {
+  const forced = context.forceAsk !== undefined;
+  if (!forced && (mode === 'auto' || (effect !== 'write' && effect !== 'execute'))) return undefined;
+  if (!forced && mode === 'deny-writes') {
     const what = effect === 'write' ? 'changes files' : 'runs commands';
     const reason = `approval mode deny-writes refuses tools that write files or run commands, and ${call.name} ${what}`;
     emitter.emit({ type: 'action_blocked', agent, id: call.id, name: call.name, by: 'user', reason });
@@ -43,6 +49,8 @@ export async function checkApproval(
       code: 'denied',
     };
   }
+  const hooked = await permissionRequest(call, context);
+  if (hooked !== 'ask') return hooked;
   if (context.unattended) {
     // Said as what happened: no person said anything, so nothing is put in the user's mouth.
     const reason = `no one is attached to approve ${call.name} calls (approval mode ask in a headless run)`;
@@ -54,6 +62,13 @@ export async function checkApproval(
     };
   }
   const requestId = randomUUID();
+  void context.hooks
+    ?.fire(
+      'Notification',
+      { message: `Skate needs your permission to use ${call.name}`, notification_type: 'permission_prompt' },
+      { signal: context.signal, emit: (event) => emitter.emit(event) },
+    )
+    .catch(() => undefined);
   emitter.emit({
     type: 'approval_request',
     agent,
@@ -61,7 +76,8 @@ export async function checkApproval(
     callId: call.id,
     name: call.name,
     args: call.input,
-    effect,
+    // A hook may ask about a read-only call too: it is shown as a call that acts.
+    effect: effect === 'write' ? 'write' : 'execute',
   });
   let response: Extract<EngineCommand, { type: 'approval_response' }>;
   try {
@@ -80,6 +96,32 @@ export async function checkApproval(
     ? `The user rejected this ${call.name} call and said: ${feedback}`
     : `The user rejected this ${call.name} call. Ask them how to proceed, or try another approach.`;
   return { output: told, isError: true, code: 'denied' };
+}
+
+/**
+ * PermissionRequest hooks, before a person would be asked: their allow runs the call, their deny
+ * refuses it; otherwise ('ask') the person is asked as usual.
+ */
+async function permissionRequest(
+  call: ApprovalCall,
+  context: ApprovalContext,
+): Promise<ToolResult | undefined | 'ask'> {
+  const { hooks, emitter, agent } = context;
+  if (!hooks?.has('PermissionRequest')) return 'ask';
+  const verdict = await hooks.fire(
+    'PermissionRequest',
+    { tool_name: call.name, tool_input: call.input },
+    {
+      signal: context.signal,
+      emit: (event) => emitter.emit(event),
+      tool: { name: call.name, callId: call.id },
+    },
+  );
+  if (verdict.permission?.decision === 'allow') return undefined;
+  if (verdict.permission?.decision !== 'deny') return 'ask';
+  const reason = verdict.permission.reason || 'a PermissionRequest hook denied it';
+  emitter.emit({ type: 'action_blocked', agent, id: call.id, name: call.name, by: 'hook', reason });
+  return { output: `${call.name} was not run: ${reason}`, isError: true, code: 'denied' };
 }
 
 /** The result of a call that was never started because the run was interrupted. */

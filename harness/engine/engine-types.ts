@@ -7,6 +7,7 @@ import type {
   TokenUsage,
 } from '../../shared/engine-events.js';
 import type { OutputLine, ToolDefinition, ToolResult } from '../../shared/tool.js';
+import type { AgentHooks } from '../hooks/hook-verdict.js';
 import type { ModelProvider } from '../provider/model-provider.js';
 import type { ToolRules } from './tool-rules.js';
 
@@ -77,6 +78,8 @@ export interface EngineContext {
   /** `[]` for the main agent. */
   agent?: AgentPath;
   log?: ConversationLog;
+  /** The tree's hooks, bound to this agent: fired at the one tool-call path and the run's other points. */
+  hooks?: AgentHooks;
 }
 
 export interface RunRequest {

@@ -63,6 +63,8 @@ interface RunState {
   repairing?: boolean;
   /** The model was told once that it wrote a tool call as text. */
   toldTextToolCall?: boolean;
+  /** A Stop hook already sent the agent back in this run (Claude Code's `stop_hook_active`). */
+  stopHookActive: boolean;
 }
 
 export type Compacted = 'compacted' | 'skipped' | 'failed' | 'cancelled';
@@ -101,9 +103,15 @@ export class Engine {
       toolCalls: 0,
       finalMessage: '',
       ending: false,
+      stopHookActive: false,
     };
     const { agent, out, log } = state;
-    const prompt = promptMessage(request);
+    const submitted = await userPromptSubmit(state);
+    if (submitted.status === 'blocked') {
+      out.emit({ type: 'error', agent, message: submitted.message, code: 'hook' });
+      return outcome(state, 'error', submitted.message);
+    }
+    const prompt = promptMessage(request, submitted.context);
     state.messages.push(prompt);
     log.userMessage(prompt);
 
@@ -187,6 +195,10 @@ export class Engine {
         } else if (result.stopReason === 'refusal') {
           out.emit({ type: 'warn', agent, message: 'The model declined to continue.' });
         }
+        if (await sentBackByStopHook(state)) {
+          out.emit({ type: 'turn_end', agent, turn, reason: 'complete' });
+          continue;
+        }
         out.emit({ type: 'turn_end', agent, turn, reason: 'complete' });
         return outcome(state, 'complete');
       }
@@ -202,6 +214,7 @@ export class Engine {
         signal: ctx.signal,
         emitter: out,
         agent,
+        hooks: ctx.hooks,
         addUsage: (usage) => {
           state.total = addUsage(state.total, usage);
         },
@@ -216,7 +229,23 @@ export class Engine {
       const interrupted = ctx.signal.aborted;
       out.emit({ type: 'turn_end', agent, turn, reason: interrupted ? 'cancelled' : 'complete' });
       if (interrupted) return outcome(state, 'cancelled');
-      if (state.ending) return outcome(state, 'complete');
+      if (state.ending) {
+        // A sub-agent that delivered its result (complete_task) is done: SubagentStop hears it, but cannot send it back.
+        if (agent.length > 0 && ctx.hooks?.has('SubagentStop')) {
+          const verdict = await ctx.hooks.fire(
+            'SubagentStop',
+            { stop_hook_active: state.stopHookActive },
+            { signal: ctx.signal, emit: (event) => out.emit(event) },
+          );
+          if (verdict.block)
+            out.emit({
+              type: 'warn',
+              agent,
+              message: `a SubagentStop hook asked to go on, but the sub-agent already delivered its result: ${verdict.block}`,
+            });
+        }
+        return outcome(state, 'complete');
+      }
       const garbled = calls.some((call) => inputErrorOf(call) !== undefined);
       if (garbled && state.repairing) {
         out.emit({ type: 'error', agent, message: REPEATED_GARBLED_CALLS, code: 'invalid_tool_call' });
@@ -254,8 +283,9 @@ export class Engine {
       toolCalls: 0,
       finalMessage: '',
       ending: false,
+      stopHookActive: false,
     };
-    const status = await this.compact(state, ctx.provider.contextWindow(request.model), 'threshold');
+    const status = await this.compact(state, ctx.provider.contextWindow(request.model), 'manual');
     return { status, messages: state.messages };
   }
 
@@ -286,9 +316,16 @@ export class Engine {
   private async compact(
     state: RunState,
     windowTokens: number,
-    why: 'threshold' | 'overflow',
+    why: 'threshold' | 'overflow' | 'manual',
   ): Promise<Compacted> {
     const { ctx, request, agent, out } = state;
+    if (ctx.hooks?.has('PreCompact')) {
+      await ctx.hooks.fire(
+        'PreCompact',
+        { trigger: why === 'manual' ? 'manual' : 'auto', custom_instructions: '' },
+        { signal: ctx.signal, emit: (event) => out.emit(event) },
+      );
+    }
     const result = await compactConversation({
       provider: ctx.provider,
       model: request.model,
@@ -387,10 +424,56 @@ async function loadToolset(ctx: EngineContext, state: RunState): Promise<Toolset
   return { modelTools, definitions, metaTools };
 }
 
-function promptMessage(request: RunRequest): Message {
+function promptMessage(request: RunRequest, hookContext: readonly string[] = []): Message {
   const content: ContentBlock[] = (request.prompt.images ?? []).map((image) => ({ type: 'image', ...image }));
   content.push({ type: 'text', text: request.prompt.text });
+  // Where Claude Code puts it: context a UserPromptSubmit hook added, after the prompt.
+  for (const text of hookContext) content.push({ type: 'text', text });
   return { role: 'user', content };
+}
+
+/**
+ * UserPromptSubmit, for a person's prompt (the main agent's runs; a sub-agent's prompt is the
+ * harness's): a block refuses the prompt before the model or the log sees it.
+ */
+async function userPromptSubmit(
+  state: RunState,
+): Promise<{ status: 'blocked'; message: string } | { status: 'ok'; context: string[] }> {
+  const { ctx, agent, out } = state;
+  if (agent.length > 0 || !ctx.hooks?.has('UserPromptSubmit')) return { status: 'ok', context: [] };
+  const verdict = await ctx.hooks.fire(
+    'UserPromptSubmit',
+    { prompt: state.request.prompt.text },
+    { signal: ctx.signal, emit: (event) => out.emit(event) },
+  );
+  const refusal = verdict.block ?? verdict.stop;
+  if (refusal !== undefined)
+    return { status: 'blocked', message: `A UserPromptSubmit hook blocked the prompt: ${refusal}` };
+  return { status: 'ok', context: verdict.context };
+}
+
+/**
+ * Stop (main agent) or SubagentStop, when the model ends its turn: a block sends it back with
+ * the hook's reason as the next user message (`stop_hook_active` tells the hook it did so before).
+ */
+async function sentBackByStopHook(state: RunState): Promise<boolean> {
+  const { ctx, agent, out } = state;
+  const event = agent.length > 0 ? 'SubagentStop' : 'Stop';
+  if (!ctx.hooks?.has(event) || ctx.signal.aborted) return false;
+  const verdict = await ctx.hooks.fire(
+    event,
+    { stop_hook_active: state.stopHookActive },
+    { signal: ctx.signal, emit: (e) => out.emit(e) },
+  );
+  if (!verdict.block || verdict.stop !== undefined) return false;
+  state.stopHookActive = true;
+  const message: Message = {
+    role: 'user',
+    content: [{ type: 'text', text: `${event} hook feedback:\n${verdict.block}` }],
+  };
+  state.messages.push(message);
+  state.log.userMessage(message);
+  return true;
 }
 
 /** An interrupted reply keeps the text that streamed, in the conversation and as the final message. */

@@ -1,6 +1,7 @@
 import type { ContentBlock } from '../../shared/conversation.js';
 import type { AgentPath, TokenUsage } from '../../shared/engine-events.js';
 import type { ToolDefinition, ToolResult } from '../../shared/tool.js';
+import type { AgentHooks } from '../hooks/hook-verdict.js';
 import { checkApproval, notRunCancelled } from './approval-gate.js';
 import type { ApprovalMode, CommandInbox, Emitter, MetaTool, ToolHost } from './engine-types.js';
 import { garbledCallResult, inputErrorOf } from './tool-call-repair.js';
@@ -24,6 +25,8 @@ export interface ToolCallContext {
   agent: AgentPath;
   addUsage(usage: TokenUsage): void;
   endRun(): void;
+  /** PreToolUse before the approval check, PostToolUse after the call: for every agent, here. */
+  hooks?: AgentHooks | undefined;
 }
 
 /**
@@ -39,27 +42,36 @@ export function runToolCalls(
 }
 
 async function runToolCall(call: ToolUseBlock, context: ToolCallContext): Promise<ToolResultBlock> {
-  const { emitter, agent, signal } = context;
+  const { emitter, agent, signal, hooks } = context;
   const effect = context.definitions.get(call.name)?.effect;
   // Arguments that are not JSON run nothing and need no approval: the result tells the model why.
   const garbled = inputErrorOf(call) === undefined ? undefined : garbledCallResult(call);
+  // The run's tool rules before any hook: a hook's allow skips the approval, never a rule.
+  const refused = garbled ?? refusedByRule(call, context);
+  const pre: PreToolUseResult = refused ? { context: [] } : await preToolUse(call, context);
   const blocked =
-    garbled ??
-    refusedByRule(call, context) ??
-    (await checkApproval(
-      { id: call.id, name: call.name, input: call.input, effect },
-      {
-        mode: context.approval,
-        inbox: context.inbox,
-        signal,
-        emitter,
-        agent,
-        ...(context.approvalUnattended && { unattended: true }),
-      },
-    ));
+    refused ??
+    pre.blocked ??
+    (pre.allowed
+      ? undefined
+      : await checkApproval(
+          { id: call.id, name: call.name, input: call.input, effect },
+          {
+            mode: context.approval,
+            inbox: context.inbox,
+            signal,
+            emitter,
+            agent,
+            ...(context.approvalUnattended && { unattended: true }),
+            ...(pre.ask && { forceAsk: pre.ask }),
+            ...(hooks && { hooks }),
+          },
+        ));
   // durationMs is the call's own time, not the time the user took to answer.
   const started = performance.now();
-  const result = blocked ?? (await execute(call, context));
+  let result = blocked ?? (await execute(call, context));
+  if (!blocked && hooks?.has('PostToolUse')) result = await postToolUse(call, result, context);
+  if (pre.context.length > 0) result = { ...result, output: `${result.output}\n\n${pre.context.join('\n')}` };
   emitter.emit({
     type: 'tool_call_result',
     agent,
@@ -96,6 +108,90 @@ function refusedByRule(call: ToolUseBlock, context: ToolCallContext): ToolResult
     isError: true,
     code: 'denied',
   };
+}
+
+interface PreToolUseResult {
+  /** A hook denied the call (or stopped the agent): the result the model gets instead. */
+  blocked?: ToolResult;
+  /** A hook allowed it: no approval is asked. */
+  allowed?: boolean;
+  /** A hook wants a person to approve it, whatever the approval mode; the reason to show. */
+  ask?: string;
+  context: string[];
+}
+
+/**
+ * PreToolUse, before the approval check, for every call of every agent (meta tools too): a deny
+ * is final, an allow skips the approval, an ask asks even in auto mode (and is refused where
+ * nobody can answer).
+ */
+async function preToolUse(call: ToolUseBlock, context: ToolCallContext): Promise<PreToolUseResult> {
+  const { hooks, emitter, agent, signal } = context;
+  if (!hooks?.has('PreToolUse')) return { context: [] };
+  const verdict = await hooks.fire(
+    'PreToolUse',
+    { tool_name: call.name, tool_input: call.input },
+    { signal, emit: (event) => emitter.emit(event), tool: { name: call.name, callId: call.id } },
+  );
+  if (verdict.stop !== undefined) {
+    context.endRun();
+    const reason = `a PreToolUse hook stopped the agent: ${verdict.stop}`;
+    emitter.emit({ type: 'action_blocked', agent, id: call.id, name: call.name, by: 'hook', reason });
+    return {
+      blocked: { output: `${call.name} was not run: ${reason}.`, isError: true, code: 'denied' },
+      context: [],
+    };
+  }
+  const permission = verdict.permission;
+  if (permission?.decision === 'deny') {
+    const reason = permission.reason || 'a PreToolUse hook denied it';
+    emitter.emit({ type: 'action_blocked', agent, id: call.id, name: call.name, by: 'hook', reason });
+    return {
+      blocked: {
+        output: `${call.name} was not run: a PreToolUse hook denied it: ${reason}`,
+        isError: true,
+        code: 'denied',
+      },
+      context: [],
+    };
+  }
+  if (permission?.decision === 'allow') return { allowed: true, context: verdict.context };
+  if (permission?.decision === 'ask')
+    return { ask: permission.reason || 'a PreToolUse hook asks', context: verdict.context };
+  return { context: verdict.context };
+}
+
+/** PostToolUse, once the call ran: a block and added context reach the model with the result. */
+async function postToolUse(
+  call: ToolUseBlock,
+  result: ToolResult,
+  context: ToolCallContext,
+): Promise<ToolResult> {
+  const { hooks, emitter, signal } = context;
+  if (!hooks) return result;
+  const verdict = await hooks.fire(
+    'PostToolUse',
+    {
+      tool_name: call.name,
+      tool_input: call.input,
+      tool_response: {
+        output: result.output,
+        isError: result.isError,
+        ...(result.code && { code: result.code }),
+      },
+    },
+    { signal, emit: (event) => emitter.emit(event), tool: { name: call.name, callId: call.id } },
+  );
+  const notes = [...(verdict.block ? [`PostToolUse hook: ${verdict.block}`] : []), ...verdict.context];
+  if (verdict.stop !== undefined) {
+    context.endRun();
+    emitter.emit({
+      type: 'warn',
+      agent: context.agent,
+      message: `a PostToolUse hook stopped the agent: ${verdict.stop}`,
+    });
+  }
+  return notes.length > 0 ? { ...result, output: `${result.output}\n\n${notes.join('\n')}` } : result;
 }
 
 /** A meta tool runs here; everything else goes to the tool host. Neither may throw past this point. */

@@ -18,9 +18,11 @@ import type {
 } from '../engine/engine-types.js';
 import { addUsage } from '../engine/token-usage.js';
 import type { ExecutorClient } from '../executor-client/executor-client.js';
+import type { AgentHooks } from '../hooks/hook-verdict.js';
 import { planFilePath } from '../planning/plan-file.js';
 import { readPlan } from '../planning/read-plan.js';
 import type { ModelProvider } from '../provider/model-provider.js';
+import { sessionFile } from '../session/session-paths.js';
 import { AgentRuntimeError } from './agent-runtime-error.js';
 import type { AgentSettings, SessionSettings } from './agent-settings.js';
 import { appendedSystemPrompt, harnessTools } from './harness-tools.js';
@@ -94,6 +96,10 @@ export class AgentSession {
   private readonly titler = new SessionTitler();
   /** Harness tools offered for the current run only (`structured_output`). */
   private runTools: MetaTool[] = [];
+  /** This agent's view of the tree's hooks; undefined when none run. */
+  private readonly hooks: AgentHooks | undefined;
+  /** SessionStart's source for the next run, until it has fired for this session. */
+  private sessionStart: 'startup' | 'resume' | 'clear' | undefined;
 
   /** The workspace, resolved once. */
   readonly workspace: string;
@@ -126,6 +132,21 @@ export class AgentSession {
       },
     };
     settings.onExecutorStarted?.(this.executor, this.currentPolicy);
+    this.hooks = settings.hooks?.forAgent({
+      agent: settings.agent ?? [],
+      workspace: this.workspace,
+      sessionId: () => this.sessionId,
+      transcriptPath: () => (this.sessionId ? sessionFile(this.workspace, this.sessionId) : undefined),
+      policy: () => this.currentPolicy,
+      permissionMode: () =>
+        this.activity.kind === 'plan'
+          ? 'plan'
+          : this.settings.approval === 'auto'
+            ? 'bypassPermissions'
+            : 'default',
+    });
+    const kind = settings.session.kind;
+    this.sessionStart = kind === 'continue' || kind === 'resume' ? 'resume' : 'startup';
   }
 
   /** The policy the executor enforces; undefined for a remote executor, whose server chose it. */
@@ -419,6 +440,7 @@ export class AgentSession {
     this.closed = true;
     this.interrupt();
     await this.whenIdle();
+    await this.fireSessionEnd();
     await this.titler.stop();
     await this.stopExecutor(this.executor, this.currentPolicy);
     await this.sessionLog.close();
@@ -486,6 +508,7 @@ export class AgentSession {
     const started = performance.now();
     const { settings } = this;
     const notes = this.pendingNotes.splice(0);
+    notes.push(...(await this.fireSessionStart(signal)));
     const outcome = await this.engine.run(
       this.context(settings.signal ? AbortSignal.any([signal, settings.signal]) : signal),
       {
@@ -507,7 +530,8 @@ export class AgentSession {
         ...(options.turnOffset && { turnOffset: options.turnOffset }),
         ...(settings.toolRules && { toolRules: settings.toolRules }),
         approval: () => this.settings.approval,
-        ...(settings.approval === 'ask' && settings.approvalUnattended && { approvalUnattended: true }),
+        // Read only where a call asks: under `ask`, or when a PreToolUse hook asks whatever the mode.
+        ...(settings.approvalUnattended && { approvalUnattended: true }),
         workspace: this.view.workspace,
         policyName: this.view.policyName,
         ...(this.messages.length > 0 && { history: this.messages }),
@@ -534,6 +558,7 @@ export class AgentSession {
       metaTools: this.metaTools(),
       inbox: this.inbox?.inbox ?? createSubAgentInbox(),
       signal,
+      ...(this.hooks && { hooks: this.hooks }),
       ...(settings.agent && { agent: settings.agent }),
       ...(this.sessionLog.log && { log: this.loggedRefs(this.sessionLog) }),
     };
@@ -630,10 +655,36 @@ export class AgentSession {
       policy: this.view.policyName,
       note: this.settings.onNote ?? (() => {}),
     });
+    await this.fireSessionEnd(session.kind === 'resume' ? 'other' : 'clear');
     await this.sessionLog.close();
     this.sessionLog = next;
+    this.sessionStart = session.kind === 'resume' ? 'resume' : 'clear';
     this.messages = [...next.history];
     this.refs = new WeakMap(next.historyRefs);
+  }
+
+  /**
+   * SessionStart, before a main agent's first run of a session: what its hooks add (plain stdout
+   * or `additionalContext`) goes before the prompt.
+   */
+  private async fireSessionStart(signal: AbortSignal): Promise<string[]> {
+    const source = this.sessionStart;
+    this.sessionStart = undefined;
+    if (!source || !this.hooks?.has('SessionStart') || this.hooks.agent.length > 0) return [];
+    const verdict = await this.hooks.fire('SessionStart', { source }, { signal, emit: this.emitter.emit });
+    return verdict.context;
+  }
+
+  /** SessionEnd, when a main agent's session that started ends (closed, cleared, resumed away). */
+  private async fireSessionEnd(reason: 'other' | 'clear' = 'other'): Promise<void> {
+    if (this.sessionStart !== undefined || !this.hooks?.has('SessionEnd') || this.hooks.agent.length > 0)
+      return;
+    // Bounded by the hooks' own timeouts; an interrupt of the run does not cut it short.
+    await this.hooks.fire(
+      'SessionEnd',
+      { reason },
+      { signal: new AbortController().signal, emit: this.emitter.emit },
+    );
   }
 
   private async stopExecutor(executor: ExecutorClient, policy: ResolvedPolicy | undefined): Promise<void> {

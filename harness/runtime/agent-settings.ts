@@ -4,6 +4,7 @@ import type { ChildProviderInfo, ChildSession, ChildSessionInfo } from '../agent
 import type { ApprovalMode, ConversationLog, Emitter, MetaTool } from '../engine/engine-types.js';
 import type { ToolRules } from '../engine/tool-rules.js';
 import type { ExecutorClient } from '../executor-client/executor-client.js';
+import type { HookRunner } from '../hooks/hook-runner.js';
 import type { ModelProvider } from '../provider/model-provider.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
 
@@ -136,6 +137,8 @@ export interface AgentSettings {
   titleSessions?: boolean | undefined;
   /** Offer spawn_agent; undefined for none. */
   subagents?: SubagentSettings | undefined;
+  /** The hooks of the whole tree: every sub-agent gets the same ones, whatever its depth. */
+  hooks?: HookRunner | undefined;
   answerer: Answerer;
   /** With approval `ask`: nobody is attached to answer (a headless run), so such calls are refused at once. */
   approvalUnattended?: boolean | undefined;

@@ -71,6 +71,7 @@ export function harnessTools(input: HarnessToolsInput): MetaTool[] {
         parentSessionId: input.sessionLog.sessionId,
         ...(sub.onChildSpawned && { onChildSpawned: sub.onChildSpawned }),
         ...(sub.onChildExited && { onChildExited: sub.onChildExited }),
+        ...(settings.hooks && { hooks: settings.hooks }),
         startChild: input.startChild,
       }),
     );

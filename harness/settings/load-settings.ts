@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
+import type { HooksSettings } from '../../shared/hooks.js';
 import { isNarrowerOrEqual } from '../../shared/narrow-policy.js';
 import { isWithin } from '../../shared/path-within.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
@@ -12,10 +14,21 @@ import { readUserFile, readWorkspaceFile } from '../workspace-files/read-workspa
 import { parseSettingsFile, SETTINGS_BOUNDS } from './read-settings-file.js';
 import { SettingsError } from './settings-error.js';
 
+/** The hooks of one settings file, kept apart: a workspace's run only with consent to its version. */
+export interface HookSource {
+  scope: 'user' | 'workspace';
+  file: string;
+  hooks: HooksSettings;
+  /** SHA-256 of the file's bytes as read: what consent is given to. */
+  sha256: string;
+}
+
 /** The settings of a run, layered: the user's file, then the workspace's (which may only narrow). */
-export type Settings = Omit<SettingsFile, '$schema'> & {
+export type Settings = Omit<SettingsFile, '$schema' | 'hooks'> & {
   /** The files that were read, in the order they apply. */
   files: string[];
+  /** Each file's hooks, the user's first; not merged, since they are trusted differently. */
+  hookSources: HookSource[];
 };
 
 /** What the command line sets of what a settings file may also set. */
@@ -63,7 +76,10 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Settin
   if (userRead.status === 'read' && workspace)
     await refuseLinkIntoWorkspace(userFile, userRead.real, workspace, home);
   const user = withPolicyPath(parseSettingsFile(userFile, userRead), userFile);
-  const { $schema: _user, ...base } = user ?? {};
+  const { $schema: _user, hooks: userHooks, ...base } = user ?? {};
+  const hookSources: HookSource[] = [];
+  if (userHooks && userRead.status === 'read')
+    hookSources.push({ scope: 'user', file: userFile, hooks: userHooks, sha256: sha256(userRead.data) });
   const workspaceFile = workspace && path.join(workspace, '.skate', 'settings.json');
   const baselinePolicy = flags.policy ?? base.policy ?? DEFAULT_POLICY;
   let baseline: Promise<ResolvedPolicy> | undefined;
@@ -72,24 +88,32 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Settin
     baseline ??= resolved(baselinePolicy, workspace ?? options.workspace, home, source);
     return baseline;
   };
-  const project =
+  const projectRead =
     workspaceFile && workspaceFile !== userFile
-      ? withPolicyPath(
-          parseSettingsFile(
-            workspaceFile,
-            await readWorkspaceFile(workspaceFile, {
-              ...SETTINGS_BOUNDS,
-              policy: baselineResolved,
-              within: workspace,
-            }),
-          ),
-          workspaceFile,
-        )
+      ? await readWorkspaceFile(workspaceFile, {
+          ...SETTINGS_BOUNDS,
+          policy: baselineResolved,
+          within: workspace,
+        })
+      : undefined;
+  const project =
+    workspaceFile && projectRead
+      ? withPolicyPath(parseSettingsFile(workspaceFile, projectRead), workspaceFile)
       : undefined;
   const files = [...(user ? [userFile] : []), ...(project && workspaceFile ? [workspaceFile] : [])];
-  if (!project || !workspaceFile || !workspace) return { ...base, files };
+  if (!project || !workspaceFile || !workspace) return { ...base, files, hookSources };
 
-  const { $schema: _project, ...narrowing } = project;
+  const { $schema: _project, hooks: projectHooks, ...narrowing } = project;
+  if (projectHooks && projectRead?.status === 'read') {
+    hookSources.push({
+      scope: 'workspace',
+      file: workspaceFile,
+      hooks: projectHooks,
+      sha256: sha256(projectRead.data),
+    });
+  }
+  // Turning hooks off narrows; turning the user's back on would not.
+  if (narrowing.disableAllHooks === false) delete narrowing.disableAllHooks;
   if (narrowing.env) {
     throw new SettingsError(
       workspaceFile,
@@ -145,7 +169,11 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Settin
       );
     }
   }
-  return { ...base, ...narrowing, files };
+  return { ...base, ...narrowing, files, hookSources };
+}
+
+function sha256(data: Buffer): string {
+  return createHash('sha256').update(data).digest('hex');
 }
 
 /**

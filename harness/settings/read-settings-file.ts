@@ -29,6 +29,11 @@ export function parseSettingsFile(file: string, read: WorkspaceFile): SettingsFi
 function settingsProblem(file: string, error: z.ZodError): SettingsError {
   const issue = error.issues[0];
   if (!issue) return new SettingsError(file, undefined, 'is not valid');
+  if (issue.code === 'unrecognized_keys' && issue.path.length > 0) {
+    // Inside a key (hooks' events, a hook's fields): named with its whole path.
+    const where = issue.path.map(String).join('.');
+    return new SettingsError(file, issue.keys.map((key) => `${where}.${key}`).join(', '), 'unknown key');
+  }
   if (issue.code === 'unrecognized_keys') {
     const known = Object.keys(SettingsFile.shape).filter((key) => key !== '$schema');
     return new SettingsError(file, issue.keys.join(', '), `unknown key (known keys: ${known.join(', ')})`);

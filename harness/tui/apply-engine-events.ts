@@ -1,5 +1,6 @@
 import type { EngineEvent } from '../../shared/engine-events.js';
 import { addUsage, zeroUsage } from '../engine/token-usage.js';
+import { hookDecisionLine, isNotableHookDecision } from '../hooks/hook-decision-line.js';
 import { estimateCostUsd } from '../provider/model-catalog.js';
 import { joinInert } from '../terminal/inert-text.js';
 import { inertValue } from '../terminal/inert-value.js';
@@ -266,6 +267,16 @@ export function applyEngineEvents(state: UiState, events: readonly UiEvent[], no
           id: newId('notice'),
           level: 'compaction',
           text: `compacted ${event.summarizedMessages} earlier messages into a summary of ${event.summaryTokens} tokens`,
+        });
+        break;
+      case 'hook_decision':
+        if (!isNotableHookDecision(event)) break;
+        endStreaming();
+        blocks.push({
+          kind: 'notice',
+          id: newId('notice'),
+          level: ['allow', 'context', 'none'].includes(event.outcome) ? 'info' : 'warn',
+          text: hookDecisionLine(event),
         });
         break;
       case 'info':

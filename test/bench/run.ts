@@ -15,6 +15,7 @@ import { benchTextDeltas } from './engine-bench.js';
 import { benchFirstRequest } from './first-request-bench.js';
 import { benchFirstShell } from './first-shell-bench.js';
 import { benchGrep } from './grep-bench.js';
+import { benchHooks } from './hooks-bench.js';
 import { benchRpc } from './rpc-bench.js';
 import { benchServe } from './serve-bench.js';
 import { benchSessions } from './session-bench.js';
@@ -79,6 +80,11 @@ const sections: readonly BenchSection[] = [
     name: 'tui',
     what: 'terminal UI (keys with 5k blocks, streaming, 100k-event first frame)',
     run: () => benchTui(),
+  },
+  {
+    name: 'hooks',
+    what: 'one PreToolUse command hook per tool call: none, confined, full, plain bash -c',
+    run: ({ workspace }) => benchHooks(workspace),
   },
   {
     name: 'serve',

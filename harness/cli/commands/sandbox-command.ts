@@ -1,15 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { parseArgs } from 'node:util';
-import type { ResolvedPolicy } from '../../../shared/policy.js';
-import { distPath } from '../../project-paths.js';
 import { resolvePolicy, resolveWorkspace } from '../../runtime/start-executor.js';
-import { isUnrestricted, type SandboxMode } from '../../sandbox/choose-launcher.js';
-import { executorEnvironment } from '../../sandbox/executor-env.js';
-import { confineWrapper } from '../../sandbox/executor-launch.js';
-import { prepareSandbox } from '../../sandbox/prepare-sandbox.js';
-import { probeSandbox } from '../../sandbox/probe-sandbox.js';
-import { SandboxUnavailableError } from '../../sandbox/sandbox-errors.js';
+import type { SandboxMode } from '../../sandbox/choose-launcher.js';
+import { type CommandLaunch, launchCommand } from '../../sandbox/launch-command.js';
 import { COMMON, type CommandMain, parsed, sandboxMode } from '../cli-flags.js';
 import { note } from '../note.js';
 import { createSandboxNotes } from '../sandbox-notes.js';
@@ -57,12 +51,6 @@ export interface SandboxCommandOptions {
   command: [string, ...string[]];
 }
 
-interface CommandLaunch {
-  argv: [string, ...string[]];
-  env: Record<string, string>;
-  release(): Promise<void>;
-}
-
 const FORWARDED_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
 /**
@@ -86,7 +74,7 @@ export async function sandboxCommand(options: SandboxCommandOptions): Promise<nu
   for (const signal of FORWARDED_SIGNALS) process.on(signal, forward);
   let launch: CommandLaunch | undefined;
   try {
-    launch = await launchFor(policy, options.sandbox, options.command, {
+    launch = await launchCommand(policy, options.sandbox, options.command, {
       note,
       ...createSandboxNotes({ verbose: options.verbose ?? false, write: note }),
     });
@@ -104,31 +92,4 @@ export async function sandboxCommand(options: SandboxCommandOptions): Promise<nu
     for (const signal of FORWARDED_SIGNALS) process.off(signal, forward);
     await launch?.release();
   }
-}
-
-/** The same choice `launcherFor` makes for executors, for one command. */
-async function launchFor(
-  policy: ResolvedPolicy,
-  mode: SandboxMode,
-  command: [string, ...string[]],
-  notes: { note(line: string): void; onNote?(line: string): void; onWarning?(line: string): void },
-): Promise<CommandLaunch> {
-  const inner = [...confineWrapper(), ...command];
-  const unconfined = (): CommandLaunch => ({
-    argv: [distPath('bin', 'skate-confine'), '--pdeathsig', '--', ...inner],
-    env: executorEnvironment(policy, process.env),
-    release: async () => undefined,
-  });
-  if (isUnrestricted(policy)) return unconfined();
-  const support = await probeSandbox();
-  if (!support.available) {
-    if (mode !== 'best-effort') throw new SandboxUnavailableError(policy.name, support.problem, support.fix);
-    notes.note(`no kernel sandbox (${support.problem}); the command runs unconfined`);
-    return unconfined();
-  }
-  const sandbox = await prepareSandbox(policy, {
-    ...(notes.onNote && { onNote: notes.onNote }),
-    ...(notes.onWarning && { onWarning: notes.onWarning }),
-  });
-  return { argv: [...sandbox.argv, ...inner], env: sandbox.env, release: () => sandbox.release() };
 }

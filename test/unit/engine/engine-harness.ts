@@ -12,6 +12,7 @@ import type {
   RunRequest,
   ToolHost,
 } from '../../../harness/engine/engine-types.js';
+import type { AgentHooks } from '../../../harness/hooks/hook-verdict.js';
 import type { Message } from '../../../shared/conversation.js';
 import type { EngineEvent } from '../../../shared/engine-events.js';
 import type { OutputLine, ToolDefinition, ToolEffect, ToolResult } from '../../../shared/tool.js';
@@ -120,6 +121,7 @@ export interface RunOptions {
   metaTools?: MetaTool[];
   log?: ConversationLog;
   engine?: EngineOptions;
+  hooks?: AgentHooks;
   /** Sees each event as it is emitted, with the means to answer or interrupt. */
   onEvent?: (event: EngineEvent, control: { inbox: CommandInboxHandle; abort(): void }) => void;
 }
@@ -139,6 +141,7 @@ export async function runEngine(options: RunOptions): Promise<EngineRun> {
     signal: controller.signal,
     ...(options.metaTools && { metaTools: options.metaTools }),
     ...(options.log && { log: options.log }),
+    ...(options.hooks && { hooks: options.hooks }),
   };
   const outcome = await new Engine(options.engine).run(ctx, baseRequest(options.request), events);
   return { outcome, events, provider, host };

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdir, readFile, symlink, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -26,7 +27,10 @@ describe('loadSettings', () => {
   it('layers the user file, then the workspace file; no files give no settings', async () => {
     await using home = await tempDir();
     await using ws = await tempDir();
-    expect(await loadSettings({ workspace: ws.path, home: home.path })).toEqual({ files: [] });
+    expect(await loadSettings({ workspace: ws.path, home: home.path })).toEqual({
+      files: [],
+      hookSources: [],
+    });
     const userFile = await writeSettings(home.path, {
       model: 'claude-user',
       maxTurns: 10,
@@ -46,7 +50,50 @@ describe('loadSettings', () => {
       network: 'off',
       env: { HTTPS_PROXY: 'http://proxy:3128' },
       files: [userFile, wsFile],
+      hookSources: [],
     });
+  });
+
+  it("keeps each file's hooks apart, with the SHA-256 of the file's bytes; a workspace may turn hooks off, not on", async () => {
+    await using home = await tempDir();
+    await using ws = await tempDir();
+    const hook = (command: string) => ({
+      PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command }] }],
+    });
+    const userFile = await writeSettings(home.path, { hooks: hook('user-hook'), disableAllHooks: false });
+    const wsFile = await writeSettings(ws.path, { hooks: hook('ws-hook'), disableAllHooks: false });
+    const settings = await loadSettings({ workspace: ws.path, home: home.path });
+    const bytes = await readFile(wsFile);
+    expect(settings.hookSources).toEqual([
+      {
+        scope: 'user',
+        file: userFile,
+        hooks: hook('user-hook'),
+        sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+      },
+      {
+        scope: 'workspace',
+        file: wsFile,
+        hooks: hook('ws-hook'),
+        sha256: createHash('sha256').update(bytes).digest('hex'),
+      },
+    ]);
+    expect(settings.disableAllHooks).toBe(false);
+    await writeSettings(ws.path, { disableAllHooks: true });
+    expect((await loadSettings({ workspace: ws.path, home: home.path })).disableAllHooks).toBe(true);
+  });
+
+  it('refuses a hook that is not a command, or a key Claude Code does not have, naming the key', async () => {
+    await using home = await tempDir();
+    await using ws = await tempDir();
+    const file = await writeSettings(ws.path, {
+      hooks: { PreToolUse: [{ hooks: [{ type: 'prompt', command: 'x' }] }] },
+    });
+    let error = await settingsError(loadSettings({ workspace: ws.path, home: home.path }));
+    expect([error.file, error.key]).toEqual([file, 'hooks.PreToolUse.0.hooks.0.type']);
+    await writeSettings(ws.path, { hooks: { BeforeEverything: [] } });
+    error = await settingsError(loadSettings({ workspace: ws.path, home: home.path }));
+    expect(error.key).toBe('hooks.BeforeEverything');
   });
 
   it('names the file, the key and the problem of a bad file', async () => {

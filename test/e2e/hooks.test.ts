@@ -1,0 +1,247 @@
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { projectRoot } from '../../harness/project-paths.js';
+import { EngineEvent } from '../../shared/engine-events.js';
+import { type FakeReply, fakeMessagesApi, type RecordedRequest } from '../support/fake-messages-api.js';
+import { hostDir } from '../support/host-dir.js';
+import { runCli } from '../support/run-cli.js';
+
+const FIXTURES = path.join(projectRoot(), 'test', 'fixtures', 'hooks');
+const script = (name: string): string => path.join(FIXTURES, name);
+
+async function writeSettings(dir: string, content: unknown): Promise<void> {
+  await mkdir(path.join(dir, '.skate'), { recursive: true });
+  await writeFile(path.join(dir, '.skate', 'settings.json'), JSON.stringify(content));
+}
+
+function env(home: string, api: string): NodeJS.ProcessEnv {
+  const e: NodeJS.ProcessEnv = {
+    ...process.env,
+    HOME: home,
+    ANTHROPIC_API_KEY: 'sk-ant-test',
+    ANTHROPIC_BASE_URL: api,
+  };
+  delete e.SKATE_MODEL;
+  return e;
+}
+
+function events(stdout: string): EngineEvent[] {
+  return (
+    stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string })
+      // Claude Code's own lines (system, whole assistant/user messages, result) sit beside Skate's events.
+      .filter((line) => !['system', 'assistant', 'user', 'result'].includes(line.type))
+      .map((line) => EngineEvent.parse(line))
+  );
+}
+
+/** Everything the model was sent in a request, as one string, to look for what a hook added. */
+function sent(request: RecordedRequest | undefined): string {
+  return JSON.stringify(request?.body?.messages ?? []);
+}
+
+const text = (t: string): FakeReply => ({ type: 'message', blocks: [{ type: 'text', text: t }] });
+const call = (id: string, name: string, input: Record<string, unknown>): FakeReply => ({
+  type: 'message',
+  blocks: [{ type: 'tool_use', id, name, input }],
+  stopReason: 'tool_use',
+});
+const done = (id: string): FakeReply =>
+  call(id, 'complete_task', {
+    status: 'completed',
+    summary: 'done',
+    files_changed: [],
+    tests_run: [],
+    follow_ups: [],
+  });
+
+const preToolUse = (command: string) => ({
+  hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command, timeout: 30 }] }] },
+});
+
+describe('hooks in Claude Code format', () => {
+  for (const [language, file] of [
+    ['bash + jq', 'block-rm-rf.sh'],
+    ['python', 'block-rm-rf.py'],
+  ] as const) {
+    it(`a PreToolUse ${language} script blocks rm -rf in the main agent, and the model reads its stderr`, async () => {
+      await using home = await hostDir('hooks-home-');
+      await using ws = await hostDir('hooks-ws-');
+      await mkdir(path.join(ws.path, 'keep'));
+      await writeSettings(home.path, preToolUse(script(file)));
+      await using api = await fakeMessagesApi([
+        call('tu_1', 'shell', { command: 'rm -rf keep' }),
+        call('tu_2', 'shell', { command: 'echo still here' }),
+        text('I was not allowed to delete it.'),
+      ]);
+      const result = await runCli(
+        ['-p', 'clean up', '--output-format', 'stream-json', '--workspace', ws.path],
+        { env: env(home.path, api.url), timeoutMs: 60_000 },
+      );
+      expect(result.code, result.stderr).toBe(0);
+      expect(existsSync(path.join(ws.path, 'keep'))).toBe(true);
+      expect(sent(api.requests[1])).toContain('Blocked by policy');
+      const all = events(result.stdout);
+      const decisions = all.filter((event) => event.type === 'hook_decision');
+      expect(decisions.map((event) => event.outcome)).toEqual(['deny', 'none']);
+      expect(decisions[0]).toMatchObject({
+        event: 'PreToolUse',
+        toolName: 'shell',
+        source: 'user',
+        exitCode: 2,
+      });
+      expect(all).toContainEqual(expect.objectContaining({ type: 'action_blocked', by: 'hook', id: 'tu_1' }));
+      expect(all).toContainEqual(
+        expect.objectContaining({
+          type: 'tool_call_result',
+          id: 'tu_2',
+          output: expect.stringContaining('still here'),
+        }),
+      );
+    }, 90_000);
+  }
+
+  it('fires and is obeyed in a sub-agent two levels down', async () => {
+    await using home = await hostDir('hooks-home-');
+    await using ws = await hostDir('hooks-ws-');
+    await mkdir(path.join(ws.path, 'keep'));
+    await writeSettings(home.path, preToolUse(script('block-rm-rf.sh')));
+    await using api = await fakeMessagesApi([
+      call('m1', 'spawn_agent', { task: 'delegate the cleanup' }),
+      call('c1', 'spawn_agent', { task: 'remove keep' }),
+      call('g1', 'shell', { command: 'rm -rf keep' }),
+      done('g2'),
+      done('c2'),
+      text('The cleanup was refused.'),
+    ]);
+    const result = await runCli(
+      ['-p', 'clean up', '--output-format', 'stream-json', '--workspace', ws.path],
+      {
+        env: env(home.path, api.url),
+        timeoutMs: 90_000,
+      },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(existsSync(path.join(ws.path, 'keep'))).toBe(true);
+    const denied = events(result.stdout).filter(
+      (event) => event.type === 'hook_decision' && event.outcome === 'deny',
+    );
+    expect(denied).toHaveLength(1);
+    expect(denied[0]?.agent).toEqual(['agent-1', 'agent-1']);
+    // The grandchild's model read the hook's reason.
+    expect(sent(api.requests[3])).toContain('Blocked by policy');
+  }, 120_000);
+
+  it('runs a PostToolUse formatter, a UserPromptSubmit context hook and a Stop hook that sends the agent back once', async () => {
+    await using home = await hostDir('hooks-home-');
+    await using ws = await hostDir('hooks-ws-');
+    await writeSettings(home.path, {
+      hooks: {
+        UserPromptSubmit: [{ hooks: [{ type: 'command', command: script('prompt-context.sh') }] }],
+        // The formatter writes the workspace: the user gives it the execute policy.
+        PostToolUse: [
+          {
+            matcher: 'Edit|Write',
+            hooks: [{ type: 'command', command: script('format-after-edit.sh'), policy: 'execute' }],
+          },
+        ],
+        Stop: [{ hooks: [{ type: 'command', command: script('stop-once.sh') }] }],
+      },
+    });
+    await using api = await fakeMessagesApi([
+      call('w1', 'write_file', { path: 'a.txt', content: 'one   \ntwo\t\n' }),
+      text('Written.'),
+      text('Tests run; done.'),
+    ]);
+    const result = await runCli(
+      ['-p', 'write a.txt', '--output-format', 'stream-json', '--workspace', ws.path],
+      {
+        env: env(home.path, api.url),
+        timeoutMs: 60_000,
+      },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(await readFile(path.join(ws.path, 'a.txt'), 'utf8')).toBe('one\ntwo\n');
+    expect(sent(api.requests[0])).toContain('the test command is npm test');
+    expect(api.requests).toHaveLength(3);
+    expect(sent(api.requests[2])).toContain('Run the tests before you stop.');
+    const outcomes = events(result.stdout)
+      .filter((event) => event.type === 'hook_decision')
+      .map((event) => `${event.event}:${event.outcome}`);
+    expect(outcomes).toEqual(['UserPromptSubmit:context', 'PostToolUse:none', 'Stop:block', 'Stop:none']);
+  }, 90_000);
+
+  it("runs a workspace's hooks only with consent to that version of the file", async () => {
+    await using home = await hostDir('hooks-home-');
+    await using ws = await hostDir('hooks-ws-');
+    await writeSettings(ws.path, {
+      hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'echo workspace-hook-ran' }] }] },
+    });
+    await using api = await fakeMessagesApi([text('a'), text('b'), text('c'), text('d')]);
+    const run = (...flags: string[]) =>
+      runCli(['-p', 'hi', '--output-format', 'stream-json', '--workspace', ws.path, ...flags], {
+        env: env(home.path, api.url),
+        timeoutMs: 60_000,
+      });
+
+    const refused = await run();
+    expect(refused.code, refused.stderr).toBe(0);
+    expect(refused.stderr).toContain('need your consent');
+    expect(sent(api.requests[0])).not.toContain('workspace-hook-ran');
+
+    const once = await run('--trust-workspace-hooks');
+    expect(once.code, once.stderr).toBe(0);
+    expect(sent(api.requests[1])).toContain('workspace-hook-ran');
+
+    const trusted = await runCli(['hooks', 'trust', '--workspace', ws.path], {
+      env: env(home.path, api.url),
+    });
+    expect(trusted.code, trusted.stderr).toBe(0);
+    const after = await run();
+    expect(sent(api.requests[2])).toContain('workspace-hook-ran');
+    expect(after.stderr).not.toContain('need your consent');
+
+    // A changed file is a new version: no consent until given again.
+    await writeSettings(ws.path, {
+      hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'echo changed-hook-ran' }] }] },
+    });
+    const changed = await run();
+    expect(changed.stderr).toContain('need your consent');
+    expect(sent(api.requests[3])).not.toContain('changed-hook-ran');
+
+    const listed = await runCli(['hooks', 'list', '--workspace', ws.path, '--json'], {
+      env: env(home.path, api.url),
+    });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout)).toEqual([
+      expect.objectContaining({
+        event: 'UserPromptSubmit',
+        command: 'echo changed-hook-ran',
+        source: 'workspace',
+        consent: 'not given',
+      }),
+    ]);
+  }, 120_000);
+
+  it('--no-hooks and disableAllHooks run none', async () => {
+    await using home = await hostDir('hooks-home-');
+    await using ws = await hostDir('hooks-ws-');
+    await mkdir(path.join(ws.path, 'gone'));
+    await writeSettings(home.path, preToolUse(script('block-rm-rf.sh')));
+    await using api = await fakeMessagesApi([call('tu_1', 'shell', { command: 'rm -rf gone' }), text('ok')]);
+    const result = await runCli(
+      ['-p', 'x', '--output-format', 'stream-json', '--no-hooks', '--workspace', ws.path],
+      {
+        env: env(home.path, api.url),
+        timeoutMs: 60_000,
+      },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(existsSync(path.join(ws.path, 'gone'))).toBe(false);
+    expect(events(result.stdout).some((event) => event.type === 'hook_decision')).toBe(false);
+  }, 60_000);
+});
