@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { NetworkDenialReason } from './network-allowlist.js';
 import { ToolDisplay, ToolErrorCode } from './tool.js';
 
 /**
@@ -130,6 +131,20 @@ export const EngineEvent = z.discriminatedUnion('type', [
     ...base,
     summarizedMessages: z.number().int(),
     summaryTokens: z.number().int(),
+  }),
+  /**
+   * The network proxy refused a connection of this agent's tools (issue #21): the host and port
+   * asked for, why, when, and the shell command running then (when exactly one was).
+   */
+  z.object({
+    type: z.literal('network_denied'),
+    ...base,
+    host: z.string(),
+    port: z.number().int(),
+    reason: NetworkDenialReason,
+    at: z.string(),
+    callId: z.string().optional(),
+    command: z.string().optional(),
   }),
   z.object({ type: z.literal('info'), ...base, message: z.string() }),
   z.object({ type: z.literal('warn'), ...base, message: z.string() }),

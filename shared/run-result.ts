@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { TokenUsage } from './engine-events.js';
+import { NetworkSetting } from './policy.js';
 
 /** The last line of `--output-format stream-json`, and the whole of `--output-format json`. */
 export const RunResult = z.object({
@@ -26,7 +27,7 @@ export const SystemInit = z.object({
   model: z.string(),
   policy: z.string(),
   /** The policy's network for this run; absent for a remote executor, whose server chose it. */
-  network: z.enum(['on', 'off']).optional(),
+  network: NetworkSetting.optional(),
   /** How the policy is enforced here: kernel, best-effort or none. */
   sandbox: z.string(),
   workspace: z.string(),

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { NetworkSetting } from './policy.js';
 
 /**
  * A settings file: `~/.skate/settings.json` (the user's) or `<workspace>/.skate/settings.json`
@@ -26,12 +27,9 @@ export const SettingsFile = z
       .describe(
         'The sandbox policy, as --policy: a name (~/.skate/policies, then built-in) or a file path relative to this file. A workspace file may only choose one no wider than the user’s.',
       ),
-    network: z
-      .enum(['on', 'off'])
-      .optional()
-      .describe(
-        'Turn the policy’s network on or off for runs, as --network. A workspace file may only turn it off.',
-      ),
+    network: NetworkSetting.optional().describe(
+      'The network for runs, as --network: "off", "on", or {"allow": [...hosts], "deny": [...]} (only those hosts, through Skate’s proxy). A workspace file may only narrow it.',
+    ),
     maxTurns: z
       .number()
       .int()

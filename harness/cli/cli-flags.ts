@@ -1,8 +1,10 @@
 import { parseArgs } from 'node:util';
+import type { NetworkSetting } from '../../shared/policy.js';
 import type { ApprovalMode } from '../engine/engine-types.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
 import { applySettingsEnv, loadSettings } from '../settings/load-settings.js';
 import { readAnswersFile } from './answers-file.js';
+import { parseNetworkFlag } from './network-flag.js';
 import { note } from './note.js';
 import { UsageError } from './usage-error.js';
 import { usageMessage } from './usage-message.js';
@@ -16,8 +18,8 @@ export interface ExecutorFlags {
   diagnosticTools?: boolean;
   verbose?: boolean;
   sandbox: SandboxMode;
-  /** Turns the policy's network on or off for this run (`--network`, or settings). */
-  network?: 'on' | 'off' | undefined;
+  /** The policy's network for this run (`--network`, or settings): on, off, or an allowlist. */
+  network?: NetworkSetting | undefined;
   /** More writable roots for this run (`--add-dir`), sandboxed like the workspace. */
   addDirs?: readonly string[] | undefined;
 }
@@ -176,8 +178,7 @@ export async function agentFlags(
       values.approval === undefined
         ? undefined
         : oneOf('--approval', values.approval, ['auto', 'ask', 'deny-writes'] as const),
-    network:
-      values.network === undefined ? undefined : oneOf('--network', values.network, ['on', 'off'] as const),
+    network: values.network === undefined ? undefined : parseNetworkFlag(values.network),
     outputFormat: oneOf('--output-format', values['output-format'], ['text', 'json', 'stream-json'] as const),
   };
   sandboxMode(values.sandbox);

@@ -120,5 +120,7 @@ export function gateConnections(server: Server, limits: ConnectionLimits, log?: 
   };
   server.on('request', (request: { socket: Socket }) => engaged(request.socket));
   server.on('upgrade', (request: { socket: Socket }) => engaged(request.socket));
+  // A forward proxy's CONNECT is its first request too.
+  server.on('connect', (request: { socket: Socket }) => engaged(request.socket));
   return () => open.size;
 }

@@ -2,8 +2,9 @@ import { realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { isNarrowerOrEqual } from '../../shared/narrow-policy.js';
+import { networkNarrowerOrEqual } from '../../shared/network-allowlist.js';
 import { isWithin } from '../../shared/path-within.js';
-import type { ResolvedPolicy } from '../../shared/policy.js';
+import { type NetworkSetting, networkFromSetting, type ResolvedPolicy } from '../../shared/policy.js';
 import type { SettingsFile } from '../../shared/settings.js';
 import { formatPolicyProblem, loadPolicy } from '../policy/load-policy.js';
 import { withholdVariable } from '../sandbox/executor-env.js';
@@ -21,7 +22,7 @@ export type Settings = Omit<SettingsFile, '$schema'> & {
 export interface SettingsFlags {
   policy?: string | undefined;
   approval?: 'auto' | 'ask' | 'deny-writes' | undefined;
-  network?: 'on' | 'off' | undefined;
+  network?: NetworkSetting | undefined;
 }
 
 export interface LoadSettingsOptions {
@@ -127,13 +128,16 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Settin
       );
     }
   }
-  if (narrowing.network === 'on') {
-    const baseNetwork = networkOverride ?? (await baselineResolved()).network.mode;
-    if (baseNetwork !== 'on') {
+  if (narrowing.network !== undefined && narrowing.network !== 'off') {
+    const baseNetwork = networkOverride
+      ? networkFromSetting(networkOverride)
+      : (await baselineResolved()).network;
+    if (!networkNarrowerOrEqual(networkFromSetting(narrowing.network), baseNetwork)) {
+      const wanted = narrowing.network === 'on' ? '"on"' : 'its allowlist';
       throw new SettingsError(
         workspaceFile,
         'network',
-        `"on" would turn on the network that "${baselinePolicy}" keeps off; a workspace's settings may only turn it off (give --network on yourself)`,
+        `${wanted} would reach hosts that "${baselinePolicy}" (network ${baseNetwork.mode}) does not; a workspace's settings may only narrow the network (give --network yourself)`,
       );
     }
   }
@@ -183,8 +187,8 @@ function withPolicyPath(settings: SettingsFile | undefined, file: string): Setti
   return { ...settings, policy: path.resolve(path.dirname(file), policy) };
 }
 
-function withNetwork(policy: ResolvedPolicy, mode: 'on' | 'off' | undefined): ResolvedPolicy {
-  return mode ? { ...policy, network: { mode } } : policy;
+function withNetwork(policy: ResolvedPolicy, setting: NetworkSetting | undefined): ResolvedPolicy {
+  return setting ? { ...policy, network: networkFromSetting(setting) } : policy;
 }
 
 async function resolved(
