@@ -55,7 +55,10 @@ export function judgeHost(list: CompiledAllowlist, rawHost: string, port: number
   if (list.deny.some((pattern) => denyMatches(pattern, host, ip, port))) {
     return { allowed: false, reason: 'denied' };
   }
-  const pattern = list.allow.find((candidate) => allowMatches(candidate, host, ip, port));
+  // A pattern naming the port first: it is the one that also admits a loopback address.
+  const pattern =
+    list.allow.find((candidate) => candidate.port !== undefined && allowMatches(candidate, host, ip, port)) ??
+    list.allow.find((candidate) => allowMatches(candidate, host, ip, port));
   return pattern ? { allowed: true, host, ip, pattern } : { allowed: false, reason: 'not_allowed' };
 }
 

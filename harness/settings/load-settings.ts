@@ -137,7 +137,9 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Settin
       throw new SettingsError(
         workspaceFile,
         'network',
-        `${wanted} would reach hosts that "${baselinePolicy}" (network ${baseNetwork.mode}) does not; a workspace's settings may only narrow the network (give --network yourself)`,
+        baseNetwork.mode === 'off'
+          ? `${wanted} would turn on the network that "${baselinePolicy}" keeps off; a workspace's settings may only narrow the network (give --network yourself)`
+          : `${wanted} would reach hosts your allowlist does not; a workspace's settings may only narrow the network (give --network yourself)`,
       );
     }
   }
