@@ -37,6 +37,11 @@ export interface AllowlistProxyOptions {
   gate: NetworkGate;
   /** Default: the host's resolver (`getaddrinfo`, so `/etc/hosts` too). Tests point names at loopback servers. */
   lookup?: ProxyLookup;
+  /**
+   * Where a connection to an allowed, resolved address really goes; default there. Tests point
+   * addresses at loopback servers after every check has run on the address the name resolved to.
+   */
+  dial?: (address: string, port: number) => { address: string; port: number };
   limits?: Partial<ProxyLimits>;
 }
 
@@ -106,9 +111,11 @@ export async function startAllowlistProxy(
     return { ok: true, host, port, address: usable[0]!, pattern };
   };
 
+  const dial = options.dial ?? ((address: string, port: number) => ({ address, port }));
   const connectUpstream = (address: string, port: number): Promise<net.Socket> =>
     new Promise((resolve, reject) => {
-      const socket = net.connect({ host: address, port });
+      const target = dial(address, port);
+      const socket = net.connect({ host: target.address, port: target.port });
       const timer = setTimeout(() => socket.destroy(new Error('connect timeout')), limits.connectTimeoutMs);
       socket.once('connect', () => {
         clearTimeout(timer);
@@ -198,9 +205,10 @@ export async function startAllowlistProxy(
         if (!HOP_BY_HOP.has(lower) && lower !== 'host') headers.push(name, request.rawHeaders[i + 1]!);
       }
       headers.push('Host', target.host, 'Connection', 'close');
+      const dialed = dial(reached.address, reached.port);
       const upstream = http.request({
-        host: reached.address,
-        port: reached.port,
+        host: dialed.address,
+        port: dialed.port,
         method: request.method,
         path: target.path,
         headers,

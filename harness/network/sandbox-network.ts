@@ -10,7 +10,12 @@ import {
   SANDBOX_PROXY_URL,
 } from '../../shared/sandbox-network.js';
 import type { MountStep } from '../sandbox/mount-plan.js';
-import { type AllowlistProxy, type ProxyLookup, startAllowlistProxy } from './allowlist-proxy.js';
+import {
+  type AllowlistProxy,
+  type AllowlistProxyOptions,
+  type ProxyLookup,
+  startAllowlistProxy,
+} from './allowlist-proxy.js';
 import { NetworkGate } from './network-gate.js';
 
 export interface SandboxNetworkOptions {
@@ -18,6 +23,8 @@ export interface SandboxNetworkOptions {
   gate?: NetworkGate | undefined;
   /** The proxy's resolver (tests). */
   lookup?: ProxyLookup | undefined;
+  /** Where the proxy's connections really go (tests). */
+  dial?: AllowlistProxyOptions['dial'];
   /** Where the host's CA bundle is; default what this process trusts (see `hostCaBundle`). */
   caBundle?: string | undefined;
 }
@@ -121,6 +128,7 @@ export async function prepareSandboxNetwork(
       proxy = await startAllowlistProxy(path.join(dir, PROXY_SOCKET_NAME), {
         gate,
         ...(options.lookup && { lookup: options.lookup }),
+        ...(options.dial && { dial: options.dial }),
       });
       Object.assign(env, proxyEnvironment());
     }
