@@ -110,3 +110,24 @@ export function networkNarrowerOrEqual(child: NetworkPolicy, parent: NetworkPoli
     return false;
   }
 }
+
+const REASON_TEXT: Record<NetworkDenialReason, string> = {
+  not_allowed: 'not on the allowlist',
+  denied: 'on the deny list',
+  invalid_host: 'not a host name',
+  sni_mismatch: 'its TLS server name did not match',
+  local_address: 'it resolved to a local address',
+  unreachable: 'it could not be resolved or reached',
+  bad_request: 'not a request the proxy forwards',
+};
+
+/** One line saying what the proxy refused: `network: refused evil.example:443 (not on the allowlist) — curl …`. */
+export function describeNetworkDenial(denial: {
+  host: string;
+  port: number;
+  reason: NetworkDenialReason;
+  command?: string | undefined;
+}): string {
+  const command = denial.command ? ` — ${denial.command.split('\n')[0]!.slice(0, 120)}` : '';
+  return `network: refused ${denial.host}:${denial.port} (${REASON_TEXT[denial.reason]})${command}`;
+}

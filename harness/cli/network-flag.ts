@@ -18,6 +18,17 @@ export function parseNetworkFlag(value: string): NetworkSetting {
     if (typeof parsed === 'string') {
       throw new UsageError(`--network takes on, off or a comma-separated list of hosts: ${parsed}`);
     }
+    // A single word is more likely a typo of on/off than an intranet host: those take a port.
+    if (
+      parsed.kind === 'exact' &&
+      !parsed.host.includes('.') &&
+      parsed.host !== 'localhost' &&
+      parsed.port === undefined
+    ) {
+      throw new UsageError(
+        `--network takes on, off or a comma-separated list of hosts (api.example.com, *.example.com, localhost:5432), not "${value}"`,
+      );
+    }
     (denied ? deny : allow).push(text);
   }
   if (allow.length === 0) {

@@ -1,4 +1,5 @@
 import type { EngineEvent } from '../../shared/engine-events.js';
+import { describeNetworkDenial } from '../../shared/network-allowlist.js';
 import type { Emitter } from '../engine/engine-types.js';
 import { inertStyledText } from '../terminal/inert-text.js';
 import { inertValue } from '../terminal/inert-value.js';
@@ -153,6 +154,9 @@ export function createTerminalEmitter(options: TerminalEmitterOptions): Terminal
         return;
       case 'warn':
         stderrLine(errYellow(`${tag(event)}warning: ${event.message}`));
+        return;
+      case 'network_denied':
+        stderrLine(errYellow(`${tag(event)}${describeNetworkDenial(event)}`));
         return;
       case 'error':
         stderrLine(errRed(`${tag(event)}error: ${event.message}`));

@@ -1,4 +1,5 @@
 import type { EngineEvent } from '../../shared/engine-events.js';
+import { describeNetworkDenial } from '../../shared/network-allowlist.js';
 import { addUsage, zeroUsage } from '../engine/token-usage.js';
 import { estimateCostUsd } from '../provider/model-catalog.js';
 import { joinInert } from '../terminal/inert-text.js';
@@ -273,6 +274,15 @@ export function applyEngineEvents(state: UiState, events: readonly UiEvent[], no
       case 'error':
         endStreaming();
         blocks.push({ kind: 'notice', id: newId('notice'), level: event.type, text: event.message });
+        break;
+      case 'network_denied':
+        endStreaming();
+        blocks.push({
+          kind: 'notice',
+          id: newId('notice'),
+          level: 'warn',
+          text: describeNetworkDenial(event),
+        });
         break;
       case 'turn_end':
         endStreaming();
