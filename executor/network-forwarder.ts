@@ -48,6 +48,7 @@ function listen(
 /** Joins a client to the proxy: as it is, or through a CONNECT to `target` first. */
 function pipeToProxy(client: net.Socket, target: string | undefined): void {
   const proxy = net.connect(SANDBOX_PROXY_SOCKET);
+  client.setNoDelay(true);
   const end = (): void => {
     client.destroy();
     proxy.destroy();

@@ -136,6 +136,8 @@ export async function startAllowlistProxy(
       upstream.destroy();
     };
     for (const socket of [client, upstream]) {
+      // A relay must not hold back a small write (a TLS handshake's) waiting for an ACK.
+      socket.setNoDelay(true);
       socket.on('error', end);
       socket.on('close', end);
       socket.setTimeout(limits.idleTimeoutMs, end);
@@ -167,12 +169,17 @@ export async function startAllowlistProxy(
     keepAliveTimeout: 5_000,
   });
   server.setTimeout(limits.idleTimeoutMs);
-  const connections = gateConnections(server, {
-    maxConnections: limits.maxConnections,
-    // Every client comes through the one socket: the total is the cap.
-    maxConnectionsPerAddress: limits.maxConnections,
-    headerTimeoutMs: limits.headerTimeoutMs,
-  });
+  const connections = gateConnections(
+    server,
+    {
+      maxConnections: limits.maxConnections,
+      // Every client comes through the one socket: the total is the cap.
+      maxConnectionsPerAddress: limits.maxConnections,
+      headerTimeoutMs: limits.headerTimeoutMs,
+    },
+    undefined,
+    { forwardProxy: true },
+  );
   server.on('clientError', (_error, socket) => socket.destroy());
 
   // Plain http:// requests, each judged on its own: keep-alive cannot carry a second host past the check.
