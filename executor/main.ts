@@ -11,6 +11,7 @@ import { checkExecutorBoot } from '../shared/check-executor-boot.js';
 import type { ExecutorBoot } from '../shared/executor-boot.js';
 import { LineSplitter } from '../shared/line-splitter.js';
 import { createExecutor, type Executor } from './executor.js';
+import { startNetworkForwarders } from './network-forwarder.js';
 import { RpcServer } from './server/rpc-server.js';
 
 /** Grace for tools to kill what they started before the process exits. */
@@ -75,6 +76,12 @@ let waiting: string[] | undefined;
 
 function boot(config: ExecutorBoot): void {
   maxFrameBytes = config.maxFrameBytes;
+  // Only inside the kernel sandbox is there a loopback of its own and the proxy's socket bound in.
+  if (config.enforcement === 'kernel') {
+    startNetworkForwarders(config.policy.network, (line) =>
+      process.stderr.write(`skate executor: ${line}\n`),
+    );
+  }
   const booted = createExecutor(config, () => stop('shutdown requested'));
   executor = booted;
   server = new RpcServer({

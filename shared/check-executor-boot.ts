@@ -1,6 +1,6 @@
 import type { ExecutorBoot } from './executor-boot.js';
 import { isObject } from './is-object.js';
-import type { PolicyLimits, ResolvedPolicy } from './policy.js';
+import type { NetworkPolicy, PolicyLimits, ResolvedPolicy } from './policy.js';
 
 /*
  * `ExecutorBoot.parse` written by hand, so an executor can read its boot frame without loading zod
@@ -45,9 +45,8 @@ function checkPolicy(value: unknown): ResolvedPolicy | undefined {
   if (typeof name !== 'string' || typeof workspace !== 'string') return undefined;
   if (!isObject(read) || !isStrings(read.allow) || !isStrings(read.deny)) return undefined;
   if (!isObject(write) || !isStrings(write.allow) || !isStrings(value.protected)) return undefined;
-  // NetworkPolicy is strict: no key but `mode`.
-  if (!isObject(network) || (network.mode !== 'off' && network.mode !== 'on')) return undefined;
-  if (Object.keys(network).length !== 1) return undefined;
+  const checkedNetwork = checkNetwork(network);
+  if (!checkedNetwork) return undefined;
   if (!isObject(environment) || !isStrings(environment.allow)) return undefined;
   const set = checkStringRecord(environment.set);
   const limits = checkLimits(value.limits);
@@ -58,10 +57,19 @@ function checkPolicy(value: unknown): ResolvedPolicy | undefined {
     read: { allow: [...read.allow], deny: [...read.deny] },
     write: { allow: [...write.allow] },
     protected: [...value.protected],
-    network: { mode: network.mode },
+    network: checkedNetwork,
     environment: { allow: [...environment.allow], set },
     limits,
   };
+}
+
+/** NetworkPolicy is strict: `mode`, and for an allowlist its two lists (zod checks each pattern). */
+function checkNetwork(network: unknown): NetworkPolicy | undefined {
+  if (!isObject(network)) return undefined;
+  const keys = Object.keys(network).length;
+  if ((network.mode === 'off' || network.mode === 'on') && keys === 1) return { mode: network.mode };
+  // Patterns are checked by zod: leave allowlists to it.
+  return undefined;
 }
 
 function checkLimits(value: unknown): PolicyLimits | undefined {

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { HookEventName, HookOutcome } from './hooks.js';
+import { NetworkDenialReason } from './network-allowlist.js';
 import { ToolDisplay, ToolErrorCode } from './tool.js';
 
 /**
@@ -150,6 +151,20 @@ export const EngineEvent = z.discriminatedUnion('type', [
     callId: z.string().optional(),
     exitCode: z.number().int().optional(),
     durationMs: z.number(),
+  }),
+  /**
+   * The network proxy refused a connection of this agent's tools (issue #21): the host and port
+   * asked for, why, when, and the shell command running then (when exactly one was).
+   */
+  z.object({
+    type: z.literal('network_denied'),
+    ...base,
+    host: z.string(),
+    port: z.number().int(),
+    reason: NetworkDenialReason,
+    at: z.string(),
+    callId: z.string().optional(),
+    command: z.string().optional(),
   }),
   z.object({ type: z.literal('info'), ...base, message: z.string() }),
   z.object({ type: z.literal('warn'), ...base, message: z.string() }),

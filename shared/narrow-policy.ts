@@ -1,8 +1,9 @@
 import path from 'node:path';
 import * as z from 'zod';
+import { narrowNetwork, networkNarrowerOrEqual } from './network-allowlist.js';
 import { envAllows, isGlob } from './path-patterns.js';
 import { isWithin } from './path-within.js';
-import { PolicyLimits, type ResolvedPolicy } from './policy.js';
+import { NetworkSetting, networkFromSetting, PolicyLimits, type ResolvedPolicy } from './policy.js';
 
 const AbsolutePath = z
   .string()
@@ -24,7 +25,9 @@ export const PolicyRequest = z
       .optional()
       .describe('Write roots wanted; only their overlap with the parent’s write roots is granted.'),
     readOnly: z.boolean().optional().describe('No write roots at all.'),
-    network: z.enum(['off', 'on']).optional(),
+    network: NetworkSetting.optional().describe(
+      '`off`, `on` (as the parent), or `{allow, deny}`: only what the parent’s patterns cover is kept.',
+    ),
     denyPaths: z.array(AbsolutePath).optional().describe('More paths to hide; globs allowed.'),
     limits: PolicyLimits.partial().optional(),
   })
@@ -89,7 +92,7 @@ function smaller(parent: number, requested: number | undefined): number {
  * the parent's (a path inside a parent root is kept as that narrower path, a
  * path around parent roots yields those roots, anything else is dropped), or
  * none when read-only; deny and protected lists only grow; network is off if
- * either side turns it off; each limit is the smaller one. Lists come out
+ * either side turns it off, and an allowlist keeps only the hosts the parent's covers; each limit is the smaller one. Lists come out
  * sorted and without duplicates, so narrowing twice by the same request
  * changes nothing.
  */
@@ -115,7 +118,10 @@ export function narrowPolicy(parent: ResolvedPolicy, request: PolicyRequest): Re
     },
     write: { allow: roots },
     protected: protectedPaths,
-    network: { mode: parent.network.mode === 'off' || request.network === 'off' ? 'off' : 'on' },
+    network: narrowNetwork(
+      parent.network,
+      request.network === undefined ? undefined : networkFromSetting(request.network),
+    ),
     environment: { allow: sortedUnique(parent.environment.allow), set: { ...parent.environment.set } },
     limits: {
       commandTimeoutSeconds: smaller(parent.limits.commandTimeoutSeconds, limits.commandTimeoutSeconds),
@@ -157,7 +163,7 @@ export function isNarrowerOrEqual(child: ResolvedPolicy, parent: ResolvedPolicy)
         parentWrite.some((p) => isWithin(p, root)) && !insideProtected(parentWrite, parentProtected, root)
       );
     }),
-    child.network.mode === 'off' || parent.network.mode === 'on',
+    networkNarrowerOrEqual(child.network, parent.network),
     child.environment.allow.every((name) => parent.environment.allow.some((p) => envAllows(p, name))),
     Object.entries(child.environment.set).every(
       ([name, value]) =>

@@ -1,16 +1,71 @@
 import * as z from 'zod';
+import { parseHostPattern } from './network-pattern.js';
 
 const PathPattern = z
   .string()
   .min(1)
   .describe('An absolute path, `~/…`, or `${workspace}/…`; `*` and `**` match names in deny lists.');
 
+/** One allowlist pattern as written: see `shared/network-pattern.ts`. */
+export const NetworkPatternText = z
+  .string()
+  .min(1)
+  .max(260)
+  .refine((text) => typeof parseHostPattern(text) !== 'string', {
+    error: (issue) => {
+      const parsed = typeof issue.input === 'string' ? parseHostPattern(issue.input) : 'not a string';
+      return typeof parsed === 'string' ? parsed : 'not a host pattern';
+    },
+  })
+  .describe(
+    '`host`, `*.domain` or an IP literal (`[::1]` for IPv6), optionally `:port`; no port means 80 and 443.',
+  );
+
+/** Hosts an executor may reach through the harness's proxy (and nothing else). */
+export const NetworkAllowlist = z
+  .object({
+    allow: z.array(NetworkPatternText).max(1000).describe('Hosts that may be reached.'),
+    deny: z
+      .array(NetworkPatternText)
+      .max(1000)
+      .default([])
+      .describe('Hosts refused even when an allow pattern matches.'),
+  })
+  .strict();
+export type NetworkAllowlist = z.infer<typeof NetworkAllowlist>;
+
 /**
- * Network access. An object rather than a boolean so that a domain allowlist
- * (`{ mode: 'allowlist', domains: [...] }`) can join as another mode without a format change.
+ * Network access: `off` (no route anywhere), `on` (the host's network), or `allowlist` (no route
+ * but the harness's filtering proxy, issue #21).
  */
-export const NetworkPolicy = z.object({ mode: z.enum(['off', 'on']) }).strict();
+export const NetworkPolicy = z.discriminatedUnion('mode', [
+  z.object({ mode: z.literal('off') }).strict(),
+  z.object({ mode: z.literal('on') }).strict(),
+  z.object({ mode: z.literal('allowlist'), ...NetworkAllowlist.shape }).strict(),
+]);
 export type NetworkPolicy = z.infer<typeof NetworkPolicy>;
+
+/** How a person sets the network (settings, `--network`, serve, ACP): `off`, `on` or `{allow, deny}`. */
+export const NetworkSetting = z.union([z.enum(['off', 'on']), NetworkAllowlist]);
+export type NetworkSetting = z.infer<typeof NetworkSetting>;
+
+/** The policy form of a setting. */
+export function networkFromSetting(setting: NetworkSetting): NetworkPolicy {
+  return typeof setting === 'string'
+    ? { mode: setting }
+    : { mode: 'allowlist', allow: [...setting.allow], deny: [...(setting.deny ?? [])] };
+}
+
+/** The setting form of a policy's network. */
+export function settingFromNetwork(network: NetworkPolicy): NetworkSetting {
+  return network.mode === 'allowlist' ? { allow: [...network.allow], deny: [...network.deny] } : network.mode;
+}
+
+/** What the status bar and notes say: `off`, `on`, `3 hosts`. */
+export function networkLabel(network: NetworkPolicy): string {
+  if (network.mode !== 'allowlist') return network.mode;
+  return `${network.allow.length} host${network.allow.length === 1 ? '' : 's'}`;
+}
 
 export const PolicyLimits = z.object({
   commandTimeoutSeconds: z.number().positive().max(86_400).describe('Wall-clock limit of one command.'),

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { canonicalAllowlist } from './network-allowlist.js';
 import type { PolicyFile, ResolvedPolicy } from './policy.js';
 
 export interface PolicyPlaces {
@@ -28,7 +29,7 @@ export function resolvePolicy(file: PolicyFile, places: PolicyPlaces): ResolvedP
     read: { allow: expand(file.filesystem.read.allow), deny: expand(file.filesystem.read.deny) },
     write: { allow: expand(file.filesystem.write.allow) },
     protected: expand(file.filesystem.protected),
-    network: file.network,
+    network: file.network.mode === 'allowlist' ? canonicalAllowlist(file.network) : file.network,
     environment: { allow: [...file.environment.allow], set: { ...file.environment.set } },
     limits: { ...file.limits },
   };

@@ -1,11 +1,12 @@
 import path from 'node:path';
+import { canonicalAllowlist } from './network-allowlist.js';
 import { isWithin } from './path-within.js';
-import type { ResolvedPolicy } from './policy.js';
+import { type NetworkSetting, networkFromSetting, type ResolvedPolicy } from './policy.js';
 
 /** Changes to a policy for one run only, from the command line (`--network`, `--add-dir`). */
 export interface RunOverrides {
-  /** Turn the network on or off. */
-  network?: 'on' | 'off' | undefined;
+  /** Turn the network on or off, or to an allowlist. */
+  network?: NetworkSetting | undefined;
   /** More writable roots: absolute, real paths. */
   addDirs?: readonly string[] | undefined;
 }
@@ -16,7 +17,8 @@ export interface RunOverrides {
  * workspace (`.git`, `.vscode`, `**\/.env`…) is protected or denied inside it too.
  */
 export function applyRunOverrides(policy: ResolvedPolicy, overrides: RunOverrides): ResolvedPolicy {
-  const network = overrides.network ? { mode: overrides.network } : policy.network;
+  const chosen = overrides.network ? networkFromSetting(overrides.network) : policy.network;
+  const network = chosen.mode === 'allowlist' ? canonicalAllowlist(chosen) : chosen;
   const dirs = (overrides.addDirs ?? []).filter(
     (dir) => !policy.write.allow.some((root) => isWithin(root, dir)),
   );

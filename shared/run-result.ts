@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { TokenUsage } from './engine-events.js';
+import { NetworkSetting } from './policy.js';
 
 /**
  * A run's token usage as both Skate and Claude Code name it: Skate's camelCase fields, and the
@@ -76,7 +77,7 @@ export const SystemInit = z.object({
   model: z.string(),
   policy: z.string(),
   /** The policy's network for this run; absent for a remote executor, whose server chose it. */
-  network: z.enum(['on', 'off']).optional(),
+  network: NetworkSetting.optional(),
   /** How the policy is enforced here: kernel, best-effort or none. */
   sandbox: z.string(),
   workspace: z.string(),

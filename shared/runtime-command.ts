@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { NetworkSetting } from './policy.js';
 
 /**
  * Commands that change an agent's state between runs, the same from every
@@ -21,8 +22,12 @@ export const RuntimeCommand = z.discriminatedUnion('type', [
    * calls on (a run in progress included): `auto`, `ask`, or `deny-writes`.
    */
   z.object({ type: z.literal('set_approval'), approval: z.enum(['auto', 'ask', 'deny-writes']) }),
-  /** Replaces the executor with one under the same policy, network on or off; the conversation stays. */
-  z.object({ type: z.literal('set_network'), network: z.enum(['on', 'off']) }),
+  /**
+   * The network: `off`, `on` or `{allow, deny}`. Between on and off (or in or out of an
+   * allowlist) the executor is replaced under the same policy; from one allowlist to another the
+   * proxy's list changes at once and the executor stays. The conversation stays either way.
+   */
+  z.object({ type: z.literal('set_network'), network: NetworkSetting }),
   /**
    * Switches to a planning agent (under the `plan` policy), or to an agent
    * carrying out a plan (the plan file's text when `plan` is left out); each on

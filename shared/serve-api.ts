@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { EngineCommand, EngineEvent, ImageInput, TokenUsage } from './engine-events.js';
+import { NetworkSetting } from './policy.js';
 import { RunResult } from './run-result.js';
 import { RuntimeCommand } from './runtime-command.js';
 import { SessionEvent, SessionHeader } from './session-format.js';
@@ -57,7 +58,9 @@ export const CreateSessionRequest = z
       .regex(/^[a-z][a-z0-9-]{0,63}$/, 'a policy name: lowercase letters, digits and dashes')
       .optional()
       .describe("A named policy, never wider than the server's; default the server's."),
-    network: z.enum(['on', 'off']).optional().describe("Only 'on' where the server's policy has network."),
+    network: NetworkSetting.optional().describe(
+      "'off', 'on' or {allow, deny}: never wider than the server's policy's network.",
+    ),
     approval: ApprovalMode.optional().describe("Never laxer than the server's (auto < ask < deny-writes)."),
     model: z.string().min(1).optional().describe("A model of the catalog; default the server's --model."),
     resume: z
@@ -74,7 +77,7 @@ export const SessionInfo = z.object({
   id: z.string().describe('The Skate session id (its log in <workspace>/.skate/sessions).'),
   workspace: z.string(),
   policy: z.string(),
-  network: z.enum(['on', 'off']),
+  network: NetworkSetting,
   approval: ApprovalMode,
   model: z.string(),
   status: z.enum(['idle', 'running', 'stopped']).describe('stopped: its executor was stopped while idle.'),

@@ -81,6 +81,8 @@ export type ProviderSettings = z.infer<typeof ProviderSettings>;
 /** A provider's name: what comes before the first `/` of `--model`. */
 export const PROVIDER_NAME = /^[a-z0-9][a-z0-9_-]*$/;
 
+import { NetworkSetting } from './policy.js';
+
 /**
  * A settings file: `~/.skate/settings.json` (the user's) or `<workspace>/.skate/settings.json`
  * (the project's). Flags win over both, the workspace's over the user's, except that a workspace
@@ -107,12 +109,9 @@ export const SettingsFile = z
       .describe(
         'The sandbox policy, as --policy: a name (~/.skate/policies, then built-in) or a file path relative to this file. A workspace file may only choose one no wider than the user’s.',
       ),
-    network: z
-      .enum(['on', 'off'])
-      .optional()
-      .describe(
-        'Turn the policy’s network on or off for runs, as --network. A workspace file may only turn it off.',
-      ),
+    network: NetworkSetting.optional().describe(
+      'The network for runs, as --network: "off", "on", or {"allow": [...hosts], "deny": [...]} (only those hosts, through Skate’s proxy). A workspace file may only narrow it.',
+    ),
     maxTurns: z
       .number()
       .int()

@@ -32,10 +32,15 @@ function suggestionFor(issue: z.core.$ZodIssue): string {
       return `remove ${issue.keys.map((k) => `"${k}"`).join(', ')} or check the spelling against policy.schema.json`;
     case 'invalid_value':
       return `use one of: ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'invalid_union':
+      // A discriminated union (network's `mode`) names its accepted values, as an enum does.
+      if ('options' in issue && Array.isArray(issue.options)) {
+        return `use one of: ${issue.options.map((v) => JSON.stringify(v)).join(', ')}`;
+      }
+      return 'see sandbox-policies/policy.schema.json for the accepted forms';
     case 'invalid_type':
       return `give a value of type ${issue.expected}`;
     case 'invalid_format':
-    case 'invalid_union':
       return 'see sandbox-policies/policy.schema.json for the accepted forms';
     case 'too_small':
     case 'too_big':

@@ -1,5 +1,6 @@
 import type { SessionUpdate, ToolCallStatus, ToolCallUpdate, ToolKind } from '@agentclientprotocol/sdk';
 import type { AgentPath, EngineEvent } from '../../shared/engine-events.js';
+import { describeNetworkDenial } from '../../shared/network-allowlist.js';
 import { hookDecisionLine, isNotableHookDecision } from '../hooks/hook-decision-line.js';
 import {
   contentForCall,
@@ -188,6 +189,8 @@ export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
               ),
             ]
           : [];
+      case 'network_denied':
+        return [warning(describeNetworkDenial(event))];
       default:
         // Answers (approval, ask_user, turn limit) are the session's business; errors end the prompt.
         return [];

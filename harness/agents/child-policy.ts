@@ -59,7 +59,10 @@ export function childPolicyFor(
       }
     }
   }
-  if (wish.network === 'on' && policy.network.mode !== 'on') notGranted.push('network: the parent has none');
+  if (wish.network === 'on' && policy.network.mode === 'off') notGranted.push('network: the parent has none');
+  if (wish.network === 'on' && policy.network.mode === 'allowlist') {
+    notGranted.push(`network: only the parent's allowlist (${policy.network.allow.join(', ') || 'no host'})`);
+  }
   if (wish.read_only === false && policy.write.allow.length === 0 && !readOnly) {
     notGranted.push('write access: the parent may write nothing');
   }

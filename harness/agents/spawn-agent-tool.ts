@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import type { AgentPath } from '../../shared/engine-events.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
+import { networkLabel } from '../../shared/policy.js';
 import type { ToolErrorCode, ToolResult } from '../../shared/tool.js';
 import type { ConversationLog, MetaTool } from '../engine/engine-types.js';
 import type { ToolRules } from '../engine/tool-rules.js';
@@ -186,7 +187,7 @@ export function createSpawnAgentTool(options: SpawnAgentToolOptions): MetaTool {
       call.emit({
         type: 'info',
         agent,
-        message: `sub-agent ${agentId} starting under ${policy.name}: writes ${writes}; network ${policy.network.mode}`,
+        message: `sub-agent ${agentId} starting under ${policy.name}: writes ${writes}; network ${networkLabel(policy.network)}`,
       });
       for (const line of notGranted) call.emit({ type: 'warn', agent, message: `not granted: ${line}` });
 

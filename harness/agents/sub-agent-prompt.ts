@@ -29,7 +29,7 @@ export function subAgentSystemPrompt(input: SubAgentPromptInput): string {
     [
       '# You are a sub-agent',
       'Another agent started you to do one task on your own. Nobody can answer questions: decide on your best judgement and state your assumptions in your result.',
-      `- You may write: ${writes}. Network: ${policy.network.mode}. The kernel enforces this; a denial is final.`,
+      `- You may write: ${writes}. Network: ${policy.network.mode === 'allowlist' ? `only ${policy.network.allow.join(', ') || 'no host'}, through a proxy (HTTP_PROXY)` : policy.network.mode}. The kernel enforces this; a denial is final.`,
       ...input.notGranted.map((line) => `- Asked for but not granted: ${line}.`),
     ].join('\n'),
     `# Your task\n${input.task}`,

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import type { NetworkSetting } from '../../shared/policy.js';
 import type { ResultContract } from '../agents/result-contracts.js';
 import { createConsentStore } from '../consent/consent-store.js';
 import type { ApprovalMode } from '../engine/engine-types.js';
@@ -8,6 +9,7 @@ import { setupHooks } from '../hooks/setup-hooks.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
 import { applySettingsEnv, applySettingsProviders, loadSettings } from '../settings/load-settings.js';
 import { readAnswersFile } from './answers-file.js';
+import { parseNetworkFlag } from './network-flag.js';
 import { note } from './note.js';
 import { readOutputSchema } from './output-schema-file.js';
 import { askAtTerminal } from './terminal-question.js';
@@ -23,8 +25,8 @@ export interface ExecutorFlags {
   diagnosticTools?: boolean;
   verbose?: boolean;
   sandbox: SandboxMode;
-  /** Turns the policy's network on or off for this run (`--network`, or settings). */
-  network?: 'on' | 'off' | undefined;
+  /** The policy's network for this run (`--network`, or settings): on, off, or an allowlist. */
+  network?: NetworkSetting | undefined;
   /** More writable roots for this run (`--add-dir`), sandboxed like the workspace. */
   addDirs?: readonly string[] | undefined;
 }
@@ -200,8 +202,7 @@ export async function agentFlags(
       values.approval === undefined
         ? undefined
         : oneOf('--approval', values.approval, ['auto', 'ask', 'deny-writes'] as const),
-    network:
-      values.network === undefined ? undefined : oneOf('--network', values.network, ['on', 'off'] as const),
+    network: values.network === undefined ? undefined : parseNetworkFlag(values.network),
     outputFormat: oneOf('--output-format', values['output-format'], ['text', 'json', 'stream-json'] as const),
     inputFormat: oneOf('--input-format', values['input-format'], ['text', 'stream-json'] as const),
   };

@@ -1,3 +1,4 @@
+import { networkFromSetting, networkLabel, settingFromNetwork } from '../../shared/policy.js';
 import type { RunResult, SystemInit } from '../../shared/run-result.js';
 import type { ResultContract } from '../agents/result-contracts.js';
 import { createCollectingEmitter } from '../emitters/collecting-emitter.js';
@@ -163,7 +164,9 @@ export async function runHeadless(run: HeadlessRun): Promise<number> {
     if (run.outputFormat === 'text') {
       const executor = run.settings.executor;
       const local = executor.kind === 'local' ? executor : undefined;
-      const network = local?.network ? ` · network ${local.network} for this run` : '';
+      const network = local?.network
+        ? ` · network ${networkLabel(networkFromSetting(local.network))} for this run`
+        : '';
       const added = local?.addDirs?.length
         ? ` · also writable for this run: ${local.addDirs.join(', ')}`
         : '';
@@ -187,7 +190,7 @@ export async function runHeadless(run: HeadlessRun): Promise<number> {
         ...(agent.sessionId && { sessionId: agent.sessionId, session_id: agent.sessionId }),
         model: agent.model,
         policy: health.policy,
-        ...(agent.policy && { network: agent.policy.network.mode }),
+        ...(agent.policy && { network: settingFromNetwork(agent.policy.network) }),
         sandbox: health.enforcement,
         workspace: health.workspace,
         cwd: health.workspace,

@@ -12,7 +12,9 @@ export interface SandboxNotesOptions {
  * each distinct line is said once, however many executors start. Notes (a socket scan that hit
  * its limits) only with `--verbose`; warnings (a deny glob not fully expanded) always.
  */
-export function createSandboxNotes(options: SandboxNotesOptions): Required<KernelLauncherOptions> {
+export function createSandboxNotes(
+  options: SandboxNotesOptions,
+): Required<Pick<KernelLauncherOptions, 'onNote' | 'onWarning'>> {
   const said = new Set<string>();
   const once = (line: string): void => {
     if (said.has(line)) return;

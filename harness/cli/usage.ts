@@ -3,7 +3,7 @@ export const USAGE = `usage:
   skate [--continue | --resume ID] [agent options] ["task"]   on a terminal: the interactive UI, starting on the task (:help inside)
   skate -p "task" [--output-format text|json|stream-json] [--model M] [--max-turns N] [--max-tokens N]
         [--thinking-budget N] [--approval auto|ask|deny-writes] [--system-prompt S] [--append-system-prompt S]
-        [--policy P] [--network on|off] [--add-dir DIR]... [--workspace DIR] [--executor ws://HOST:PORT]
+        [--policy P] [--network on|off|HOSTS] [--add-dir DIR]... [--workspace DIR] [--executor ws://HOST:PORT]
         [--sandbox required|best-effort] [--verbose]
         [--answers FILE] [--no-subagents] [--continue | --resume ID [--fork-at EVENT_ID]] [--no-session]
         [--output-schema FILE] [--input-format text|stream-json] [--allowedTools R...] [--disallowedTools R...]
@@ -34,7 +34,9 @@ export const USAGE = `usage:
 options:
   -p, --print       run headless: the task is the argument (skate -p "task", skate -c -p "task") or stdin
   --policy P        a built-in policy (execute, readonly, plan, full), one in ~/.skate/policies, or a file; default execute
-  --network on|off  turn the policy's network on or off for this run only
+  --network on|off|HOSTS
+                    the policy's network for this run only: on, off, or only HOSTS (comma-separated:
+                    api.example.com,*.github.com,localhost:5432; !host denies) through Skate's proxy
   --add-dir DIR     another writable root for this run, protected like the workspace (repeatable)
   --max-tokens N    output tokens per model reply (default 16000); --thinking-budget N turns on extended thinking
   --workspace DIR   the directory the agent works in; default the current directory

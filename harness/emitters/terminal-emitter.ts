@@ -1,4 +1,5 @@
 import type { EngineEvent } from '../../shared/engine-events.js';
+import { describeNetworkDenial } from '../../shared/network-allowlist.js';
 import type { Emitter } from '../engine/engine-types.js';
 import { hookDecisionLine, isNotableHookDecision } from '../hooks/hook-decision-line.js';
 import { inertStyledText } from '../terminal/inert-text.js';
@@ -157,6 +158,9 @@ export function createTerminalEmitter(options: TerminalEmitterOptions): Terminal
         return;
       case 'hook_decision':
         if (isNotableHookDecision(event)) stderrLine(errDim(`${tag(event)}${hookDecisionLine(event)}`));
+        return;
+      case 'network_denied':
+        stderrLine(errYellow(`${tag(event)}${describeNetworkDenial(event)}`));
         return;
       case 'error':
         stderrLine(errRed(`${tag(event)}error: ${event.message}`));

@@ -45,7 +45,12 @@ const LOG_EVERY_MS = 5_000;
  * cannot keep a client out. When every such connection is engaged the new one
  * is closed at once. Returns the count of open connections.
  */
-export function gateConnections(server: Server, limits: ConnectionLimits, log?: GateLog): () => number {
+export function gateConnections(
+  server: Server,
+  limits: ConnectionLimits,
+  log?: GateLog,
+  options: { forwardProxy?: boolean } = {},
+): () => number {
   const open = new Map<Socket, OpenConnection>();
   const perAddress = new Map<string, number>();
   let refused = 0;
@@ -120,5 +125,8 @@ export function gateConnections(server: Server, limits: ConnectionLimits, log?: 
   };
   server.on('request', (request: { socket: Socket }) => engaged(request.socket));
   server.on('upgrade', (request: { socket: Socket }) => engaged(request.socket));
+  // A forward proxy's CONNECT is its first request too. Only there: a 'connect' listener makes
+  // node:http hand CONNECT sockets over instead of closing them.
+  if (options.forwardProxy) server.on('connect', (request: { socket: Socket }) => engaged(request.socket));
   return () => open.size;
 }

@@ -63,7 +63,7 @@ export function formatPolicyReport({ policy, enforcement, resourceLimits, jsEval
     block('read deny', policy.read.deny),
     block('write', policy.write.allow),
     block('protected', policy.protected),
-    `network           ${policy.network.mode}\n`,
+    `network           ${policy.network.mode === 'allowlist' ? `allowlist: ${policy.network.allow.join(', ') || '(none)'}${policy.network.deny.length > 0 ? `; never ${policy.network.deny.join(', ')}` : ''}` : policy.network.mode}\n`,
     block('environment', policy.environment.allow),
     block('environment set', set),
     `limits            ${limits.commandTimeoutSeconds} s per command, ${limits.outputBytes} bytes of output, ` +

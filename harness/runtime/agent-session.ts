@@ -1,7 +1,13 @@
 import type { Message } from '../../shared/conversation.js';
 import type { EngineCommand, EngineEvent, ImageInput } from '../../shared/engine-events.js';
 import type { ExecutorHealth } from '../../shared/executor-boot.js';
-import type { NetworkPolicy, ResolvedPolicy } from '../../shared/policy.js';
+import {
+  type NetworkPolicy,
+  type NetworkSetting,
+  networkLabel,
+  type ResolvedPolicy,
+} from '../../shared/policy.js';
+import { applyRunOverrides } from '../../shared/run-overrides.js';
 import type { RuntimeCommand } from '../../shared/runtime-command.js';
 import { createCompleteTaskTool } from '../agents/complete-task-tool.js';
 import { filterToolHost } from '../agents/filtered-tool-host.js';
@@ -19,6 +25,7 @@ import type {
 import { addUsage } from '../engine/token-usage.js';
 import type { ExecutorClient } from '../executor-client/executor-client.js';
 import type { AgentHooks } from '../hooks/hook-verdict.js';
+import type { NetworkGate } from '../network/network-gate.js';
 import { planFilePath } from '../planning/plan-file.js';
 import { readPlan } from '../planning/read-plan.js';
 import type { ModelProvider } from '../provider/model-provider.js';
@@ -110,6 +117,10 @@ export class AgentSession {
   private readonly provider: ModelProvider;
   private sessionLog: SessionLog;
   private readonly instructions: StartedAgent['instructions'];
+  /** The list this agent's proxy enforces (under an allowlist) and where its refusals come from. */
+  private readonly networkGate: NetworkGate | undefined;
+  /** Shell commands running now, by call id: a refusal names the one that tried when it is alone. */
+  private readonly runningCommands = new Map<string, string>();
 
   /** Use `createAgentSession`. */
   constructor(settings: AgentSettings, started: StartedAgent) {
@@ -127,10 +138,22 @@ export class AgentSession {
     this.inbox = settings.answerer === 'nobody' ? undefined : createCommandInbox();
     this.emitter = {
       emit: (event) => {
+        this.trackCommand(event);
         settings.events?.emit(event);
         for (const listener of this.listeners) listener(event);
       },
     };
+    this.networkGate = started.networkGate;
+    this.networkGate?.onDenied((denial) => {
+      const running = [...this.runningCommands];
+      const only = running.length === 1 ? running[0] : undefined;
+      this.emitter.emit({
+        type: 'network_denied',
+        agent: settings.agent ?? [],
+        ...denial,
+        ...(only && { callId: only[0], command: only[1] }),
+      });
+    });
     settings.onExecutorStarted?.(this.executor, this.currentPolicy);
     this.hooks = settings.hooks?.forAgent({
       agent: settings.agent ?? [],
@@ -349,34 +372,65 @@ export class AgentSession {
   }
 
   /**
-   * Replaces the executor with one under the same policy with the network on
-   * or off; the conversation stays, and the next prompt tells the model.
-   * Resolves to the network the new executor reports.
+   * Sets the network: from one allowlist to another the proxy's list changes at once (even
+   * during a run) and the executor stays; otherwise the executor is replaced with one under the
+   * same policy with the new network. The conversation stays, and the next prompt tells the
+   * model. Resolves to the network now enforced.
    */
-  async setNetwork(mode: NetworkPolicy['mode']): Promise<NetworkPolicy['mode']> {
-    this.assertIdle();
+  async setNetwork(setting: NetworkSetting): Promise<NetworkPolicy> {
     const local = this.settings.executor;
     const policy = this.currentPolicy;
     if (local.kind !== 'local' || !policy) {
       throw new AgentRuntimeError('settings', "a remote executor's network is its server's to set");
     }
-    const next: ResolvedPolicy = { ...policy, network: { mode } };
-    const replacement = await spawnExecutor(local, next, this.settings.onNote);
+    const next = applyRunOverrides(policy, { network: setting });
+    if (policy.network.mode === 'allowlist' && next.network.mode === 'allowlist' && this.networkGate) {
+      if (this.closed) throw new AgentRuntimeError('closed', 'this agent was closed');
+      this.networkGate.set(next.network);
+      this.currentPolicy = next;
+      this.pendingNotes.push(
+        `[Skate: your tools may now reach ${next.network.allow.join(', ') || 'no host'} through the proxy${next.network.deny.length > 0 ? ` (never ${next.network.deny.join(', ')})` : ''}.]`,
+      );
+      return next.network;
+    }
+    this.assertIdle();
+    const replacement = await spawnExecutor(
+      { ...local, ...(this.networkGate && { networkGate: this.networkGate }) },
+      next,
+      this.settings.onNote,
+    );
     const old = this.executor;
     this.executor = replacement;
     this.currentPolicy = next;
     await this.stopExecutor(old, policy);
     this.settings.onExecutorStarted?.(replacement, next);
     const actual = await this.network();
+    const label =
+      actual.mode === 'allowlist' ? `limited to ${actual.allow.join(', ') || 'no host'}` : actual.mode;
     this.pendingNotes.push(
-      `[Skate: the network is now ${actual} for your tools (their executor was restarted under the ${next.name} policy with network ${actual}). Results from before may no longer hold.]`,
+      `[Skate: the network is now ${label} for your tools (their executor was restarted under the ${next.name} policy with network ${networkLabel(actual)}). Results from before may no longer hold.]`,
     );
     return actual;
   }
 
-  /** The network the running executor reports. */
-  async network(): Promise<NetworkPolicy['mode']> {
-    return (await this.executor.health()).network.mode;
+  /**
+   * The network the running executor reports; under an allowlist, the list in force now (it may
+   * have changed since the executor started).
+   */
+  async network(): Promise<NetworkPolicy> {
+    const reported = (await this.executor.health()).network;
+    const current = this.currentPolicy?.network;
+    return reported.mode === 'allowlist' && current?.mode === 'allowlist' ? current : reported;
+  }
+
+  /** Keeps `runningCommands` as shell calls start and end. */
+  private trackCommand(event: EngineEvent): void {
+    if (event.type === 'tool_call_start' && event.name === 'shell') {
+      const command = (event.args as { command?: unknown } | undefined)?.command;
+      if (typeof command === 'string') this.runningCommands.set(event.id, command.slice(0, 500));
+    } else if (event.type === 'tool_call_result') {
+      this.runningCommands.delete(event.id);
+    }
   }
 
   /** What the running executor reports about itself. */

@@ -1,10 +1,11 @@
 import type { AgentPath } from '../../shared/engine-events.js';
-import type { ResolvedPolicy } from '../../shared/policy.js';
+import type { NetworkSetting, ResolvedPolicy } from '../../shared/policy.js';
 import type { ChildProviderInfo, ChildSession, ChildSessionInfo } from '../agents/spawn-agent-tool.js';
 import type { ApprovalMode, ConversationLog, Emitter, MetaTool } from '../engine/engine-types.js';
 import type { ToolRules } from '../engine/tool-rules.js';
 import type { ExecutorClient } from '../executor-client/executor-client.js';
 import type { HookRunner } from '../hooks/hook-runner.js';
+import type { NetworkGate } from '../network/network-gate.js';
 import type { ModelProvider } from '../provider/model-provider.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
 
@@ -25,10 +26,15 @@ export type ExecutorSettings =
       onSandboxNote?(line: string): void;
       /** What the person must hear whatever the verbosity (a protected name that appeared during the run). */
       onSandboxWarning?(line: string): void;
-      /** Turns the policy's network on or off for this run (`--network`, settings); the file is untouched. */
-      network?: 'on' | 'off' | undefined;
+      /** The policy's network for this run (`--network`, settings): on, off or an allowlist; the file is untouched. */
+      network?: NetworkSetting | undefined;
       /** More writable roots for this run (`--add-dir`), with the workspace's protected and denied names. */
       addDirs?: readonly string[] | undefined;
+      /**
+       * The live allowlist and refusal channel of this agent's proxy (set by `startAgent`, one per
+       * agent); absent, a sandbox under an allowlist gets a gate of its own.
+       */
+      networkGate?: NetworkGate | undefined;
     }
   /** An executor served by `skate executor serve`; its server chose the policy, so no sub-agents. */
   | { kind: 'remote'; url: string; token: string };

@@ -1,6 +1,7 @@
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import type { ExecutorClient } from '../executor-client/executor-client.js';
 import type { InstructionsFile } from '../instructions/load-project-instructions.js';
+import { NetworkGate } from '../network/network-gate.js';
 import type { ModelProvider } from '../provider/model-provider.js';
 import { ensureSkateDir } from '../skate-dir.js';
 import { traceStart } from '../start-trace.js';
@@ -38,6 +39,8 @@ export interface StartedAgent {
   log: SessionLog;
   /** The project's instructions (AGENTS.md) for the system prompt: the main agent's, loaded here. */
   instructions: { text: string | undefined; files: InstructionsFile[] };
+  /** This agent's own network gate (a local executor's; never shared with a parent or child). */
+  networkGate?: NetworkGate;
 }
 
 /**
@@ -65,7 +68,10 @@ export async function startAgent(
     );
   }
   const activity = settings.activity ?? { kind: 'agent' };
-  let executorSettings = settings.executor;
+  // A gate of this agent's own: settings copied from a parent must not carry (and change) its list.
+  const networkGate = settings.executor.kind === 'local' ? new NetworkGate() : undefined;
+  let executorSettings: typeof settings.executor =
+    settings.executor.kind === 'local' ? { ...settings.executor, networkGate } : settings.executor;
   if (activity.kind === 'plan') {
     if (executorSettings.kind === 'remote') {
       throw new AgentRuntimeError(
@@ -173,6 +179,7 @@ export async function startAgent(
       provider: provider.value,
       log: log.value,
       instructions: instructions.value,
+      ...(networkGate && { networkGate }),
     };
   } catch (error) {
     await executor.shutdown().catch(() => undefined);

@@ -175,6 +175,7 @@ async function launchExecutor(
   const launcher = await launcherFor(policy, settings.sandbox, {
     ...(settings.onSandboxNote && { onNote: settings.onSandboxNote }),
     ...(settings.onSandboxWarning && { onWarning: settings.onSandboxWarning }),
+    ...(settings.networkGate && { network: { gate: settings.networkGate } }),
   });
   traceStart('executor: launcher chosen (probe)');
   const expected = await expectedTools;

@@ -12,7 +12,8 @@ export function isolationArgs(policy: ResolvedPolicy): string[] {
     '--unshare-ipc',
     '--unshare-uts',
     '--unshare-cgroup-try',
-    ...(policy.network.mode === 'off' ? ['--unshare-net'] : []),
+    // Off and allowlist alike: no route anywhere; an allowlist's one way out is the proxy's socket.
+    ...(policy.network.mode !== 'on' ? ['--unshare-net'] : []),
     '--disable-userns',
     '--cap-drop',
     'ALL',

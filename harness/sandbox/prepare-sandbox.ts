@@ -2,6 +2,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import type { ResourceLimits } from '../../shared/executor-boot.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
+import { prepareSandboxNetwork, type SandboxNetworkOptions } from '../network/sandbox-network.js';
 import { ensurePlanFile, planFilePath } from '../planning/plan-file.js';
 import { builtinPolicyDir } from '../policy/load-policy.js';
 import { distPath, projectRoot } from '../project-paths.js';
@@ -26,6 +27,8 @@ export interface PrepareSandboxOptions {
    * glob not fully expanded). Given to `onNote` when absent.
    */
   onWarning?(warning: string): void;
+  /** The network's gate and resolver, for a sandbox under an allowlist (its proxy). */
+  network?: SandboxNetworkOptions;
 }
 
 /** A sandbox ready to start one process tree: run `[...argv, program, ...args]` with `env`, then `release`. */
@@ -103,6 +106,17 @@ export async function prepareSandbox(
   for (const warning of plan.warnings) (options.onWarning ?? options.onNote)?.(warning);
   const lease = await leasing;
   traceStart('sandbox: cgroups');
+  let network: Awaited<ReturnType<typeof prepareSandboxNetwork>>;
+  try {
+    network = await prepareSandboxNetwork(policy, options.network);
+  } catch (error) {
+    await lease?.release();
+    throw new SandboxPlanError(
+      policy.name,
+      `its network proxy cannot start: ${(error as Error).message}`,
+      'check that the temporary directory is writable',
+    );
+  }
   if (!lease) options.onNote?.('cgroups are not writable here: memory and process limits are not enforced');
   return {
     argv: [
@@ -117,15 +131,16 @@ export async function prepareSandbox(
       '--',
       support.bwrap,
       ...isolationArgs(policy),
-      ...mountArgs(plan.steps),
+      ...mountArgs([...plan.steps, ...(network?.steps ?? [])]),
       '--chdir',
       policy.workspace,
       '--',
       ...sandboxInit(confine, plan.guard !== undefined),
     ],
-    env: executorEnvironment(policy, process.env),
+    env: { ...executorEnvironment(policy, process.env), ...network?.env },
     resourceLimits: lease?.kind ?? 'none',
     async release() {
+      await network?.release();
       await lease?.release();
     },
   };

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EngineEvent } from '../../shared/engine-events.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
+import { type NetworkPolicy, settingFromNetwork } from '../../shared/policy.js';
 import type { RunResult } from '../../shared/run-result.js';
 import type {
   AnswerCommand,
@@ -78,7 +79,7 @@ export class ServeSession {
   /** The Skate session log the agent writes: `id` until a switch to plan or execute starts a linked one. */
   private logId: string;
   /** The network the agent's executor reported at its last switch (the granted one before any). */
-  private network: 'on' | 'off';
+  private network: NetworkPolicy;
   private readonly spec: Omit<AgentStart, 'session'>;
 
   private constructor(
@@ -91,7 +92,7 @@ export class ServeSession {
     this.id = id;
     this.logId = id;
     this.spec = { ...spec };
-    this.network = spec.activity?.kind === 'plan' ? 'off' : spec.policy.network.mode;
+    this.network = spec.activity?.kind === 'plan' ? { mode: 'off' } : spec.policy.network;
     this.adopt(agent);
   }
 
@@ -138,7 +139,7 @@ export class ServeSession {
       id: this.id,
       workspace: this.spec.workspace,
       policy: this.mode === 'plan' ? 'plan' : this.spec.policy.name,
-      network: this.network,
+      network: settingFromNetwork(this.network),
       approval: this.spec.approval,
       model: this.model,
       status,
@@ -270,7 +271,7 @@ export class ServeSession {
           }
           const policy = grantNetwork(this.spec.policy, this.spec.ceiling, command.network);
           this.network = await (await this.live()).setNetwork(command.network);
-          this.spec.policy = { ...policy, network: { mode: this.network } };
+          this.spec.policy = { ...policy, network: this.network };
           break;
         }
         case 'set_activity': {
@@ -361,7 +362,7 @@ export class ServeSession {
     this.spec.activity = next.activity;
     await old?.close();
     this.network = await next.network();
-    this.spec.policy = { ...this.spec.policy, network: { mode: this.network } };
+    this.spec.policy = { ...this.spec.policy, network: this.network };
   }
 
   /** The agent, restarted from the session log when it was stopped while idle. */

@@ -2,7 +2,8 @@ import path from 'node:path';
 import { isNarrowerOrEqual } from '../../shared/narrow-policy.js';
 import { isGlob } from '../../shared/path-patterns.js';
 import { isWithin } from '../../shared/path-within.js';
-import type { ResolvedPolicy } from '../../shared/policy.js';
+import { type NetworkSetting, networkLabel, type ResolvedPolicy } from '../../shared/policy.js';
+import { applyRunOverrides } from '../../shared/run-overrides.js';
 import type { CreateSessionRequest } from '../../shared/serve-api.js';
 import type { ApprovalMode } from '../engine/engine-types.js';
 import { resolvePolicy, resolveWorkspace } from '../runtime/start-executor.js';
@@ -15,7 +16,7 @@ export interface ServerLimits {
   /** `--policy`: applied to each session's workspace, the widest a session may get. */
   policy: string;
   /** `--network`, when given: the server policy's network for every session. */
-  network?: 'on' | 'off' | undefined;
+  network?: NetworkSetting | undefined;
   /** `--approval`: sessions may ask for stricter, never laxer. */
   approval: ApprovalMode;
 }
@@ -85,18 +86,18 @@ export async function grantSession(
       `workspace ${shown} is inside ${what}, which the server's policy protects`,
     );
   }
-  const withNetwork = (policy: ResolvedPolicy, mode: 'on' | 'off' | undefined): ResolvedPolicy =>
-    mode ? { ...policy, network: { mode } } : policy;
+  const withNetwork = (policy: ResolvedPolicy, setting: NetworkSetting | undefined): ResolvedPolicy =>
+    setting ? applyRunOverrides(policy, { network: setting }) : policy;
   const ceiling = withNetwork(await resolvePolicy(server.policy, workspace), server.network);
   const wanted = withNetwork(
     request.policy ? await resolvePolicy(request.policy, workspace) : ceiling,
     request.network,
   );
   if (!isNarrowerOrEqual(wanted, ceiling)) {
-    const network = request.network ? ` with network ${request.network}` : '';
+    const network = request.network ? ` with network ${networkLabel(wanted.network)}` : '';
     throw new ServeError(
       'forbidden',
-      `policy ${request.policy ?? ceiling.name}${network} is wider than the server's (${ceiling.name}, network ${ceiling.network.mode})`,
+      `policy ${request.policy ?? ceiling.name}${network} is wider than the server's (${ceiling.name}, network ${networkLabel(ceiling.network)})`,
     );
   }
   const approval = request.approval ?? server.approval;
@@ -113,13 +114,13 @@ export async function grantSession(
 export function grantNetwork(
   policy: ResolvedPolicy,
   ceiling: ResolvedPolicy,
-  mode: 'on' | 'off',
+  setting: NetworkSetting,
 ): ResolvedPolicy {
-  const wanted: ResolvedPolicy = { ...policy, network: { mode } };
+  const wanted = applyRunOverrides(policy, { network: setting });
   if (!isNarrowerOrEqual(wanted, ceiling)) {
     throw new ServeError(
       'forbidden',
-      `network ${mode} is wider than the server's policy (${ceiling.name}, network ${ceiling.network.mode})`,
+      `network ${networkLabel(wanted.network)} is wider than the server's policy (${ceiling.name}, network ${networkLabel(ceiling.network)})`,
     );
   }
   return wanted;

@@ -4,8 +4,9 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import type { HooksSettings } from '../../shared/hooks.js';
 import { isNarrowerOrEqual } from '../../shared/narrow-policy.js';
+import { networkNarrowerOrEqual } from '../../shared/network-allowlist.js';
 import { isWithin } from '../../shared/path-within.js';
-import type { ResolvedPolicy } from '../../shared/policy.js';
+import { type NetworkSetting, networkFromSetting, type ResolvedPolicy } from '../../shared/policy.js';
 import type { SettingsFile } from '../../shared/settings.js';
 import { formatPolicyProblem, loadPolicy } from '../policy/load-policy.js';
 import { setConfiguredProviders } from '../provider/provider-catalog.js';
@@ -35,7 +36,7 @@ export type Settings = Omit<SettingsFile, '$schema' | 'hooks'> & {
 export interface SettingsFlags {
   policy?: string | undefined;
   approval?: 'auto' | 'ask' | 'deny-writes' | undefined;
-  network?: 'on' | 'off' | undefined;
+  network?: NetworkSetting | undefined;
 }
 
 export interface LoadSettingsOptions {
@@ -159,13 +160,18 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Settin
       );
     }
   }
-  if (narrowing.network === 'on') {
-    const baseNetwork = networkOverride ?? (await baselineResolved()).network.mode;
-    if (baseNetwork !== 'on') {
+  if (narrowing.network !== undefined && narrowing.network !== 'off') {
+    const baseNetwork = networkOverride
+      ? networkFromSetting(networkOverride)
+      : (await baselineResolved()).network;
+    if (!networkNarrowerOrEqual(networkFromSetting(narrowing.network), baseNetwork)) {
+      const wanted = narrowing.network === 'on' ? '"on"' : 'its allowlist';
       throw new SettingsError(
         workspaceFile,
         'network',
-        `"on" would turn on the network that "${baselinePolicy}" keeps off; a workspace's settings may only turn it off (give --network on yourself)`,
+        baseNetwork.mode === 'off'
+          ? `${wanted} would turn on the network that "${baselinePolicy}" keeps off; a workspace's settings may only narrow the network (give --network yourself)`
+          : `${wanted} would reach hosts your allowlist does not; a workspace's settings may only narrow the network (give --network yourself)`,
       );
     }
   }
@@ -230,8 +236,8 @@ function withPolicyPath(settings: SettingsFile | undefined, file: string): Setti
   return { ...settings, policy: path.resolve(path.dirname(file), policy) };
 }
 
-function withNetwork(policy: ResolvedPolicy, mode: 'on' | 'off' | undefined): ResolvedPolicy {
-  return mode ? { ...policy, network: { mode } } : policy;
+function withNetwork(policy: ResolvedPolicy, setting: NetworkSetting | undefined): ResolvedPolicy {
+  return setting ? { ...policy, network: networkFromSetting(setting) } : policy;
 }
 
 async function resolved(

@@ -1,6 +1,6 @@
 import type { Message } from '../../shared/conversation.js';
 import type { EngineCommand, EngineEvent } from '../../shared/engine-events.js';
-import type { ResolvedPolicy } from '../../shared/policy.js';
+import type { NetworkPolicy, ResolvedPolicy } from '../../shared/policy.js';
 import type { RuntimeCommand } from '../../shared/runtime-command.js';
 import type { ApprovalMode } from '../engine/engine-types.js';
 import type { LoggedMessage, MessageRef } from '../runtime/logged-message.js';
@@ -35,7 +35,7 @@ export interface AgentBackend {
   answer(command: EngineCommand): boolean;
   /** Carries out a state-changing command; resolves to the agent to drive next. */
   apply(command: RuntimeCommand): Promise<AgentBackend>;
-  /** The network the running executor reports. */
-  network(): Promise<'on' | 'off'>;
+  /** The network the running executor reports (under an allowlist, the list in force). */
+  network(): Promise<NetworkPolicy>;
   close(): Promise<void>;
 }

@@ -1,4 +1,5 @@
 import type { EngineEvent } from '../../shared/engine-events.js';
+import { describeNetworkDenial } from '../../shared/network-allowlist.js';
 import { addUsage, zeroUsage } from '../engine/token-usage.js';
 import { hookDecisionLine, isNotableHookDecision } from '../hooks/hook-decision-line.js';
 import { estimateCostUsd } from '../provider/model-catalog.js';
@@ -284,6 +285,15 @@ export function applyEngineEvents(state: UiState, events: readonly UiEvent[], no
       case 'error':
         endStreaming();
         blocks.push({ kind: 'notice', id: newId('notice'), level: event.type, text: event.message });
+        break;
+      case 'network_denied':
+        endStreaming();
+        blocks.push({
+          kind: 'notice',
+          id: newId('notice'),
+          level: 'warn',
+          text: describeNetworkDenial(event),
+        });
         break;
       case 'turn_end':
         endStreaming();

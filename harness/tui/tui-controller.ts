@@ -1,4 +1,10 @@
 import type { Message } from '../../shared/conversation.js';
+import {
+  type NetworkPolicy,
+  type NetworkSetting,
+  networkFromSetting,
+  networkLabel,
+} from '../../shared/policy.js';
 import type { RuntimeCommand } from '../../shared/runtime-command.js';
 import { formatCost } from '../session/format-units.js';
 import { listSessions } from '../session/session-store.js';
@@ -42,6 +48,8 @@ export interface TuiControllerOptions {
 export class TuiController {
   private state: UiState;
   private backend: AgentBackend;
+  /** The last allowlist the agent ran under: where `Space n` goes from off. */
+  private allowlist: Extract<NetworkPolicy, { mode: 'allowlist' }> | undefined;
   private unsubscribe: () => void = () => {};
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
   private ticker: ReturnType<typeof setInterval> | undefined;
@@ -158,8 +166,19 @@ export class TuiController {
   }
 
   private async refreshNetwork(): Promise<void> {
-    const network = await this.backend.network().catch(() => 'unknown' as const);
+    const network = await this.networkBadge(this.backend);
     this.dispatch({ type: 'backend', now: this.now(), network });
+  }
+
+  /** The badge's text for `backend`'s network; remembers an allowlist for `Space n` to come back to. */
+  private async networkBadge(backend: AgentBackend): Promise<string> {
+    try {
+      const network = await backend.network();
+      if (network.mode === 'allowlist') this.allowlist = network;
+      return networkLabel(network);
+    } catch {
+      return 'unknown';
+    }
   }
 
   private perform(effect: Effect): void {
@@ -226,7 +245,7 @@ export class TuiController {
         .close()
         .catch((error: unknown) => this.flash(`closing the previous agent: ${message(error)}`));
     }
-    const network = await next.network().catch(() => 'unknown' as const);
+    const network = await this.networkBadge(next);
     this.dispatch({
       type: 'backend',
       now: this.now(),
@@ -251,8 +270,16 @@ export class TuiController {
           this.flash(`${describe(command.command)}: done`);
           return;
         case 'toggle_network': {
-          const wanted = (await this.backend.network()) === 'on' ? 'off' : 'on';
-          this.flash(`network ${wanted}: restarting the executor…`);
+          // off → the run's allowlist (when it has one) → on → off.
+          const current = (await this.backend.network()).mode;
+          const { allowlist } = this;
+          const wanted: NetworkSetting =
+            current === 'off' && allowlist
+              ? { allow: allowlist.allow, deny: allowlist.deny }
+              : current === 'on'
+                ? 'off'
+                : 'on';
+          this.flash(`network ${networkLabel(networkFromSetting(wanted))}: restarting the executor…`);
           await this.apply({ type: 'set_network', network: wanted });
           return;
         }
@@ -325,7 +352,7 @@ function describe(command: RuntimeCommand): string {
     case 'set_model':
       return `model ${command.model}`;
     case 'set_network':
-      return `network ${command.network}`;
+      return `network ${networkLabel(networkFromSetting(command.network))}`;
     case 'set_approval':
       return `approval ${command.approval}`;
     case 'set_activity':

@@ -177,7 +177,8 @@ export interface UiState {
   exiting: boolean;
   model: string;
   activity: 'agent' | 'plan' | 'execute';
-  network: 'on' | 'off' | 'unknown';
+  /** The badge's text: `off`, `on`, `3 hosts` (an allowlist), or `unknown` before the executor answers. */
+  network: string;
   sessionId?: string;
   usage: UsageState;
   agents: Record<string, SubAgentRun>;

@@ -16,6 +16,7 @@ import { benchFirstRequest } from './first-request-bench.js';
 import { benchFirstShell } from './first-shell-bench.js';
 import { benchGrep } from './grep-bench.js';
 import { benchHooks } from './hooks-bench.js';
+import { benchNetworkProxy } from './network-proxy-bench.js';
 import { benchRpc } from './rpc-bench.js';
 import { benchServe } from './serve-bench.js';
 import { benchSessions } from './session-bench.js';
@@ -73,6 +74,11 @@ const sections: readonly BenchSection[] = [
     run: () => benchCreateGuard(),
   },
   { name: 'grep', what: 'grep and glob on a 15k-file tree, against rg', run: () => benchGrep() },
+  {
+    name: 'network-proxy',
+    what: 'the allowlist proxy (HTTPS connect, bulk download, npm install; against direct)',
+    run: () => benchNetworkProxy(),
+  },
   { name: 'sessions', what: 'sessions (load 100k events, appends)', run: () => benchSessions() },
   { name: 'turn1', what: 'turn-1 request bytes', run: () => benchTurn1() },
   { name: 'subagents', what: 'sub-agents (ready time, 8 concurrent)', run: () => benchSubagents() },

@@ -65,10 +65,49 @@ describe('per-run policy changes: --add-dir and --network', () => {
     expect(interfaces.length, told(api, 3)).toBeGreaterThan(1);
   });
 
+  it('--network HOSTS runs behind the allowlist proxy, and each refusal is a network_denied event', async () => {
+    await using ws = await tempDir();
+    const command = 'curl -sS --max-time 5 http://refused.example.com/ 2>&1; env | grep -c _PROXY=';
+    await using api = await fakeMessagesApi([shellCall(command), done]);
+    const result = await runCli(
+      [
+        '-p',
+        'fetch',
+        '--workspace',
+        ws.path,
+        '--network',
+        'registry.example.com,*.github.example.com,!gist.github.example.com',
+        '--output-format',
+        'stream-json',
+      ],
+      { env: env(api.url) },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(lines[0]).toMatchObject({
+      type: 'system',
+      network: { allow: ['*.github.example.com', 'registry.example.com'], deny: ['gist.github.example.com'] },
+    });
+    const denied = lines.find((line) => line.type === 'network_denied');
+    expect(denied).toMatchObject({
+      host: 'refused.example.com',
+      port: 80,
+      reason: 'not_allowed',
+      command,
+      callId: 'tu_1',
+    });
+    expect(told(api, 1)).toContain('Skate refused refused.example.com:80 (not_allowed)');
+  });
+
   it('refuses a bad --network or --add-dir as a usage error', async () => {
     await using ws = await tempDir();
     for (const [args, message] of [
-      [['--network', 'maybe'], '--network takes on, off, not "maybe"'],
+      [['--network', 'maybe'], '--network takes on, off or a comma-separated list of hosts'],
+      [['--network', '*.com'], '--network takes on, off or a comma-separated list of hosts: *.com'],
+      [['--network', '!evil.example.com'], 'with at least one host allowed'],
       [['--add-dir', path.join(ws.path, 'missing')], 'no such directory'],
     ] as const) {
       const result = await runCli(['-p', 'x', '--workspace', ws.path, ...args], {

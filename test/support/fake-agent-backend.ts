@@ -4,6 +4,7 @@ import type { AgentBackend } from '../../harness/tui/agent-backend.js';
 import type { Message } from '../../shared/conversation.js';
 import type { EngineCommand, EngineEvent } from '../../shared/engine-events.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
+import { type NetworkPolicy, networkFromSetting } from '../../shared/policy.js';
 import type { RuntimeCommand } from '../../shared/runtime-command.js';
 
 /** An engine event whose `agent` may be left out (the main agent's). */
@@ -25,7 +26,7 @@ export class FakeAgentBackend implements AgentBackend {
   activity: { kind: 'agent' | 'plan' | 'execute' } = { kind: 'agent' };
   /** Where each message of `conversation` is, as a resumed session's log would say. */
   readonly refs = new Map<Message, MessageRef>();
-  networkMode: 'on' | 'off' = 'off';
+  networkMode: NetworkPolicy = { mode: 'off' };
   conversation: Message[] = [];
   readonly prompts: string[] = [];
   readonly answers: EngineCommand[] = [];
@@ -90,7 +91,7 @@ export class FakeAgentBackend implements AgentBackend {
 
   async apply(command: RuntimeCommand): Promise<AgentBackend> {
     this.applied.push(command);
-    if (command.type === 'set_network') this.networkMode = command.network;
+    if (command.type === 'set_network') this.networkMode = networkFromSetting(command.network);
     if (command.type === 'set_model') this.model = command.model;
     if (command.type === 'set_approval') this.approval = command.approval;
     if (command.type === 'fork') {
@@ -107,7 +108,7 @@ export class FakeAgentBackend implements AgentBackend {
     return this;
   }
 
-  async network(): Promise<'on' | 'off'> {
+  async network(): Promise<NetworkPolicy> {
     return this.networkMode;
   }
 

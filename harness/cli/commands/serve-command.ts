@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { applyRunOverrides } from '../../../shared/run-overrides.js';
 import { createAgentSession } from '../../runtime/agent-session.js';
 import { resolvePolicy, resolveWorkspace } from '../../runtime/start-executor.js';
 import { skateVersion } from '../../skate-version.js';
@@ -107,7 +108,7 @@ export const run: CommandMain = async (args) => {
   ]);
   const state = new ServeState({
     server: { root, policy: flags.policy, network: flags.network, approval: flags.approval },
-    rootPolicy: flags.network ? { ...rootPolicy, network: { mode: flags.network } } : rootPolicy,
+    rootPolicy: flags.network ? applyRunOverrides(rootPolicy, { network: flags.network }) : rootPolicy,
     defaultModel: settings.model.name,
     maxSessions: limits.maxSessions,
     maxRuns: limits.maxRuns,

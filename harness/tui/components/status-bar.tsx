@@ -49,7 +49,18 @@ export function StatusBar({ state }: { state: UiState }): ReactElement {
         {' ] '}
       </Text>
       <Text>{usage}</Text>
-      <Text color={s.network === 'on' ? 'green' : s.network === 'off' ? 'red' : 'gray'} bold>
+      <Text
+        color={
+          s.network === 'on'
+            ? 'green'
+            : s.network === 'off'
+              ? 'red'
+              : s.network === 'unknown'
+                ? 'gray'
+                : 'yellow'
+        }
+        bold
+      >
         {net}
       </Text>
       <Text dimColor>{model}</Text>

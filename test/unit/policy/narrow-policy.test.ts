@@ -94,7 +94,14 @@ const parentArb: fc.Arbitrary<ResolvedPolicy> = fc.record({
     fc.constant<string[]>(['/ws/.git', '/ws/.skate']),
     fc.array(fc.oneof(cleanPath, fc.constant('/ws/**/.envrc')), { maxLength: 3 }),
   ),
-  network: fc.record({ mode: fc.constantFrom('off' as const, 'on' as const) }),
+  network: fc.oneof(
+    fc.record({ mode: fc.constantFrom('off' as const, 'on' as const) }),
+    fc.record({
+      mode: fc.constant('allowlist' as const),
+      allow: fc.subarray(['*.github.com', 'api.github.com', 'registry.npmjs.org', 'localhost:5432']),
+      deny: fc.subarray(['gist.github.com']),
+    }),
+  ),
   environment: fc.record({
     allow: fc.subarray(['PATH', 'HOME', 'LC_*', 'X_*', '*']),
     set: fc.dictionary(fc.constantFrom('A', 'B', 'SKATE_SANDBOX'), fc.constantFrom('1', '2')),

@@ -58,4 +58,17 @@ describe('sandbox-policies/policy.schema.json', () => {
       expect(check.policy.read.deny, name).toEqual(expect.arrayContaining(required));
     }
   });
+  it('names network.mode and the three modes when a policy gives a mode that is none of them', async () => {
+    const raw = JSON.parse(await readFile(path.join(POLICY_DIR, 'execute.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    const check = checkPolicy({ ...raw, network: { mode: 'some' } }, 'bad.json', {
+      workspace: '/ws',
+      home: '/home/u',
+    });
+    if (check.ok) throw new Error('a network mode of "some" was accepted');
+    expect(check.problem.field).toBe('network.mode');
+    expect(check.problem.suggestion).toBe('use one of: "off", "on", "allowlist"');
+  });
 });

@@ -116,9 +116,9 @@ describe('AgentSession (real executors)', () => {
     try {
       await agent.prompt('hello');
       const oldPid = agent.executorPid!;
-      expect(await agent.network()).toBe('off');
+      expect(await agent.network()).toEqual({ mode: 'off' });
 
-      expect(await agent.setNetwork('on')).toBe('on');
+      expect(await agent.setNetwork('on')).toEqual({ mode: 'on' });
       expect(agent.executorPid).not.toBe(oldPid);
       expect(await eventually(async () => !(await isAlive(oldPid)))).toBe(true);
       expect((await agent.health()).network.mode).toBe('on');
@@ -134,7 +134,21 @@ describe('AgentSession (real executors)', () => {
 
       const back = await agent.apply(RuntimeCommand.parse({ type: 'set_network', network: 'off' }));
       expect(back).toBe(agent);
-      expect(await agent.network()).toBe('off');
+      expect(await agent.network()).toEqual({ mode: 'off' });
+
+      // Into an allowlist: a new executor; from one allowlist to another: the same one, a new list.
+      await agent.setNetwork({ allow: ['a.example.com'], deny: [] });
+      const listed = agent.executorPid;
+      expect(await agent.network()).toEqual({ mode: 'allowlist', allow: ['a.example.com'], deny: [] });
+      expect(await agent.setNetwork({ allow: ['b.example.com', '*.c.example.com'], deny: [] })).toEqual({
+        mode: 'allowlist',
+        allow: ['*.c.example.com', 'b.example.com'],
+        deny: [],
+      });
+      expect(agent.executorPid).toBe(listed);
+      expect((await agent.network()).mode === 'allowlist' && (await agent.network())).toMatchObject({
+        allow: ['*.c.example.com', 'b.example.com'],
+      });
     } finally {
       await agent.close();
     }

@@ -198,6 +198,24 @@ describe('loadSettings', () => {
     expect((await load({ policy: 'full' })).network).toBe('on');
     await writeSettings(home.path, { network: 'on' });
     expect((await load({ policy: 'execute' })).network).toBe('on');
+    // Under an allowlist of yours, a workspace file may keep fewer hosts, never more (issue #21).
+    await writeSettings(home.path, { network: { allow: ['*.github.com'], deny: ['gist.github.com'] } });
+    const fewer = { allow: ['api.github.com'], deny: ['gist.github.com'] };
+    await writeSettings(ws.path, { network: fewer });
+    expect((await load({ policy: 'execute' })).network).toEqual(fewer);
+    for (const wider of [
+      'on',
+      { allow: ['*.github.com'] },
+      { allow: ['example.com'], deny: ['gist.github.com'] },
+    ]) {
+      await writeSettings(ws.path, { network: wider });
+      const error = await settingsError(load({ policy: 'execute' }));
+      expect([error.key, error.problem]).toEqual([
+        'network',
+        expect.stringContaining('your allowlist does not'),
+      ]);
+    }
+    await writeSettings(ws.path, { network: 'on' });
     await writeSettings(home.path, {});
 
     // The policy is measured under the run's network switch: a policy with the network on is wider

@@ -1,0 +1,509 @@
+import { execFile } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import net, { type AddressInfo } from 'node:net';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExecutorClient } from '../../harness/executor-client/executor-client.js';
+import { type AllowlistProxy, startAllowlistProxy } from '../../harness/network/allowlist-proxy.js';
+import { type NetworkDenial, NetworkGate } from '../../harness/network/network-gate.js';
+import { kernelLauncher } from '../../harness/sandbox/kernel-launcher.js';
+import { probeSandbox } from '../../harness/sandbox/probe-sandbox.js';
+import { canonicalAllowlist } from '../../shared/network-allowlist.js';
+import { hostDir } from '../support/host-dir.js';
+import { testPolicy } from '../support/policies.js';
+import { parseShell } from '../support/sandboxed-executor.js';
+import { type TempDir, tempDir } from '../support/temp-dir.js';
+
+const support = await probeSandbox();
+const noSandbox = support.available ? undefined : `no kernel sandbox here: ${support.problem}`;
+const NODE = process.execPath;
+
+/** A loopback server standing for one host on the internet: it counts who reached it and what they sent. */
+interface Upstream {
+  port: number;
+  connections: number;
+  /** The first bytes of each connection, as latin1. */
+  received: string[];
+  close(): Promise<void>;
+}
+
+async function rawUpstream(): Promise<Upstream> {
+  const server = net.createServer((socket) => {
+    upstream.connections++;
+    socket.once('data', (chunk) => upstream.received.push(chunk.toString('latin1')));
+    socket.on('error', () => socket.destroy());
+    setTimeout(() => socket.destroy(), 300).unref();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const upstream: Upstream = {
+    port: (server.address() as AddressInfo).port,
+    connections: 0,
+    received: [],
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+  return upstream;
+}
+
+/** An HTTP host: `/` says hello, `/redirect` sends the client to a refused host, upgrades echo. */
+async function httpUpstream(): Promise<Upstream> {
+  const server = http.createServer((request, response) => {
+    upstream.received.push(`${request.method} ${request.url} host=${request.headers.host}`);
+    if (request.url === '/redirect') {
+      response.writeHead(302, { Location: 'http://refused.test/' });
+      response.end();
+      return;
+    }
+    response.end('hello from allowed.test\n');
+  });
+  server.on('connection', () => upstream.connections++);
+  const upgraded = new Set<import('node:stream').Duplex>();
+  server.on('upgrade', (request, socket) => {
+    upgraded.add(socket);
+    upstream.received.push(`UPGRADE ${request.url}`);
+    socket.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n');
+    socket.on('data', (chunk) => socket.write(chunk));
+    socket.on('error', () => socket.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const upstream: Upstream = {
+    port: (server.address() as AddressInfo).port,
+    connections: 0,
+    received: [],
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        for (const socket of upgraded) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+  return upstream;
+}
+
+/** Public-looking addresses the fake resolver hands out, one per host (RFC 5737 documentation range). */
+const ADDRESSES: Record<string, string> = {
+  'allowed.test': '203.0.113.1',
+  'api.github.test': '203.0.113.3',
+  'gist.github.test': '203.0.113.4',
+  'ws.test': '203.0.113.5',
+  'refused.test': '203.0.113.2',
+  'evil-github.test': '203.0.113.2',
+  'github.test.evil.test': '203.0.113.2',
+  'rebind.test': '127.0.0.1',
+};
+
+/** In-sandbox client: CONNECT through the proxy to `target`, then a TLS ClientHello naming `sni`. */
+const SNI_CLIENT = `
+const net = require('node:net'), tls = require('node:tls');
+const [target, sni] = process.argv.slice(2);
+const socket = net.connect(3128, '127.0.0.1', () => socket.write('CONNECT ' + target + ' HTTP/1.1\\r\\nHost: ' + target + '\\r\\n\\r\\n'));
+socket.once('data', (chunk) => {
+  console.log('PROXY', chunk.toString().split('\\r\\n')[0]);
+  const secure = tls.connect({ socket, servername: sni || undefined, rejectUnauthorized: false });
+  secure.on('error', (e) => { console.log('TLS', e.code || e.message); process.exit(0); });
+  secure.on('close', () => { console.log('CLOSED'); process.exit(0); });
+});
+socket.on('error', (e) => console.log('ERR', e.code));
+setTimeout(() => { console.log('TIMEOUT'); process.exit(0); }, 3000);
+`;
+
+/** In-sandbox client: a WebSocket-style upgrade through the proxy, then one echoed message. */
+const UPGRADE_CLIENT = `
+const net = require('node:net');
+const [host] = process.argv.slice(2);
+const socket = net.connect(3128, '127.0.0.1', () => socket.write('GET http://' + host + '/chat HTTP/1.1\\r\\nHost: ' + host + '\\r\\nUpgrade: websocket\\r\\nConnection: Upgrade\\r\\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\\r\\nSec-WebSocket-Version: 13\\r\\n\\r\\n'));
+let seen = '';
+socket.on('data', (chunk) => {
+  seen += chunk;
+  if (seen.includes('\\r\\n\\r\\n') && !seen.includes('ping')) {
+    console.log('STATUS', seen.split('\\r\\n')[0]);
+    if (seen.startsWith('HTTP/1.1 101')) socket.write('ping'); else process.exit(0);
+  } else if (seen.includes('ping')) { console.log('ECHO ping'); process.exit(0); }
+});
+socket.on('error', (e) => console.log('ERR', e.code));
+socket.on('close', () => process.exit(0));
+setTimeout(() => { console.log('TIMEOUT'); process.exit(0); }, 3000);
+`;
+
+/** In-sandbox client: raw bytes from stdin to the proxy's socket, the answer's first line out. */
+const RAW_SOCKET = `
+const s = require('node:net').connect('/run/skate-net/proxy.sock');
+process.stdin.pipe(s);
+s.on('data', (d) => { console.log(String(d).split('\\r\\n')[0]); process.exit(0); });
+s.on('error', (e) => console.log('ERR', e.code));
+setTimeout(() => { console.log('TIMEOUT'); process.exit(0); }, 3000);
+`;
+
+/** In-sandbox relay: a local process listening on 9999 that forwards to `address:port`. */
+const RELAY = `
+const net = require('node:net');
+const [address, port] = process.argv.slice(2);
+const server = net.createServer((c) => { const u = net.connect(Number(port), address); c.pipe(u).pipe(c); u.on('error', (e) => { console.log('RELAY', e.code); c.destroy(); }); c.on('error', () => {}); });
+server.listen(9999, '127.0.0.1', () => {
+  const client = net.connect(9999, '127.0.0.1', () => client.write('GET / HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n'));
+  client.on('data', (d) => console.log('GOT', String(d).split('\\r\\n')[0]));
+  client.on('close', () => { server.close(); setTimeout(() => process.exit(0), 50); });
+  client.on('error', () => {});
+});
+setTimeout(() => process.exit(0), 3000);
+`;
+
+const SCRIPTS: Record<string, string> = {
+  'sni.js': SNI_CLIENT,
+  'upgrade.js': UPGRADE_CLIENT,
+  'relay.js': RELAY,
+  'raw-socket.js': RAW_SOCKET,
+};
+
+describe.skipIf(noSandbox)('network allowlist: the proxy is the one way out', () => {
+  let root: TempDir;
+  let ws: string;
+  let allowedHttp: Upstream;
+  let allowedTls: Upstream;
+  let refused: Upstream;
+  let localService: Upstream;
+  let unlistedLocal: Upstream;
+  let executor: ExecutorClient;
+  const gate = new NetworkGate();
+  const denials: NetworkDenial[] = [];
+  const lookups: string[] = [];
+
+  beforeAll(async () => {
+    root = await hostDir('net-allowlist-');
+    ws = path.join(root.path, 'ws');
+    await mkdir(ws);
+    for (const [name, script] of Object.entries(SCRIPTS)) await writeFile(path.join(ws, name), script);
+    [allowedHttp, allowedTls, refused, localService, unlistedLocal] = await Promise.all([
+      httpUpstream(),
+      rawUpstream(),
+      rawUpstream(),
+      httpUpstream(),
+      rawUpstream(),
+    ]);
+    gate.onDenied((denial) => denials.push(denial));
+    const network = canonicalAllowlist({
+      allow: ['allowed.test', '*.github.test', 'ws.test', 'rebind.test', `localhost:${localService.port}`],
+      deny: ['gist.github.test'],
+    });
+    executor = await ExecutorClient.spawn({
+      policy: testPolicy(ws, {
+        network,
+        environment: { allow: ['PATH', 'HOME', 'LANG'], set: {} },
+      }),
+      launcher: kernelLauncher({
+        network: {
+          gate,
+          lookup: async (host) => {
+            lookups.push(host);
+            if (host === 'localhost') return ['127.0.0.1'];
+            const address = ADDRESSES[host];
+            if (!address) throw new Error('ENOTFOUND');
+            return [address];
+          },
+          // Every check has run on the resolved address; only then does the socket go to a loopback stand-in.
+          dial: (address, port) => {
+            if (address === '127.0.0.1') return { address, port };
+            if (address === '203.0.113.2') return { address: '127.0.0.1', port: refused.port };
+            if (port === 443) return { address: '127.0.0.1', port: allowedTls.port };
+            return { address: '127.0.0.1', port: allowedHttp.port };
+          },
+        },
+      }),
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await executor?.shutdown();
+    await Promise.all([allowedHttp, allowedTls, refused, localService, unlistedLocal].map((u) => u?.close()));
+    await root?.[Symbol.asyncDispose]();
+  }, 30_000);
+
+  const sh = async (command: string): Promise<string> =>
+    parseShell(await executor.callTool('shell', { command, timeout_seconds: 20 })).output;
+  const curl = (args: string): Promise<string> =>
+    sh(`curl -sS --max-time 5 -w '\\nHTTP %{http_code}\\n' ${args} 2>&1`);
+  const deniedFor = (host: string) => denials.filter((d) => d.host === host);
+
+  it('gives commands the proxy and the CA bundle, and no resolver', async () => {
+    const env = await sh('env | sort');
+    for (const line of [
+      'HTTP_PROXY=http://127.0.0.1:3128',
+      'https_proxy=http://127.0.0.1:3128',
+      'ALL_PROXY=http://127.0.0.1:3128',
+      'NO_PROXY=localhost,127.0.0.1,::1',
+      'npm_config_https_proxy=http://127.0.0.1:3128',
+      'PIP_PROXY=http://127.0.0.1:3128',
+      'GIT_CONFIG_KEY_0=http.proxy',
+      'NODE_EXTRA_CA_CERTS=/run/skate-net/ca-certificates.crt',
+      'SSL_CERT_FILE=/run/skate-net/ca-certificates.crt',
+      'REQUESTS_CA_BUNDLE=/run/skate-net/ca-certificates.crt',
+    ]) {
+      expect(env).toContain(line);
+    }
+    // The bundle is there, read-only, beside the proxy's socket and nothing else.
+    expect(await sh('ls /run/skate-net; touch /run/skate-net/x 2>/dev/null || echo READ-ONLY')).toBe(
+      'ca-certificates.crt\nproxy.sock\nREAD-ONLY\n',
+    );
+    expect(await sh('git config --get http.proxy')).toContain('http://127.0.0.1:3128');
+    // No DNS from inside: the names do not resolve, and no UDP leaves the namespace.
+    expect(await sh('getent hosts allowed.test || echo NO-DNS')).toContain('NO-DNS');
+    expect(
+      await sh(
+        `${NODE} -e "require('node:dgram').createSocket('udp4').send('x', 53, '10.255.255.53', (e) => { console.log(e ? e.code : 'SENT'); process.exit(0); })"`,
+      ),
+    ).toContain('ENETUNREACH');
+    expect(lookups).not.toContain('allowed.test');
+  });
+
+  it('forwards plain http:// to an allowed host and filters each request', async () => {
+    const out = await curl('http://allowed.test/');
+    expect(out).toContain('hello from allowed.test');
+    expect(allowedHttp.received.at(-1)).toBe('GET / host=allowed.test');
+  });
+
+  it('refuses plain http:// to a host not on the list, before any lookup or connection', async () => {
+    const before = refused.connections;
+    const out = await curl('http://refused.test/');
+    expect(out).toContain('HTTP 403');
+    expect(out).toContain('Skate refused refused.test:80 (not_allowed)');
+    expect(refused.connections).toBe(before);
+    expect(lookups).not.toContain('refused.test');
+    expect(deniedFor('refused.test').at(-1)).toMatchObject({ port: 80, reason: 'not_allowed' });
+  });
+
+  it('matches *.github.test on whole labels: evil-github.test and github.test.evil.test are refused', async () => {
+    for (const host of ['evil-github.test', 'github.test.evil.test']) {
+      expect(await curl(`http://${host}/`)).toContain('HTTP 403');
+      expect(await curl(`https://${host}/`)).toContain('403');
+      expect(deniedFor(host).length).toBe(2);
+    }
+    expect(await curl('http://api.github.test/')).toContain('hello');
+    expect(await curl('http://gist.github.test/')).toContain('HTTP 403');
+    expect(deniedFor('gist.github.test').at(-1)?.reason).toBe('denied');
+    expect(refused.connections).toBe(0);
+  });
+
+  it('refuses IP literals of an allowed host, v4 and v6, and what getaddrinfo would read as one', async () => {
+    const before = allowedHttp.connections;
+    expect(await curl('http://203.0.113.1/')).toContain('HTTP 403');
+    expect(await curl('https://203.0.113.1/')).toContain('403');
+    expect(await curl('http://[::ffff:203.0.113.1]/')).toContain('HTTP 403');
+    expect(await curl('http://[2001:db8::1]/')).toContain('HTTP 403');
+    expect(await curl('--proxy http://127.0.0.1:3128 --noproxy "" http://127.1/')).toContain('HTTP 403');
+    expect(allowedHttp.connections).toBe(before);
+  });
+
+  it('refuses a CONNECT to an allowed host whose TLS ClientHello names another host', async () => {
+    const before = allowedTls.connections;
+    const mismatch = await sh(`${NODE} sni.js allowed.test:443 refused.test`);
+    expect(mismatch).toContain('PROXY HTTP/1.1 200');
+    expect(mismatch).not.toContain('TIMEOUT');
+    const none = await sh(`${NODE} sni.js allowed.test:443 ''`);
+    expect(none).toContain('PROXY HTTP/1.1 200');
+    // The upstream never saw a packet of either.
+    expect(allowedTls.connections).toBe(before);
+    expect(denials.filter((d) => d.reason === 'sni_mismatch').map((d) => d.host)).toEqual(
+      expect.arrayContaining(['refused.test', 'allowed.test']),
+    );
+    // The same CONNECT with the right name reaches it, ClientHello first.
+    await sh(`${NODE} sni.js allowed.test:443 allowed.test`);
+    expect(allowedTls.connections).toBe(before + 1);
+    expect(allowedTls.received.at(-1)?.charCodeAt(0)).toBe(0x16);
+    expect(allowedTls.received.at(-1)).toContain('allowed.test');
+  });
+
+  it('lets a redirect from an allowed host to a refused one go no further than the proxy', async () => {
+    const out = await curl('-L http://allowed.test/redirect');
+    expect(out).toContain('HTTP 403');
+    expect(allowedHttp.received).toContain('GET /redirect host=allowed.test');
+    expect(refused.connections).toBe(0);
+  });
+
+  it('refuses a name on the list that resolves to a loopback address unless its pattern names the port', async () => {
+    expect(await curl('http://rebind.test/')).toContain('HTTP 403');
+    expect(deniedFor('rebind.test').at(-1)?.reason).toBe('local_address');
+  });
+
+  it('has no way around the proxy: a relay through a local process or a host socket reaches nothing', async () => {
+    // A process inside relaying to the refused host's address, and straight to its loopback port.
+    expect(await sh(`${NODE} relay.js 203.0.113.2 80`)).toContain('RELAY ENETUNREACH');
+    expect(await sh(`${NODE} relay.js 127.0.0.1 ${refused.port}`)).toContain('RELAY ECONNREFUSED');
+    // Tools told to skip the proxy get no route, and no name.
+    expect(await curl('--noproxy "*" http://203.0.113.2/')).toMatch(
+      /Failed to connect|Network is unreachable|Couldn't connect/,
+    );
+    // The proxy's own socket, spoken to directly, is the same proxy.
+    expect(
+      await sh(`printf 'CONNECT refused.test:443 HTTP/1.1\\r\\n\\r\\n' | ${NODE} raw-socket.js`),
+    ).toContain('HTTP/1.1 403');
+    expect(refused.connections).toBe(0);
+  });
+
+  it('judges a WebSocket upgrade like a request: refused host refused, allowed host tunnelled', async () => {
+    const denied = await sh(`${NODE} upgrade.js refused.test`);
+    expect(denied).toContain('STATUS HTTP/1.1 403');
+    expect(refused.connections).toBe(0);
+    const allowed = await sh(`${NODE} upgrade.js ws.test`);
+    expect(allowed).toContain('STATUS HTTP/1.1 101');
+    expect(allowed).toContain('ECHO ping');
+    expect(allowedHttp.received).toContain('UPGRADE /chat');
+  });
+
+  it('reaches a host loopback service only on the port the list names', async () => {
+    // localhost:PORT is listed: a client that knows nothing of proxies reaches the host's service.
+    expect(await curl(`http://localhost:${localService.port}/`)).toContain('hello from allowed.test');
+    expect(localService.connections).toBeGreaterThan(0);
+    // Another port of the host's loopback, through the proxy or not, is refused.
+    expect(
+      await curl(`-x http://127.0.0.1:3128 --noproxy "" http://localhost:${unlistedLocal.port}/`),
+    ).toContain('HTTP 403');
+    expect(await curl(`http://localhost:${unlistedLocal.port}/`)).not.toContain('HTTP 200');
+    expect(unlistedLocal.connections).toBe(0);
+  });
+
+  it('changes the list at once, without a new executor, and tells every refusal with its host and port', async () => {
+    const pid = (await executor.health()).pid;
+    expect(await curl('http://refused.test/')).toContain('HTTP 403');
+    gate.set(
+      canonicalAllowlist({ allow: [...gate.allowlist.allow, 'refused.test'], deny: gate.allowlist.deny }),
+    );
+    await curl('http://refused.test/');
+    expect(refused.connections).toBe(1);
+    expect((await executor.health()).pid).toBe(pid);
+    for (const denial of denials) {
+      expect(denial).toMatchObject({
+        host: expect.any(String),
+        port: expect.any(Number),
+        at: expect.any(String),
+      });
+    }
+  });
+});
+
+/** The npm registry this machine reaches (`npm config get registry`), fetched through the proxy for real. */
+const registry = await promisify(execFile)('npm', ['config', 'get', 'registry'])
+  .then(({ stdout }) => new URL(stdout.trim()))
+  .catch(() => undefined);
+const registryReachable =
+  registry &&
+  (await fetch(new URL('/is-number', registry), { signal: AbortSignal.timeout(8000) })
+    .then((response) => response.ok)
+    .catch(() => false));
+
+describe.skipIf(noSandbox || !registryReachable)('network allowlist: the real npm registry', () => {
+  it('fetches a package document when the registry is listed, and is refused when not', async () => {
+    await using root = await hostDir('net-registry-');
+    const host = registry!.hostname;
+    const run = async (allow: string[]): Promise<string> => {
+      const client = await ExecutorClient.spawn({
+        policy: testPolicy(root.path, { network: canonicalAllowlist({ allow }) }),
+        launcher: kernelLauncher(),
+      });
+      try {
+        return parseShell(
+          await client.callTool('shell', {
+            command: `curl -sS --max-time 15 -o /tmp/doc -w 'HTTP %{http_code}\\n' ${registry!.origin}/is-number 2>&1; grep -c -o 'is-number' /tmp/doc && echo DOC-OK`,
+            timeout_seconds: 30,
+          }),
+        ).output;
+      } finally {
+        await client.shutdown();
+      }
+    };
+    const allowed = await run([host]);
+    expect(allowed).toContain('HTTP 200');
+    expect(allowed).toContain('DOC-OK');
+    const refusedOut = await run(['example.com']);
+    expect(refusedOut).not.toContain('HTTP 200');
+    expect(refusedOut).toContain('403');
+  }, 60_000);
+});
+
+describe('network allowlist: the proxy under garbage and floods', () => {
+  let dir: TempDir;
+  let proxy: AllowlistProxy;
+  let socketPath: string;
+  let upstream: Upstream;
+
+  beforeAll(async () => {
+    dir = await tempDir('net-proxy-');
+    socketPath = path.join(dir.path, 'proxy.sock');
+    upstream = await httpUpstream();
+    proxy = await startAllowlistProxy(socketPath, {
+      gate: new NetworkGate({ allow: ['allowed.test'], deny: [] }),
+      lookup: async () => ['203.0.113.1'],
+      dial: () => ({ address: '127.0.0.1', port: upstream.port }),
+      limits: { maxConnections: 16, headerTimeoutMs: 300, maxHeaderBytes: 4096 },
+    });
+  });
+
+  afterAll(async () => {
+    await proxy?.close();
+    await upstream?.close();
+    await dir?.[Symbol.asyncDispose]();
+  });
+
+  const exchange = (bytes: string | Buffer, waitMs = 400): Promise<string> =>
+    new Promise((resolve) => {
+      const socket = net.connect(socketPath, () => socket.write(bytes));
+      let got = '';
+      socket.on('data', (chunk) => (got += chunk.toString('latin1')));
+      socket.on('error', () => undefined);
+      socket.on('close', () => resolve(got));
+      setTimeout(() => {
+        socket.destroy();
+        resolve(got);
+      }, waitMs);
+    });
+  const works = async (): Promise<void> => {
+    const answer = await exchange('GET http://allowed.test/ HTTP/1.1\r\nHost: allowed.test\r\n\r\n');
+    expect(answer).toContain('hello from allowed.test');
+  };
+
+  it('survives malformed requests, oversized heads, bad CONNECTs and ClientHellos, and still answers', async () => {
+    const hostile: (string | Buffer)[] = [
+      Buffer.from([0, 1, 2, 255, 254, 13, 10, 13, 10]),
+      'GET / HTTP/1.1\r\n\r\n',
+      'GET https://allowed.test/ HTTP/1.1\r\n\r\n',
+      `GET http://allowed.test/ HTTP/1.1\r\nX: ${'a'.repeat(10_000)}\r\n\r\n`,
+      'CONNECT allowed.test HTTP/1.1\r\n\r\n',
+      'CONNECT [zz]:443 HTTP/1.1\r\n\r\n',
+      'CONNECT allowed.test:99999 HTTP/1.1\r\n\r\n',
+      `CONNECT ${'a.'.repeat(200)}test:443 HTTP/1.1\r\n\r\n`,
+      Buffer.concat([
+        Buffer.from('CONNECT allowed.test:443 HTTP/1.1\r\n\r\n'),
+        Buffer.from([0x16, 3, 1, 0xff, 0xff, 1, 0xff, 0xff, 0xff]),
+      ]),
+      Buffer.concat([
+        Buffer.from('CONNECT allowed.test:443 HTTP/1.1\r\n\r\n'),
+        Buffer.from([0x16, 3, 1, 0, 4, 1, 0, 0, 200]),
+      ]),
+      'GET http://user:pw@allowed.test/ HTTP/1.1\r\n\r\n',
+    ];
+    for (const bytes of hostile) {
+      const answer = await exchange(bytes);
+      expect(answer).not.toContain('hello from allowed.test');
+    }
+    expect(upstream.received.filter((line) => line.startsWith('GET'))).toEqual([]);
+    await works();
+  });
+
+  it('closes connections that say nothing, caps how many are open, and serves again after', async () => {
+    const idle = await Promise.all(
+      Array.from(
+        { length: 40 },
+        () =>
+          new Promise<net.Socket>((resolve) => {
+            const socket = net.connect(socketPath, () => resolve(socket));
+            socket.on('error', () => undefined);
+          }),
+      ),
+    );
+    expect(proxy.connections()).toBeLessThanOrEqual(16);
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(proxy.connections()).toBe(0);
+    for (const socket of idle) socket.destroy();
+    await works();
+  });
+});
