@@ -73,7 +73,14 @@ async function runToolCall(call: ToolUseBlock, context: ToolCallContext): Promis
       reason: result.output,
     });
   }
-  return { type: 'tool_result', callId: call.id, output: result.output, isError: result.isError };
+  return {
+    type: 'tool_result',
+    callId: call.id,
+    output: result.output,
+    isError: result.isError,
+    // For people only (the provider sends output and isError): the log keeps what the call showed.
+    ...(result.display !== undefined && { display: result.display }),
+  };
 }
 
 /** A meta tool runs here; everything else goes to the tool host. Neither may throw past this point. */

@@ -1,5 +1,6 @@
 import type { Message } from '../../shared/conversation.js';
 import type { RuntimeCommand } from '../../shared/runtime-command.js';
+import { EXECUTE_TASK } from '../planning/planning-prompts.js';
 import { formatCost } from '../session/format-units.js';
 import { listSessions } from '../session/session-store.js';
 import type { AgentBackend } from './agent-backend.js';
@@ -88,7 +89,15 @@ export class TuiController {
     if (this.stopped) return;
     const step = this.options.reduce(this.state, input);
     const wasRunning = this.state.running;
+    const flashBefore = this.state.flash;
     this.state = step.state;
+    // A message in the status line goes when its time is up, even if nothing else happens then.
+    const flash = step.state.flash;
+    if (flash && flash !== flashBefore) {
+      this.later(Math.max(0, flash.until - this.now()), () =>
+        this.dispatch({ type: 'tick', now: this.now() }),
+      );
+    }
     for (const listener of this.listeners) listener(step.state);
     if (step.state.running !== wasRunning) this.setTicker(step.state.running);
     for (const effect of step.effects) this.perform(effect);
@@ -233,6 +242,8 @@ export class TuiController {
       model: next.model,
       activity: next.activity.kind,
       network,
+      approval: next.approval,
+      ...(next.policy !== undefined && { policy: next.policy.name }),
       ...(next.sessionId !== undefined && { sessionId: next.sessionId }),
       reset: next !== before || command.type === 'clear' || command.type === 'resume',
       ...(retype !== undefined && { retype }),
@@ -246,14 +257,19 @@ export class TuiController {
         case 'quit':
           return;
         case 'backend':
-          this.flash(`${describe(command.command)}…`);
-          await this.apply(command.command);
+          await this.whileBusy(`${describe(command.command)}…`, () => this.apply(command.command));
           this.flash(`${describe(command.command)}: done`);
+          if (command.command.type === 'set_activity' && command.command.activity === 'execute') {
+            // Executing the plan starts executing it, as `skate execute` does.
+            this.dispatch({ type: 'submit', text: EXECUTE_TASK, now: this.now() });
+          }
           return;
         case 'toggle_network': {
           const wanted = (await this.backend.network()) === 'on' ? 'off' : 'on';
-          this.flash(`network ${wanted}: restarting the executor…`);
-          await this.apply({ type: 'set_network', network: wanted });
+          await this.whileBusy(`network ${wanted}: restarting the executor…`, () =>
+            this.apply({ type: 'set_network', network: wanted }),
+          );
+          this.flash(`network ${wanted}`);
           return;
         }
         case 'edit_plan':
@@ -265,7 +281,7 @@ export class TuiController {
         case 'fork_focused':
           return await this.forkFocused();
         case 'policy':
-          return this.showOverlay(await policyOverlay(this.backend, this.state.size.rows));
+          return this.showOverlay(await policyOverlay(this.backend));
         case 'cost':
           return this.showOverlay(await costOverlay(this.backend, this.state));
         default:
@@ -274,6 +290,16 @@ export class TuiController {
     } catch (error) {
       const what = command.type === 'backend' ? describe(command.command) : command.type;
       this.flash(`${what} failed: ${message(error)}`);
+    }
+  }
+
+  /** Shows `text` in the status bar for exactly as long as `work` runs. */
+  private async whileBusy(text: string, work: () => Promise<void>): Promise<void> {
+    this.dispatch({ type: 'busy', text, now: this.now() });
+    try {
+      await work();
+    } finally {
+      this.dispatch({ type: 'busy', now: this.now() });
     }
   }
 

@@ -7,6 +7,7 @@ import { agentPanelWidth, agentTreeLines } from '../render/agent-tree-lines.js';
 import { overlayLines, pendingLines, promptLines } from '../render/chrome-lines.js';
 import type { BlockLineCache } from '../render/line-cache.js';
 import { visibleLines } from '../render/visible-lines.js';
+import { welcomeLines } from '../render/welcome-lines.js';
 import { shownState } from '../replay-view.js';
 import type { UiState } from '../ui-state.js';
 import { StatusBar } from './status-bar.js';
@@ -52,6 +53,12 @@ function Lines({ lines, prefix }: { lines: readonly string[]; prefix: string }):
  */
 function conversationLines(state: UiState, cache: BlockLineCache, rows: number): string[] {
   const shown = shownState(state);
+  if (shown.blocks.length === 0 && !state.replay && state.overlay?.type !== 'agent_tree') {
+    const welcome = welcomeLines(state, state.size.columns - 2)
+      .slice(0, rows)
+      .map((line) => `  ${line}`);
+    return [...welcome, ...Array.from({ length: rows - welcome.length }, () => '')];
+  }
   if (state.overlay?.type !== 'agent_tree') return visibleLines(shown, cache, rows);
   const { columns } = state.size;
   const panel = agentPanelWidth(columns);
