@@ -183,7 +183,7 @@ function onKey(state: UiState, key: KeyInput, metrics: ViewMetrics): UiStep {
   if (waiting?.type === 'approval' && waiting.feedback === undefined && key.name === 'escape') {
     // Esc leaves INSERT, as everywhere; rejecting loses the call's work and takes its own key.
     return {
-      state: flash({ ...state, mode: 'normal' }, 'the approval waits: y approves, n rejects'),
+      state: flash({ ...state, mode: 'normal' }, 'approval waits: y or n'),
       effects: [],
     };
   }

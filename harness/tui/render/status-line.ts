@@ -61,7 +61,7 @@ function doing(state: UiState): string {
   } else if (last && (last.kind === 'assistant' || last.kind === 'thinking') && last.streaming) {
     parts.push(last.kind === 'thinking' ? 'thinking' : 'streaming');
   } else {
-    parts.push('waiting for the model');
+    parts.push('asking model');
   }
   const subAgents = Object.values(state.agents).filter((run) => run.status === 'running').length;
   if (subAgents > 0) parts.push(`${subAgents} sub-agent${subAgents === 1 ? '' : 's'} running`);
@@ -75,14 +75,16 @@ export interface StatusPart {
 }
 
 /** The shortest a message or activity is cut to before less important parts are dropped for it. */
-const MIN_DOING = 24;
+const MIN_DOING = 14;
+/** A message up to this long is shown whole before the context fill and the cost are. */
+const FAIR_DOING = 40;
 
 /**
  * The status bar laid out for `columns`, by order of importance: mode,
  * PLAN/EXECUTE and the NET badge always; then what is happening (cut to
- * MIN_DOING at first), the model's short name (`sonnet-4-5`), context fill,
- * cost, the whole message, the model's full name, this turn's tokens, the
- * session's. Parts are shortened before they are dropped, never cut mid-word
+ * MIN_DOING at first), the model's short name (`sonnet-4-5`), the message up
+ * to FAIR_DOING, context fill, cost, the rest of a long message, the model's
+ * full name, this turn's tokens, the session's. Parts are shortened before they are dropped, never cut mid-word
  * into nonsense (`cl…`).
  */
 export function statusLayout(s: StatusSegments, columns: number): StatusPart[] {
@@ -107,25 +109,27 @@ export function statusLayout(s: StatusSegments, columns: number): StatusPart[] {
     { role: 'model', text: modelText(f) },
   ];
   const width = (f: Form): number => parts(f).reduce((sum, part) => sum + part.text.length, 0);
-  const upgrades: Array<Partial<Form>> = [
-    { doing: MIN_DOING },
-    { model: 1 },
-    { ctx: true },
-    { cost: true },
-    { doing: 1_000 },
-    { model: 2 },
-    { turn: true },
-    { total: true },
-  ];
-  for (const upgrade of upgrades) {
-    const next = { ...form, ...upgrade };
+  const upgrade = (change: Partial<Form>): void => {
+    const next = { ...form, ...change };
     if (width(next) <= columns) Object.assign(form, next);
-  }
-  // Whatever room is left goes to a long message, cut with an ellipsis.
-  if (s.doing !== '' && form.doing < s.doing.length) {
+  };
+  /** The message at up to `limit` columns, as far as the room left allows. */
+  const fill = (limit: number): void => {
+    if (s.doing === '') return;
     const room = columns - width({ ...form, doing: 0 }) - 3;
-    if (room >= 8) form.doing = room;
-  }
+    const wanted = Math.min(limit, s.doing.length, room);
+    if (wanted >= Math.min(MIN_DOING, s.doing.length) && wanted > form.doing) form.doing = wanted;
+  };
+  upgrade({ doing: MIN_DOING });
+  upgrade({ model: 1 });
+  // A message of a usual length outranks the figures for as long as it is shown.
+  fill(FAIR_DOING);
+  upgrade({ ctx: true });
+  upgrade({ cost: true });
+  // Then the rest of a long message, cut with an ellipsis where the room ends…
+  fill(Number.POSITIVE_INFINITY);
+  // …and only then the model's full name and the token figures.
+  for (const change of [{ model: 2 }, { turn: true }, { total: true }]) upgrade(change);
   const laid = parts(form).filter((part) => part.text !== '');
   // A terminal narrower than the three badges still gets one row: cut at the edge.
   let left = columns;

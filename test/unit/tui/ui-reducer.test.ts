@@ -333,7 +333,7 @@ describe('engine events', () => {
     expect(esc.effects).toEqual([]);
     expect(esc.state.mode).toBe('normal');
     expect(esc.state.pending).toHaveLength(1);
-    expect(esc.state.flash?.text).toBe('the approval waits: y approves, n rejects');
+    expect(esc.state.flash?.text).toBe('approval waits: y or n');
     // Esc while typing a reason goes back to the choices; only `n` (or choice 2) rejects.
     const back = run(start(), [request, press('3'), press('why'), named('escape')]);
     expect(back.effects).toEqual([]);
