@@ -11,6 +11,8 @@ const SALIENT_KEYS = [
   'description',
   // spawn_agent: its task says what the sub-agent is for, where its JSON would show write_paths first.
   'task',
+  // complete_task: a sub-agent's summary of what it did.
+  'summary',
 ];
 
 /**

@@ -264,7 +264,7 @@ function onReplayKey(state: UiState, key: KeyInput, metrics: ViewMetrics): UiSte
   if (key.name === 'escape') return { state: closeReplay(state), effects: [] };
   if (key.name === undefined && !key.ctrl && !key.meta && ['i', 'a', ':', ' '].includes(key.text)) {
     return {
-      state: flash(state, 'read-only replay: Esc goes back'),
+      state: flash(state, 'read-only: Esc goes back'),
       effects: [],
     };
   }

@@ -219,7 +219,7 @@ describe.skipIf(!tmux)(
         expect(screen).toContain('a.ts has 3 lines');
         // Read-only: i does not open the prompt.
         await terminal.keys('i');
-        screen = await terminal.waitFor('read-only replay: Esc goes back');
+        screen = await terminal.waitFor('read-only: Esc goes back');
         expect(screen).toMatch(/ REPLAY agent-1 /);
 
         await terminal.keys('Escape');

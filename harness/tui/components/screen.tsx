@@ -22,10 +22,19 @@ export function chromeLines(state: UiState): { overlay: string[]; pending: strin
   };
 }
 
-/** Rows left for the conversation: the terminal's height less the status bar and the chrome. */
+/**
+ * The frame is one row shorter than the terminal. Ink clears the whole screen
+ * and writes every row again on each frame whose output is as high as the
+ * terminal (`clearTerminal` in ink.js): the flicker people see in full-screen
+ * Ink apps. One row short, Ink rewrites only the rows that changed
+ * (incremental rendering), inside synchronized output (`CSI ? 2026 h/l`).
+ */
+export const FRAME_ROWS_LESS = 1;
+
+/** Rows left for the conversation: the frame's height less the status bar and the chrome. */
 export function conversationRows(state: UiState): number {
   const { overlay, pending, prompt } = chromeLines(state);
-  return Math.max(1, state.size.rows - 1 - overlay.length - pending.length - prompt.length);
+  return Math.max(1, state.size.rows - FRAME_ROWS_LESS - 1 - overlay.length - pending.length - prompt.length);
 }
 
 /**
@@ -73,10 +82,13 @@ function conversationLines(state: UiState, cache: BlockLineCache, rows: number):
 /** The whole screen for one state: conversation, overlay, pending question, prompt, status bar. */
 export function Screen({ state, cache }: { state: UiState; cache: BlockLineCache }): ReactElement {
   const { overlay, pending, prompt } = chromeLines(state);
-  const rows = Math.max(1, state.size.rows - 1 - overlay.length - pending.length - prompt.length);
+  const rows = Math.max(
+    1,
+    state.size.rows - FRAME_ROWS_LESS - 1 - overlay.length - pending.length - prompt.length,
+  );
   cache.beginFrame(state);
   return (
-    <Box flexDirection="column" width={state.size.columns} height={state.size.rows}>
+    <Box flexDirection="column" width={state.size.columns} height={state.size.rows - FRAME_ROWS_LESS}>
       <Lines lines={conversationLines(state, cache, rows)} prefix="c" />
       <Lines lines={overlay} prefix="o" />
       <Lines lines={pending} prefix="q" />
