@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { ImageInput } from './engine-events.js';
+import { ToolDisplay } from './tool.js';
 
 /**
  * The conversation the engine keeps and sessions record: a provider-neutral
@@ -23,6 +24,11 @@ export const ContentBlock = z.discriminatedUnion('type', [
     callId: z.string(),
     output: z.string(),
     isError: z.boolean(),
+    /**
+     * What the tool showed a person (never sent to a model): kept in the session log so a
+     * resumed, forked or replayed call reads as it did live.
+     */
+    display: ToolDisplay.optional(),
   }),
 ]);
 export type ContentBlock = z.infer<typeof ContentBlock>;

@@ -23,7 +23,7 @@ export async function runInteractive(settings: RunSettings, task?: string): Prom
   });
   // Ink and React load only here, so `skate --help` and `skate -p` never pay for them.
   const { runTui } = await importTuiOnTerminal();
-  let current: { close(): Promise<void> } = session;
+  let current: { close(): Promise<void>; readonly sessionId: string | undefined } = session;
   try {
     await runTui({
       backend: session,
@@ -46,6 +46,10 @@ export async function runInteractive(settings: RunSettings, task?: string): Prom
   } finally {
     // The UI closed every agent it switched away from; this is the last one.
     await current.close();
+  }
+  // Back on the main screen: say how to come back, as the text output's last line does.
+  if (current.sessionId !== undefined) {
+    process.stdout.write(`session ${current.sessionId} · resume with: skate --resume ${current.sessionId}\n`);
   }
   return 0;
 }

@@ -11,6 +11,8 @@ const SALIENT_KEYS = [
   'description',
   // spawn_agent: its task says what the sub-agent is for, where its JSON would show write_paths first.
   'task',
+  // complete_task: a sub-agent's summary of what it did.
+  'summary',
 ];
 
 /**
@@ -21,12 +23,23 @@ export function argsSummary(args: unknown, maxChars = 80): string {
   if (args === null || args === undefined) return '';
   if (typeof args !== 'object') return clipLine(String(args), maxChars);
   const record = args as Record<string, unknown>;
+  const question = firstQuestion(record);
+  if (question !== undefined) return clipLine(question, maxChars);
   for (const key of SALIENT_KEYS) {
     const value = record[key];
     if (typeof value === 'string' && value !== '') return clipLine(value, maxChars);
   }
   const json = JSON.stringify(args);
   return json === '{}' ? '' : clipLine(json ?? '', maxChars);
+}
+
+/** ask_user's arguments say most through their first question (and how many follow). */
+function firstQuestion(record: Record<string, unknown>): string | undefined {
+  const questions = record.questions;
+  if (!Array.isArray(questions) || questions.length === 0) return undefined;
+  const first = (questions[0] as { question?: unknown } | null)?.question;
+  if (typeof first !== 'string' || first === '') return undefined;
+  return questions.length > 1 ? `${first} (+${questions.length - 1} more)` : first;
 }
 
 /** The first non-blank line of a text, clipped: what a one-line result display shows. */

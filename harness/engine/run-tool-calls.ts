@@ -94,7 +94,14 @@ async function runToolCall(call: ToolUseBlock, context: ToolCallContext): Promis
       reason: result.output,
     });
   }
-  return { type: 'tool_result', callId: call.id, output: result.output, isError: result.isError };
+  return {
+    type: 'tool_result',
+    callId: call.id,
+    output: result.output,
+    isError: result.isError,
+    // For people only (the provider sends output and isError): the log keeps what the call showed.
+    ...(result.display !== undefined && { display: result.display }),
+  };
 }
 
 /** The result of a call the run's tool rules refuse (after `action_blocked`), or undefined. */

@@ -107,7 +107,9 @@ function isBlock(block: unknown): boolean {
       return (
         typeof block.callId === 'string' &&
         typeof block.output === 'string' &&
-        typeof block.isError === 'boolean'
+        typeof block.isError === 'boolean' &&
+        // A display is checked by zod (the reader's fallback): rarer than a line, and many shapes.
+        block.display === undefined
       );
     case 'thinking':
       return typeof block.thinking === 'string' && typeof block.signature === 'string';

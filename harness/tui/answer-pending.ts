@@ -14,8 +14,10 @@ type Result = { state: UiState; effects: Effect[] };
 
 /**
  * Keys while the engine waits on a question: an approval, an ask_user, the
- * loop cap. Arrows or j/k move, a digit or Enter chooses; Esc always answers
- * (rejected, no answer, stop) so the engine is never left waiting.
+ * loop cap. Arrows or j/k move, a digit or Enter chooses. A decision that
+ * loses work takes its own key: Esc never rejects an approval (the reducer
+ * makes it leave INSERT) nor stops at the loop cap; it declines a question,
+ * whose model goes on on its own judgement.
  */
 export function answerPending(state: UiState, key: KeyInput): Result {
   const [current, ...rest] = state.pending;
@@ -36,7 +38,11 @@ export function answerPending(state: UiState, key: KeyInput): Result {
           ...(feedback !== undefined && feedback !== '' && { feedback }),
         });
       if (current.feedback !== undefined) {
-        if (key.name === 'escape') return reject();
+        // Esc leaves the reason, back to the choices; Enter rejects with it.
+        if (key.name === 'escape') {
+          const { feedback: _left, ...choices } = current;
+          return replace(choices);
+        }
         if (key.name === 'return') return reject(current.feedback);
         if (key.name === 'backspace') return replace({ ...current, feedback: current.feedback.slice(0, -1) });
         if (key.name === undefined && !key.ctrl && !key.meta) {
@@ -44,7 +50,7 @@ export function answerPending(state: UiState, key: KeyInput): Result {
         }
         return { state, effects: [] };
       }
-      if (key.name === 'escape' || key.text === 'n') return reject();
+      if (key.text === 'n') return reject();
       if (key.text === 'y') return choose(0);
       const moved = moveChoice(current.choice, APPROVAL_CHOICES.length, key);
       if (moved !== undefined) return replace({ ...current, choice: moved.choice });
@@ -119,7 +125,6 @@ export function answerPending(state: UiState, key: KeyInput): Result {
     case 'loop_cap': {
       const decide = (decision: 'continue' | 'stop'): Result =>
         answered({ type: 'loop_decision', requestId: current.requestId, decision });
-      if (key.name === 'escape') return decide('stop');
       const moved = moveChoice(current.choice, LOOP_CHOICES.length, key);
       if (moved !== undefined) return replace({ ...current, choice: moved.choice });
       const picked = pickedChoice(current.choice, LOOP_CHOICES.length, key);

@@ -297,6 +297,10 @@ export function applyEngineEvents(state: UiState, events: readonly UiEvent[], no
         break;
       case 'turn_end':
         endStreaming();
+        // The conversation says where a turn was cut short (Ctrl-C), as it says everything else.
+        if (event.reason === 'cancelled') {
+          blocks.push({ kind: 'notice', id: newId('notice'), level: 'interrupted', text: 'interrupted' });
+        }
         // Calls still open when a turn ends were cancelled with it.
         for (let i = blocks.length - 1; i >= 0; i--) {
           const block = blocks[i]!;

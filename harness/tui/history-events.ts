@@ -8,8 +8,8 @@ const MAIN: [] = [];
 /**
  * A recorded conversation (a continued or resumed session) as the events the
  * UI would have seen live, so it is shown by the same code as a live run.
- * Tool results carry no display (it is not recorded): summaries fall back to
- * the output's first line. With `refOf`, each message is followed by where it
+ * Tool results carry the display the log kept, so a call's summary reads as
+ * it did live (the same function makes it). With `refOf`, each message is followed by where it
  * is in the session log, as a live run's messages are.
  */
 export function historyEvents(
@@ -50,6 +50,7 @@ export function historyEvents(
             output: block.output,
             isError: block.isError,
             durationMs: 0,
+            ...(block.display !== undefined && { display: block.display }),
           });
           break;
         default:

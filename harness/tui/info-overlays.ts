@@ -7,14 +7,11 @@ import { ownTotals } from '../session/session-totals.js';
 import type { AgentBackend } from './agent-backend.js';
 import type { Overlay, UiState } from './ui-state.js';
 
-/** Rows the rest of the screen keeps when an overlay is shown (status bar, prompt, a little conversation). */
-const KEEP_ROWS = 8;
-
 /**
  * `:policy`: what `skate policy show` prints for the policy the executor
  * runs under now (the network as switched), and the approval mode.
  */
-export async function policyOverlay(backend: AgentBackend, rows: number): Promise<Overlay> {
+export async function policyOverlay(backend: AgentBackend): Promise<Overlay> {
   const approval = `approval          ${backend.approval} (:approval auto | ask | deny-writes)`;
   if (!backend.policy) {
     return {
@@ -32,15 +29,8 @@ export async function policyOverlay(backend: AgentBackend, rows: number): Promis
       .split('\n'),
     approval,
   ];
-  const room = Math.max(3, rows - KEEP_ROWS);
-  const shown =
-    lines.length <= room
-      ? lines
-      : [
-          ...lines.slice(0, room - 1),
-          `… ${lines.length - room + 1} more lines: skate policy show ${backend.policy.name}`,
-        ];
-  return { type: 'message', title: `policy ${backend.policy.name} (any key closes)`, lines: shown };
+  // All of it: the overlay scrolls (j/k) when it is longer than the screen's room.
+  return { type: 'message', title: `policy ${backend.policy.name}`, lines };
 }
 
 /**

@@ -19,6 +19,11 @@ export const LEADER_CHORDS: readonly LeaderChord[] = [
     label: 'execute .skate/plan.md in a fresh agent',
     command: { type: 'backend', command: { type: 'set_activity', activity: 'execute' } },
   },
+  {
+    key: 'm',
+    label: 'approval mode: auto → ask → deny-writes (or :approval MODE)',
+    command: { type: 'cycle_approval' },
+  },
   { key: 'e', label: 'edit .skate/plan.md in $EDITOR', command: { type: 'edit_plan' } },
   { key: 'a', label: 'agent tree', command: { type: 'agent_tree' } },
   {

@@ -1,4 +1,5 @@
 import type { Message } from '../../shared/conversation.js';
+import { SUB_AGENT_KICKOFF } from '../agents/sub-agent-prompt.js';
 import { applyEngineEvents, type UiEvent } from './apply-engine-events.js';
 import { historyEvents } from './history-events.js';
 import { type ConversationView, initialUiState, type UiState } from './ui-state.js';
@@ -47,7 +48,7 @@ export function replayLoaded(
 ): UiState {
   if (state.replay?.agent !== loaded.agent) return state;
   const events: UiEvent[] = loaded.conversation
-    ? historyEvents(loaded.conversation)
+    ? withTask(historyEvents(loaded.conversation), state.agents[loaded.agent]?.task)
     : [{ type: 'error', agent: [], message: loaded.error ?? 'nothing recorded' }];
   const base = initialUiState({
     now,
@@ -63,6 +64,20 @@ export function replayLoaded(
     scroll: { follow: false, top: 0 },
   };
   return { ...state, replay: { agent: loaded.agent, loading: false, view } };
+}
+
+/**
+ * A sub-agent's log starts with the generic kickoff prompt (its task is in its
+ * system prompt); the replay shows the task it was given there instead.
+ */
+function withTask(events: UiEvent[], task: string | undefined): UiEvent[] {
+  if (task === undefined || task === '') return events;
+  const first = events.findIndex((event) => event.type === 'user_prompt');
+  const prompt = events[first];
+  if (prompt?.type !== 'user_prompt' || prompt.text !== SUB_AGENT_KICKOFF) return events;
+  const shown = events.slice();
+  shown[first] = { ...prompt, text: task };
+  return shown;
 }
 
 /** Back to the live conversation, whose view was never touched. */

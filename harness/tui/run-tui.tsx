@@ -61,6 +61,8 @@ export async function runTui(options: RunTuiOptions): Promise<void> {
       rows: stdout.rows || 24,
       model: options.backend.model,
       activity: options.backend.activity.kind,
+      approval: options.backend.approval,
+      about: { workspace: options.backend.workspace, policy: options.backend.policy?.name },
       ...(options.backend.sessionId !== undefined && { sessionId: options.backend.sessionId }),
     }),
     now,

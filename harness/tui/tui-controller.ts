@@ -6,6 +6,7 @@ import {
   networkLabel,
 } from '../../shared/policy.js';
 import type { RuntimeCommand } from '../../shared/runtime-command.js';
+import { EXECUTE_TASK } from '../planning/planning-prompts.js';
 import { formatCost } from '../session/format-units.js';
 import { listSessions } from '../session/session-store.js';
 import type { AgentBackend } from './agent-backend.js';
@@ -96,7 +97,15 @@ export class TuiController {
     if (this.stopped) return;
     const step = this.options.reduce(this.state, input);
     const wasRunning = this.state.running;
+    const flashBefore = this.state.flash;
     this.state = step.state;
+    // A message in the status line goes when its time is up, even if nothing else happens then.
+    const flash = step.state.flash;
+    if (flash && flash !== flashBefore) {
+      this.later(Math.max(0, flash.until - this.now()), () =>
+        this.dispatch({ type: 'tick', now: this.now() }),
+      );
+    }
     for (const listener of this.listeners) listener(step.state);
     if (step.state.running !== wasRunning) this.setTicker(step.state.running);
     for (const effect of step.effects) this.perform(effect);
@@ -252,6 +261,8 @@ export class TuiController {
       model: next.model,
       activity: next.activity.kind,
       network,
+      approval: next.approval,
+      ...(next.policy !== undefined && { policy: next.policy.name }),
       ...(next.sessionId !== undefined && { sessionId: next.sessionId }),
       reset: next !== before || command.type === 'clear' || command.type === 'resume',
       ...(retype !== undefined && { retype }),
@@ -265,9 +276,12 @@ export class TuiController {
         case 'quit':
           return;
         case 'backend':
-          this.flash(`${describe(command.command)}…`);
-          await this.apply(command.command);
+          await this.whileBusy(`${describe(command.command)}…`, () => this.apply(command.command));
           this.flash(`${describe(command.command)}: done`);
+          if (command.command.type === 'set_activity' && command.command.activity === 'execute') {
+            // Executing the plan starts executing it, as `skate execute` does.
+            this.dispatch({ type: 'submit', text: EXECUTE_TASK, now: this.now() });
+          }
           return;
         case 'toggle_network': {
           // off → the run's allowlist (when it has one) → on → off.
@@ -279,8 +293,11 @@ export class TuiController {
               : current === 'on'
                 ? 'off'
                 : 'on';
-          this.flash(`network ${networkLabel(networkFromSetting(wanted))}: restarting the executor…`);
-          await this.apply({ type: 'set_network', network: wanted });
+          const label = networkLabel(networkFromSetting(wanted));
+          await this.whileBusy(`network ${label}: restarting the executor…`, () =>
+            this.apply({ type: 'set_network', network: wanted }),
+          );
+          this.flash(`network ${label}`);
           return;
         }
         case 'edit_plan':
@@ -292,7 +309,7 @@ export class TuiController {
         case 'fork_focused':
           return await this.forkFocused();
         case 'policy':
-          return this.showOverlay(await policyOverlay(this.backend, this.state.size.rows));
+          return this.showOverlay(await policyOverlay(this.backend));
         case 'cost':
           return this.showOverlay(await costOverlay(this.backend, this.state));
         default:
@@ -301,6 +318,16 @@ export class TuiController {
     } catch (error) {
       const what = command.type === 'backend' ? describe(command.command) : command.type;
       this.flash(`${what} failed: ${message(error)}`);
+    }
+  }
+
+  /** Shows `text` in the status bar for exactly as long as `work` runs. */
+  private async whileBusy(text: string, work: () => Promise<void>): Promise<void> {
+    this.dispatch({ type: 'busy', text, now: this.now() });
+    try {
+      await work();
+    } finally {
+      this.dispatch({ type: 'busy', now: this.now() });
     }
   }
 

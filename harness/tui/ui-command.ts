@@ -1,6 +1,7 @@
 import { parseRuntimeCommandLine } from '../../shared/parse-runtime-command-line.js';
 import type { RuntimeCommand } from '../../shared/runtime-command.js';
 import type { ApprovalMode } from '../engine/engine-types.js';
+import { knownModels } from '../provider/model-catalog.js';
 
 /**
  * Everything a `:` command, a `/` alias or a leader chord can ask for: one
@@ -12,6 +13,8 @@ export type UiCommand =
   | { type: 'backend'; command: RuntimeCommand }
   /** The network flipped from what the executor reports now. */
   | { type: 'toggle_network' }
+  /** The next approval mode: auto → ask → deny-writes → auto. */
+  | { type: 'cycle_approval' }
   | { type: 'edit_plan' }
   | { type: 'agent_tree' }
   | { type: 'which_key' }
@@ -61,8 +64,15 @@ export function parseUiCommand(line: string): ParsedCommand {
       return runtime(name, arg);
     case 'clear':
     case 'compact':
-    case 'model':
       return runtime(name, arg);
+    case 'model': {
+      // The catalog decides, as `skate serve` does: a name it does not list would fail at the next turn.
+      const known = knownModels();
+      if (arg !== '' && !known.includes(arg)) {
+        return { ok: false, error: `no model ${arg} in the catalog; known: ${known.join(', ')}` };
+      }
+      return runtime(name, arg);
+    }
     case 'sessions':
       return noArg({ type: 'sessions' });
     case 'fork':

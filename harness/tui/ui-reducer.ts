@@ -13,7 +13,7 @@ import {
   DOUBLE_CTRL_C_MS,
   type Effect,
   FLASH_MS,
-  LEADER_TIMEOUT_MS,
+  OVERLAY_KEEP_ROWS,
   type Overlay,
   type UiState,
   WHICH_KEY_DELAY_MS,
@@ -35,6 +35,9 @@ export type UiInput =
       model?: string;
       activity?: UiState['activity'];
       network?: UiState['network'];
+      approval?: UiState['approval'];
+      /** The policy the new agent runs under (its name). */
+      policy?: string;
       sessionId?: string;
       /** A new conversation: drop the blocks. */
       reset?: boolean;
@@ -42,6 +45,8 @@ export type UiInput =
       retype?: string;
     }
   | { type: 'flash'; text: string; now: number }
+  /** The shell started (text) or finished (no text) something slow for the person. */
+  | { type: 'busy'; text?: string; now: number }
   | { type: 'overlay'; overlay: Overlay | undefined }
   /** A sub-agent's session log, read for its replay (or why it could not be). */
   | { type: 'replay_loaded'; agent: string; conversation?: readonly Message[]; error?: string; now: number }
@@ -64,11 +69,23 @@ export function createUiReducer(metrics: ViewMetrics): UiReducer {
       case 'events':
         return autoApprove(applyEngineEvents(state, input.events, input.now));
       case 'tick':
-        return { state: expireLeader({ ...state, now: input.now }), effects: [] };
+        return { state: { ...state, now: input.now }, effects: [] };
       case 'resize':
         return { state: { ...state, size: { columns: input.columns, rows: input.rows } }, effects: [] };
-      case 'run_finished':
-        return { state: { ...state, running: false, pending: [], now: input.now }, effects: [] };
+      case 'run_finished': {
+        // What the run was doing ends with it, an interruption included.
+        const { interrupting: _done, ...rest } = state;
+        return { state: { ...rest, running: false, pending: [], now: input.now }, effects: [] };
+      }
+      case 'busy': {
+        const { busy: _done, ...rest } = state;
+        return {
+          state: input.text
+            ? { ...rest, busy: inertText(input.text), now: input.now }
+            : { ...rest, now: input.now },
+          effects: [],
+        };
+      }
       case 'backend': {
         const next: UiState = {
           ...state,
@@ -76,6 +93,9 @@ export function createUiReducer(metrics: ViewMetrics): UiReducer {
           ...(input.model !== undefined && { model: inertText(input.model) }),
           ...(input.activity !== undefined && { activity: input.activity }),
           ...(input.network !== undefined && { network: input.network }),
+          ...(input.approval !== undefined && { approval: input.approval }),
+          ...(input.policy !== undefined &&
+            state.about && { about: { ...state.about, policy: input.policy } }),
           ...(input.sessionId !== undefined && { sessionId: input.sessionId }),
           ...(input.retype !== undefined && {
             mode: 'insert' as const,
@@ -126,14 +146,6 @@ function flash(state: UiState, text: string): UiState {
   return { ...state, flash: { text: inertText(text), until: state.now + FLASH_MS } };
 }
 
-function expireLeader(state: UiState): UiState {
-  if (state.leader && state.now - state.leader.startedAt >= LEADER_TIMEOUT_MS) {
-    const { leader: _gone, ...rest } = state;
-    return rest;
-  }
-  return state;
-}
-
 function withoutLeader(state: UiState): UiState {
   const { leader: _gone, ...rest } = state;
   return rest;
@@ -167,25 +179,33 @@ function onKey(state: UiState, key: KeyInput, metrics: ViewMetrics): UiStep {
     }
     return step;
   }
-  if (state.pending.length > 0) return answerPending(state, key);
+  const waiting = state.pending[0];
+  if (waiting?.type === 'approval' && waiting.feedback === undefined && key.name === 'escape') {
+    // Esc leaves INSERT, as everywhere; rejecting loses the call's work and takes its own key.
+    return {
+      state: flash({ ...state, mode: 'normal' }, 'approval waits: y or n'),
+      effects: [],
+    };
+  }
+  if (waiting) return answerPending(state, key);
   if (state.overlay) return onOverlayKey(state, state.overlay, key);
   if (state.replay) return onReplayKey(state, key, metrics);
-  const live = expireLeader(state);
-  if (live.leader) return onLeaderKey(live, key);
-  switch (live.mode) {
+  // The leader waits for its key however long the person reads the list: Esc cancels it.
+  if (state.leader) return onLeaderKey(state, key);
+  switch (state.mode) {
     case 'insert':
-      return onInsertKey(live, key);
+      return onInsertKey(state, key);
     case 'command':
-      return onCommandKey(live, key);
+      return onCommandKey(state, key);
     case 'normal':
-      return onNormalKey(live, key, metrics);
+      return onNormalKey(state, key, metrics);
   }
 }
 
 /** Interrupts a run; when idle, the second Ctrl-C within a second quits (the first clears the prompt). */
 function onCtrlC(state: UiState): UiStep {
   if (state.running) {
-    return { state: flash({ ...state, pending: [] }, 'interrupting…'), effects: [{ type: 'interrupt' }] };
+    return { state: { ...state, pending: [], interrupting: true }, effects: [{ type: 'interrupt' }] };
   }
   if (state.lastCtrlC !== undefined && state.now - state.lastCtrlC <= DOUBLE_CTRL_C_MS) {
     return runCommand(state, { type: 'quit' });
@@ -202,8 +222,38 @@ function onOverlayKey(state: UiState, overlay: Overlay, key: KeyInput): UiStep {
     return { state: { ...state, leader: { startedAt: state.now } }, effects: [] };
   }
   if (overlay.type === 'which_key' && state.leader) return onLeaderKey(state, key);
+  if (overlay.type === 'message') {
+    const top = scrollMessage(overlay, key, state.size.rows);
+    if (top !== undefined) return { state: { ...state, overlay: { ...overlay, top } }, effects: [] };
+  }
   const { overlay: _closed, ...rest } = state;
   return { state: rest, effects: [] };
+}
+
+/** A long message overlay scrolls with j/k, arrows, Ctrl-d/u, PgUp/PgDn, g/G; undefined for other keys. */
+function scrollMessage(
+  overlay: Extract<Overlay, { type: 'message' }>,
+  key: KeyInput,
+  rows: number,
+): number | undefined {
+  const room = messageRoom(rows);
+  if (overlay.lines.length <= room) return undefined;
+  const top = overlay.top ?? 0;
+  const last = overlay.lines.length - room;
+  const half = Math.max(1, Math.floor(room / 2));
+  const to = (line: number): number => Math.min(last, Math.max(0, line));
+  if (key.text === 'j' || key.name === 'down') return to(top + 1);
+  if (key.text === 'k' || key.name === 'up') return to(top - 1);
+  if (isCtrl(key, 'd') || key.name === 'pagedown') return to(top + half);
+  if (isCtrl(key, 'u') || key.name === 'pageup') return to(top - half);
+  if (key.text === 'g' && !key.ctrl) return 0;
+  if (key.text === 'G') return last;
+  return undefined;
+}
+
+/** Lines of a message overlay shown at once on a terminal `rows` high (its frame and hint take 3). */
+export function messageRoom(rows: number): number {
+  return Math.max(3, rows - OVERLAY_KEEP_ROWS - 3);
 }
 
 /**
@@ -214,7 +264,7 @@ function onReplayKey(state: UiState, key: KeyInput, metrics: ViewMetrics): UiSte
   if (key.name === 'escape') return { state: closeReplay(state), effects: [] };
   if (key.name === undefined && !key.ctrl && !key.meta && ['i', 'a', ':', ' '].includes(key.text)) {
     return {
-      state: flash(state, 'read-only replay: Esc goes back'),
+      state: flash(state, 'read-only: Esc goes back'),
       effects: [],
     };
   }
@@ -348,10 +398,7 @@ function onNormalKey(state: UiState, key: KeyInput, metrics: ViewMetrics): UiSte
     case ' ':
       return {
         state: { ...state, leader: { startedAt: state.now } },
-        effects: [
-          { type: 'wake', at: state.now + WHICH_KEY_DELAY_MS },
-          { type: 'wake', at: state.now + LEADER_TIMEOUT_MS },
-        ],
+        effects: [{ type: 'wake', at: state.now + WHICH_KEY_DELAY_MS }],
       };
     default:
       return same;
@@ -388,6 +435,9 @@ function moveFocus(state: UiState, step: 1 | -1, metrics: ViewMetrics): UiState 
   return focused;
 }
 
+/** `Space m` walks the approval modes in this order. */
+const APPROVAL_CYCLE: readonly UiState['approval'][] = ['auto', 'ask', 'deny-writes'];
+
 /** Carries out a command: UI-only ones here, the rest as an effect for the shell. */
 export function runCommand(state: UiState, command: UiCommand): UiStep {
   switch (command.type) {
@@ -404,6 +454,10 @@ export function runCommand(state: UiState, command: UiCommand): UiStep {
     }
     case 'agent_tree':
       return { state: { ...state, overlay: { type: 'agent_tree', selected: 0 } }, effects: [] };
+    case 'cycle_approval': {
+      const next = APPROVAL_CYCLE[(APPROVAL_CYCLE.indexOf(state.approval) + 1) % APPROVAL_CYCLE.length]!;
+      return runCommand(state, { type: 'backend', command: { type: 'set_approval', approval: next } });
+    }
     case 'fork_focused':
       if (state.focus === undefined)
         return { state: flash(state, ':fork needs a focused block ([ or ])'), effects: [] };

@@ -1,5 +1,6 @@
 import type { EngineCommand, EngineEvent, TokenUsage } from '../../shared/engine-events.js';
 import type { ToolDisplay } from '../../shared/tool.js';
+import type { ApprovalMode } from '../engine/engine-types.js';
 import { zeroUsage } from '../engine/token-usage.js';
 import type { MessageRef } from '../runtime/logged-message.js';
 import type { UiCommand } from './ui-command.js';
@@ -19,7 +20,12 @@ export type Block =
   | { kind: 'assistant'; id: string; text: string; streaming: boolean; origin?: MessageRef }
   | { kind: 'thinking'; id: string; text: string; streaming: boolean; origin?: MessageRef }
   | ToolBlock
-  | { kind: 'notice'; id: string; level: 'info' | 'warn' | 'error' | 'compaction'; text: string };
+  | {
+      kind: 'notice';
+      id: string;
+      level: 'info' | 'warn' | 'error' | 'compaction' | 'interrupted';
+      text: string;
+    };
 
 export interface ToolBlock {
   kind: 'tool';
@@ -90,7 +96,11 @@ export type Overlay =
   | { type: 'agent_tree'; selected: number }
   /** `:sessions`: this workspace's sessions, newest first; Enter resumes the selected one. */
   | { type: 'sessions'; sessions: SessionPick[]; selected: number }
-  | { type: 'message'; title: string; lines: string[] };
+  /** A text shown over the conversation; `top` is its first shown line when it is longer than the room. */
+  | { type: 'message'; title: string; lines: string[]; top?: number };
+
+/** Rows the rest of the screen keeps under an overlay (status bar, prompt, a little conversation). */
+export const OVERLAY_KEEP_ROWS = 8;
 
 /** Where the conversation is scrolled, what is focused and expanded: one per conversation shown. */
 export interface ConversationView {
@@ -134,7 +144,7 @@ export type Effect =
   | { type: 'interrupt' }
   | { type: 'answer'; command: EngineCommand }
   | { type: 'command'; command: UiCommand }
-  /** Wake the reducer with a `tick` at this time (leader timeout, which-key delay). */
+  /** Wake the reducer with a `tick` at this time (the which-key delay). */
   | { type: 'wake'; at: number }
   /** Read the session log of the sub-agent spawn call `parentCallId` started, for a replay of `agent`. */
   | { type: 'load_replay'; agent: string; parentCallId: string | undefined };
@@ -169,8 +179,12 @@ export interface UiState {
   pending: Pending[];
   /** Tools whose approvals are answered "approve" without asking, for the rest of this UI session. */
   autoApprove: string[];
-  /** A short message in the status line until `until`. */
+  /** A short message in the status line until `until` (the shell wakes the reducer then). */
   flash?: { text: string; until: number };
+  /** Something the shell is doing for the person (restarting the executor): shown until it is done. */
+  busy?: string;
+  /** Ctrl-C asked the running turn to stop; shown until the run ends. */
+  interrupting?: boolean;
   lastCtrlC?: number;
   running: boolean;
   /** Set when the person asked to leave; the shell unmounts. */
@@ -179,6 +193,10 @@ export interface UiState {
   activity: 'agent' | 'plan' | 'execute';
   /** The badge's text: `off`, `on`, `3 hosts` (an allowlist), or `unknown` before the executor answers. */
   network: string;
+  /** The approval mode of the next tool calls. */
+  approval: ApprovalMode;
+  /** What the first screen says the agent works on and under (absent in a replay's own state). */
+  about?: { workspace: string; policy: string | undefined };
   sessionId?: string;
   usage: UsageState;
   agents: Record<string, SubAgentRun>;
@@ -186,7 +204,6 @@ export interface UiState {
 }
 
 export const MAX_STREAMED_LINES = 500;
-export const LEADER_TIMEOUT_MS = 1_000;
 export const WHICH_KEY_DELAY_MS = 200;
 export const DOUBLE_CTRL_C_MS = 1_000;
 export const FLASH_MS = 2_500;
@@ -198,6 +215,8 @@ export interface InitialStateOptions {
   model: string;
   activity?: UiState['activity'];
   network?: UiState['network'];
+  approval?: ApprovalMode;
+  about?: UiState['about'];
   sessionId?: string;
 }
 
@@ -220,6 +239,8 @@ export function initialUiState(options: InitialStateOptions): UiState {
     model: options.model,
     activity: options.activity ?? 'agent',
     network: options.network ?? 'unknown',
+    approval: options.approval ?? 'auto',
+    ...(options.about !== undefined && { about: options.about }),
     ...(options.sessionId !== undefined && { sessionId: options.sessionId }),
     usage: { total: zeroUsage(), costUsd: 0 },
     agents: {},

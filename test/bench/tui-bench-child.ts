@@ -33,9 +33,15 @@ class NullTerminal extends Writable {
   readonly rows = ROWS;
   readonly isTTY = true;
   private written: string[] = [];
+  /** Bytes written, and whole-screen clears (`CSI 2 J`) among them: what flickers. */
+  bytes = 0;
+  clears = 0;
 
   override _write(chunk: Buffer | string, _encoding: BufferEncoding, done: () => void): void {
-    this.written.push(String(chunk));
+    const text = String(chunk);
+    this.written.push(text);
+    this.bytes += Buffer.byteLength(text);
+    for (let at = text.indexOf('\x1b[2J'); at !== -1; at = text.indexOf('\x1b[2J', at + 1)) this.clears++;
     done();
   }
 
@@ -236,6 +242,9 @@ interface StreamFigures {
   cpu_ms_per_frame: number;
   lag_p50_ms: number;
   lag_p99_ms: number;
+  /** Bytes written to the terminal per frame drawn, and whole-screen clears per minute, while streaming. */
+  bytes_per_frame: number;
+  clears_per_min: number;
   all_shown: boolean;
 }
 
@@ -279,6 +288,8 @@ async function streamPhase(perSecond: number, seconds: number): Promise<StreamFi
   backend.emit({ type: 'turn_start', turn: 1 });
   const cpuStart = process.cpuUsage();
   const start = performance.now();
+  const bytesStart = ui.terminal.bytes;
+  const clearsStart = ui.terminal.clears;
   // The terminal's writes are kept from the delta that starts the last two words: those lines change after it.
   const words = wordTokens(text);
   const lastWordsAt = text.lastIndexOf(words.at(-2) ?? '');
@@ -291,6 +302,8 @@ async function streamPhase(perSecond: number, seconds: number): Promise<StreamFi
   while (shown < deltas.length) await ui.frameShowing(ui.seq() + 1);
   const wallMs = shownAllAt - start;
   const cpu = process.cpuUsage(cpuStart);
+  const bytes = ui.terminal.bytes - bytesStart;
+  const clears = ui.terminal.clears - clearsStart;
   const block = ui.controller.current.blocks.at(-1);
   const drawnText = block?.kind === 'assistant' ? block.text : '';
   const lines = block ? ui.cache.lines(block, false, COLUMNS) : [];
@@ -319,6 +332,8 @@ async function streamPhase(perSecond: number, seconds: number): Promise<StreamFi
     cpu_ms_per_frame: round((cpu.user + cpu.system) / 1000 / framesInStream, 2),
     lag_p50_ms: round(median(lags), 1),
     lag_p99_ms: round(quantile(lags, 0.99), 1),
+    bytes_per_frame: Math.round(bytes / framesInStream),
+    clears_per_min: Math.round((clears * 60_000) / wallMs),
     all_shown: checks.every(([, ok]) => ok),
   };
 }
@@ -348,6 +363,22 @@ async function interactive(): Promise<Record<string, number | boolean>> {
   stream.stop();
   ui.unmount();
 
+  // The same keys while streaming at 10 and 50,000 blocks: key → frame must stay flat as a session grows.
+  const streamingAt = async (calls: number): Promise<number[]> => {
+    const backend = new FakeAgentBackend();
+    backend.conversation = conversation(calls);
+    const mounted = mount(backend);
+    await sleep(300);
+    backend.emit({ type: 'turn_start', turn: 1 });
+    const replying = streamDeltas(backend, textDeltas(markdownReply(2_000), 5), 200);
+    const latencies = await keyLatencies(mounted, 150, 20);
+    replying.stop();
+    mounted.unmount();
+    return latencies;
+  };
+  const at10 = await streamingAt(5);
+  const at50k = await streamingAt(25_000);
+
   const target = await streamPhase(2_000, 3);
   const flatOut = await streamPhase(10_000, 1.5);
   const figures: Record<string, number | boolean> = {
@@ -367,6 +398,10 @@ async function interactive(): Promise<Record<string, number | boolean>> {
     tui_key_frame_5k_p99_ms: round(quantile(quietLatencies, 0.99), 2),
     tui_key_frame_5k_streaming_p50_ms: round(median(streamingLatencies), 2),
     tui_key_frame_5k_streaming_p99_ms: round(quantile(streamingLatencies, 0.99), 2),
+    tui_key_frame_10_streaming_p50_ms: round(median(at10), 2),
+    tui_key_frame_10_streaming_p99_ms: round(quantile(at10, 0.99), 2),
+    tui_key_frame_50k_streaming_p50_ms: round(median(at50k), 2),
+    tui_key_frame_50k_streaming_p99_ms: round(quantile(at50k, 0.99), 2),
   };
   for (const [name, run] of [
     ['2k', target],

@@ -74,7 +74,7 @@ describe('the approval prompt in a real terminal (tmux)', () => {
     const after = await term.waitFor(/\[exit \d+\]/);
     expect(after).toContain('[exit 0]');
     expect(after).toMatch(/↳ .*entries/);
-    expect(after).toMatch(/exit 0 · \d+ ms\n\s+from-the-shell/);
+    expect(after).toMatch(/exit 0 · \d+ lines? · \d+ ms\n\s+from-the-shell/);
     expect(after).toContain('Finished.');
   });
 

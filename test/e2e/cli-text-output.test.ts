@@ -48,12 +48,12 @@ describe('skate -p --output-format text', () => {
     expect(result.code, result.stderr).toBe(0);
     const out = result.stdout;
     expect(out).toContain('▸ write_file out.txt');
-    expect(out).toContain('created out.txt (+2 −0)');
+    expect(out).toContain('↳ write_file: created · +2 −0');
     expect(out).toMatch(
-      /shell: exit 3 · \d+ ms\n {4}1\n {4}2\n {4}… 15 more lines \(all of them: --output-format stream-json\)\n {4}18\n {4}19\n {4}20\n/,
+      /shell: exit 3 · 20 lines · \d+ ms\n {4}1\n {4}2\n {4}… 15 more lines \(all of them: --output-format stream-json\)\n {4}18\n {4}19\n {4}20\n/,
     );
     expect(out).toMatch(
-      /spawn_agent: agent-1 completed\n {4}Checked the output file\.\n {4}It looks right\.\n/,
+      /spawn_agent: completed · \d+ tool calls? · [\d.k]+ tokens · [\d.]+ m?s\n {4}Checked the output file\.\n {4}It looks right\.\n/,
     );
     expect(out).not.toContain('↳ spawn_agent: {');
     expect(out).toContain('All done.');

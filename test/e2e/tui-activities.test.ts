@@ -53,7 +53,7 @@ describe.skipIf(!tmux)(
   { timeout: 120_000 },
   () => {
     for (const columns of [80, 200]) {
-      it(`at ${columns} columns: Space p plans under the plan policy (the kernel refuses a write outside the plan), Space x executes it`, async () => {
+      it(`at ${columns} columns: Space p plans under the plan policy (the kernel refuses a write outside the plan), Space x starts executing it`, async () => {
         await using s = await skateTerminal({
           replies: [
             ...planModeReplies(PLAN),
@@ -78,14 +78,14 @@ describe.skipIf(!tmux)(
         expect(JSON.stringify(api.requests[1]?.body?.messages.at(-1))).toMatch(/Read-only file system/);
 
         await s.chord('x');
-        // A fresh agent: EXECUTE again, the planning conversation gone from the screen.
-        screen = await terminal.waitFor(/^(?![\s\S]*The plan is written)[\s\S]*\[ EXECUTE/, 30_000);
+        // A fresh agent that starts executing at once, as `skate execute` does: no prompt to type.
+        screen = await terminal.waitFor('Executing the plan.', 30_000);
+        expect(screen).not.toContain('The plan is written');
+        expect(screen).toContain('› Carry out the plan in your instructions.');
+        expectIntact(screen, columns, /^ (INSERT|NORMAL) /);
         // The planning agent's executor was shut down: only the execute agent's is left.
         expect(await eventually(async () => (await executors(s)).length === 1, 10_000)).toBe(true);
         expect(await executors(s)).toHaveLength(1);
-        await s.send('go');
-        screen = await terminal.waitFor('Executing the plan.');
-        expectIntact(screen, columns, 'INSERT');
         const executing = api.requests[3]?.body;
         expect(JSON.stringify(executing?.system)).toContain('1. Add the table.');
         expect(JSON.stringify(executing?.system)).not.toContain('Planning mode');
@@ -219,7 +219,7 @@ describe.skipIf(!tmux)(
         expect(screen).toContain('a.ts has 3 lines');
         // Read-only: i does not open the prompt.
         await terminal.keys('i');
-        screen = await terminal.waitFor('read-only replay: Esc goes back');
+        screen = await terminal.waitFor('read-only: Esc goes back');
         expect(screen).toMatch(/ REPLAY agent-1 /);
 
         await terminal.keys('Escape');

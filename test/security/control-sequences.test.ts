@@ -254,7 +254,9 @@ describe.skipIf(!tmux)('control sequences reach no terminal (tmux)', { timeout: 
       // The model's text, a command's last lines, a call's arguments, the sub-agent's summary.
       for (const form of Object.values(INERT_FORMS)) expect(screen).toContain(form);
       expect(screen).toContain('▸ list_dir missing␛]0;PWNED-ARGS␇<U+202E>dir');
-      expect(screen).toMatch(/↳ (spawn_agent: )?agent-\d+ completed\n\s+OSC 52 clipboard \(BEL\): ␛\]52;c;/);
+      expect(screen).toMatch(
+        /↳ (spawn_agent: )?completed · \d+ tool calls? · [\d.k]+ tokens[^\n]*\n\s+OSC 52 clipboard \(BEL\): ␛\]52;c;/,
+      );
       expect(screen).toContain('All done.');
       await expectTerminalUntouched(terminal, title);
     });

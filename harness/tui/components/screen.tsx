@@ -7,6 +7,7 @@ import { agentPanelWidth, agentTreeLines } from '../render/agent-tree-lines.js';
 import { overlayLines, pendingLines, promptLines } from '../render/chrome-lines.js';
 import type { BlockLineCache } from '../render/line-cache.js';
 import { visibleLines } from '../render/visible-lines.js';
+import { welcomeLines } from '../render/welcome-lines.js';
 import { shownState } from '../replay-view.js';
 import type { UiState } from '../ui-state.js';
 import { StatusBar } from './status-bar.js';
@@ -21,10 +22,20 @@ export function chromeLines(state: UiState): { overlay: string[]; pending: strin
   };
 }
 
-/** Rows left for the conversation: the terminal's height less the status bar and the chrome. */
+/**
+ * Rows the frame leaves free at the bottom of the terminal. Ink clears the
+ * whole screen and writes every row again on each frame as high as the
+ * terminal (`clearTerminal` in ink.js): the flicker measured by the bench
+ * (`tui_stream_*_clears_per_min`). A frame one row short lets Ink diff lines
+ * instead, but its incremental writer then left stale rows in tmux (a changed
+ * row drawn as an extra one), so the frame stays full height for now.
+ */
+export const FRAME_ROWS_LESS = 0;
+
+/** Rows left for the conversation: the frame's height less the status bar and the chrome. */
 export function conversationRows(state: UiState): number {
   const { overlay, pending, prompt } = chromeLines(state);
-  return Math.max(1, state.size.rows - 1 - overlay.length - pending.length - prompt.length);
+  return Math.max(1, state.size.rows - FRAME_ROWS_LESS - 1 - overlay.length - pending.length - prompt.length);
 }
 
 /**
@@ -52,6 +63,12 @@ function Lines({ lines, prefix }: { lines: readonly string[]; prefix: string }):
  */
 function conversationLines(state: UiState, cache: BlockLineCache, rows: number): string[] {
   const shown = shownState(state);
+  if (shown.blocks.length === 0 && !state.replay && state.overlay?.type !== 'agent_tree') {
+    const welcome = welcomeLines(state, state.size.columns - 2)
+      .slice(0, rows)
+      .map((line) => `  ${line}`);
+    return [...welcome, ...Array.from({ length: rows - welcome.length }, () => '')];
+  }
   if (state.overlay?.type !== 'agent_tree') return visibleLines(shown, cache, rows);
   const { columns } = state.size;
   const panel = agentPanelWidth(columns);
@@ -66,10 +83,13 @@ function conversationLines(state: UiState, cache: BlockLineCache, rows: number):
 /** The whole screen for one state: conversation, overlay, pending question, prompt, status bar. */
 export function Screen({ state, cache }: { state: UiState; cache: BlockLineCache }): ReactElement {
   const { overlay, pending, prompt } = chromeLines(state);
-  const rows = Math.max(1, state.size.rows - 1 - overlay.length - pending.length - prompt.length);
+  const rows = Math.max(
+    1,
+    state.size.rows - FRAME_ROWS_LESS - 1 - overlay.length - pending.length - prompt.length,
+  );
   cache.beginFrame(state);
   return (
-    <Box flexDirection="column" width={state.size.columns} height={state.size.rows}>
+    <Box flexDirection="column" width={state.size.columns} height={state.size.rows - FRAME_ROWS_LESS}>
       <Lines lines={conversationLines(state, cache, rows)} prefix="c" />
       <Lines lines={overlay} prefix="o" />
       <Lines lines={pending} prefix="q" />

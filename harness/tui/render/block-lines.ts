@@ -52,6 +52,7 @@ export function renderBlockLines(block: Block, options: BlockRenderOptions): str
       return [head, ...wrapLines(block.text, width - 2).map((line) => chalk.dim.italic(`  ${line}`))];
     }
     case 'notice': {
+      if (block.level === 'interrupted') return [chalk.yellow(`■ ${block.text}`), ''];
       const paint =
         block.level === 'error'
           ? chalk.red

@@ -4,11 +4,11 @@ import { inertText } from '../../terminal/inert-text.js';
 import { APPROVAL_CHOICES, LOOP_CHOICES } from '../answer-pending.js';
 import { LEADER_CHORDS } from '../leader-chords.js';
 import { COMMAND_HELP } from '../ui-command.js';
-import { whichKeyVisible } from '../ui-reducer.js';
+import { messageRoom, whichKeyVisible } from '../ui-reducer.js';
 import type { UiState } from '../ui-state.js';
 import { approvalPreview } from './approval-preview.js';
 import { askUserChoiceLines } from './ask-user-lines.js';
-import { wrapLines } from './block-lines.js';
+import { cutLine, wrapLines } from './block-lines.js';
 import { sessionPickerLines } from './session-picker-lines.js';
 import { callLabel } from './tool-summary.js';
 
@@ -19,6 +19,8 @@ const rule = (width: number): string => chalk.dim('─'.repeat(Math.max(0, width
 
 /** The prompt under the conversation: the text being typed, the `:` line, or a hint in NORMAL. */
 export function promptLines(state: UiState, width: number): string[] {
+  // Keys answer the question while one waits: a second `›` would say they type a prompt.
+  if (state.pending.length > 0) return [];
   // What is being typed may be a paste: shown inert, sent as it is.
   if (state.mode === 'command') return [rule(width), `:${inertText(state.commandLine)}${chalk.inverse(' ')}`];
   if (state.replay) {
@@ -67,7 +69,7 @@ export function pendingLines(state: UiState, width: number): string[] {
         return [
           ...lines,
           `${chalk.cyan('reason for rejecting › ')}${inertText(current.feedback)}${chalk.inverse(' ')}`,
-          chalk.dim('Enter sends · Esc rejects without a reason'),
+          chalk.dim('Enter rejects with this reason · Esc back to the choices'),
         ];
       }
       const choices = APPROVAL_CHOICES.map((choice, i) =>
@@ -76,7 +78,7 @@ export function pendingLines(state: UiState, width: number): string[] {
       return [
         ...lines,
         ...list(choices, current.choice),
-        chalk.dim('y approve · n/Esc reject · ↑↓ Enter or 1-4'),
+        chalk.dim('y approve · n reject · ↑↓ Enter or 1-4'),
       ];
     }
     case 'ask_user': {
@@ -104,7 +106,7 @@ export function pendingLines(state: UiState, width: number): string[] {
         rule(width),
         chalk.yellow.bold(`? the agent has run ${current.iterations} turns: continue?`) + more,
         ...list(LOOP_CHOICES, current.choice),
-        chalk.dim('Enter chooses · Esc stops'),
+        chalk.dim('↑↓ Enter or 1-2'),
       ];
   }
 }
@@ -138,8 +140,15 @@ export function overlayLines(state: UiState, width: number): string[] {
         ...COMMAND_HELP.map(([command, what]) => `${chalk.cyan(command.padEnd(16))}${what}`),
         chalk.dim('/clear /model /compact /resume /help work at the start of a prompt too'),
       ]);
-    case 'message':
-      return box(state.overlay.title, state.overlay.lines);
+    case 'message': {
+      const { lines, title } = state.overlay;
+      const room = messageRoom(state.size.rows);
+      if (lines.length <= room) return box(title, lines);
+      const top = Math.min(state.overlay.top ?? 0, lines.length - room);
+      const shown = lines.slice(top, top + room).map((line) => cutLine(line, width - 4));
+      const where = `lines ${top + 1}–${top + shown.length} of ${lines.length} · j/k Ctrl-d/u g/G scroll · any other key closes`;
+      return box(title, [...shown, chalk.dim(where)]);
+    }
     case 'sessions':
       return box(
         'sessions, newest first',

@@ -1,4 +1,5 @@
 import { argsSummary, firstLine } from '../../emitters/args-summary.js';
+import { resultSummary as summaryLines } from '../../emitters/result-summary.js';
 import type { ToolBlock } from '../ui-state.js';
 
 /** `edit_file(src/a.ts)`: the call as one short line. */
@@ -6,42 +7,17 @@ export function callLabel(block: Pick<ToolBlock, 'name' | 'args'>, maxArgChars =
   return `${block.name}(${argsSummary(block.args, maxArgChars)})`;
 }
 
-/** What a finished call did, in a few words: `+3 −1`, `exit 1, 240 lines`, `lines 1–80 of 312`. */
+/**
+ * What a finished call did, in a few words: the first line of the one summary
+ * (`emitters/result-summary.ts`) that text output and every view of a session
+ * (live, resumed, forked, replayed) share; blocked and cancelled are the UI's own states.
+ */
 export function resultSummary(block: ToolBlock): string {
   if (block.status === 'blocked') return `blocked: ${firstLine(block.blockedReason ?? '', 80)}`;
   if (block.status === 'cancelled') return 'cancelled';
   const result = block.result;
   if (!result) return '';
-  const display = result.display;
-  if (result.isError && display?.type !== 'command') return firstLine(result.output, 80) || 'failed';
-  switch (display?.type) {
-    case 'diff':
-      return `${display.created ? 'created, ' : ''}+${display.additions} −${display.deletions}`;
-    case 'command': {
-      const lines = countLines(result.output);
-      const end = display.timedOut
-        ? 'timed out'
-        : display.signal
-          ? `killed by ${display.signal}`
-          : `exit ${display.exitCode ?? '?'}`;
-      return `${end}, ${lines} line${lines === 1 ? '' : 's'}`;
-    }
-    case 'file':
-      return `lines ${display.startLine}–${display.endLine} of ${display.totalLines}`;
-    case 'listing':
-      return `${display.entries} entr${display.entries === 1 ? 'y' : 'ies'}${display.truncated ? '+' : ''}`;
-    case 'matches':
-      return `${display.matches} match${display.matches === 1 ? '' : 'es'} in ${display.files} file${display.files === 1 ? '' : 's'}`;
-    case 'eval':
-      return `${display.logs} log line${display.logs === 1 ? '' : 's'}, ${Math.round(display.durationMs)} ms`;
-    default:
-      return firstLine(result.output, 80) || 'done';
-  }
-}
-
-export function countLines(text: string): number {
-  if (text === '') return 0;
-  return text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+  return summaryLines({ name: block.name, ...result })[0] ?? '';
 }
 
 /** `3s`, `1m05s`: elapsed time of a running call. */

@@ -18,14 +18,12 @@ describe('resultSummary', () => {
       deletions: 1,
       created: false,
     };
-    expect(resultSummary(result({ name: 'edit_file', output: 'edited', display: diff }))).toEqual([
-      'changed src/a.ts (+3 −1)',
-    ]);
+    expect(resultSummary(result({ name: 'edit_file', output: 'edited', display: diff }))).toEqual(['+3 −1']);
     expect(
       resultSummary(
         result({ name: 'write_file', output: 'x', display: { ...diff, created: true, deletions: 0 } }),
       ),
-    ).toEqual(['created src/a.ts (+3 −0)']);
+    ).toEqual(['created · +3 −0']);
   });
 
   it("shows a command's exit code and the head and tail of a long output, not the status line", () => {
@@ -40,7 +38,7 @@ describe('resultSummary', () => {
       truncated: false,
     };
     expect(resultSummary(result({ name: 'shell', output, display, isError: true }))).toEqual([
-      'exit 2 · 2.3 s',
+      'exit 2 · 10 lines · 2.3 s',
       'line 1',
       'line 2',
       '… 5 more lines (all of them: --output-format stream-json)',
@@ -54,7 +52,15 @@ describe('resultSummary', () => {
     const output = JSON.stringify(
       {
         agent_id: 'agent-1',
-        usage: { turns: 2 },
+        usage: {
+          turns: 2,
+          tool_calls: 3,
+          input_tokens: 1500,
+          output_tokens: 400,
+          cache_read_tokens: 0,
+          cache_write_tokens: 0,
+          duration_ms: 12_400,
+        },
         result: {
           status: 'completed',
           summary: 'Renamed the helper.\nAll tests pass.',
@@ -67,7 +73,7 @@ describe('resultSummary', () => {
       2,
     );
     expect(resultSummary(result({ name: 'spawn_agent', output }))).toEqual([
-      'agent-1 completed (2 files changed)',
+      'completed · 3 tool calls · 1.9k tokens · 12.4 s · 2 files changed',
       'Renamed the helper.',
       'All tests pass.',
     ]);
@@ -88,5 +94,28 @@ describe('resultSummary', () => {
     );
     expect(first).toHaveLength(100);
     expect(rest).toEqual(['a', 'b', '… 2 more lines']);
+  });
+
+  it('says which answers a person chose, not the question JSON', () => {
+    const output = 'The user answered:\n\nQ: Add a unit test?\nA: Yes\n\nQ: Which file?\nA: a.test.ts';
+    expect(resultSummary(result({ name: 'ask_user', output }))).toEqual(['answered: Yes · a.test.ts']);
+    expect(
+      resultSummary(result({ name: 'ask_user', output: 'No answer came. Nobody.', isError: true })),
+    ).toEqual(['no answer']);
+  });
+
+  it('is the same for a live result and one rebuilt from the log (display kept)', () => {
+    const display = {
+      type: 'file' as const,
+      path: 'a.ts',
+      startLine: 1,
+      endLine: 162,
+      totalLines: 162,
+      truncated: false,
+    };
+    const live = result({ name: 'read_file', output: '     1\t/**', display });
+    const logged = { name: 'read_file', output: '     1\t/**', isError: false, display };
+    expect(resultSummary(logged)).toEqual(resultSummary(live));
+    expect(resultSummary(logged)).toEqual(['lines 1–162 of 162']);
   });
 });

@@ -77,8 +77,8 @@ describe('createTerminalEmitter', () => {
         '▸ shell ls -la ⏎ echo hi',
         '▸ read_file README.md',
         // Right under its own start line, the result needs no name.
-        '  ↳ README.md: lines 1–2 of 2',
-        '  ↳ shell: exit 0 · 12 ms',
+        '  ↳ lines 1–2 of 2',
+        '  ↳ shell: exit 0 · 1 line · 12 ms',
         '    total 8',
         '',
       ].join('\n'),

@@ -203,7 +203,7 @@ describe('untrusted text reaches no renderer active', () => {
     expect(written).toContain('␛]52;c;');
     // The sub-agent's summary, parsed from its JSON result (where `\u001b` is raw once parsed).
     expect(withoutColour(written)).toMatch(
-      /↳ spawn_agent: agent-1␛\]0;PWNED␇ completed<U\+009B>2J\n.*OSC 52 clipboard \(BEL\): ␛\]52;c;/,
+      /↳ spawn_agent: completed<U\+009B>2J · 0 tool calls · 0 tokens\n.*OSC 52 clipboard \(BEL\): ␛\]52;c;/,
     );
   });
 

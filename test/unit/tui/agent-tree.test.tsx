@@ -194,11 +194,9 @@ describe('agent tree', () => {
       expect(u.state.replay?.agent).toBe('agent-2');
     }
     screen = u.frame();
-    expect(screen).toContain('read-only replay: Esc goes back');
+    expect(screen).toContain('read-only: Esc goes back');
     // The badges stay whole beside the message.
-    expect(screen).toMatch(
-      / REPLAY agent-2 {2}\[ EXECUTE · read-only replay: Esc goes back \] .*\[ NET: off \]/,
-    );
+    expect(screen).toMatch(/ REPLAY agent-2 {2}\[ EXECUTE · read-only: Esc goes back \] .*\[ NET: off \]/);
     expect(u.effects.filter((effect) => effect.type === 'prompt' || effect.type === 'command')).toEqual([]);
 
     u.step(escKey);

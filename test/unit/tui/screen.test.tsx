@@ -143,9 +143,9 @@ describe('tool blocks', () => {
     ui.step(TOOL_EVENTS);
     const screen = frame(ui.state, ui.cache);
     expect(screen).toContain('▸ edit_file(src/a.ts) — +3 −1');
-    expect(screen).toContain('▸ shell(npm test) — exit 1, 3 lines');
+    expect(screen).toContain('▸ shell(npm test) — exit 1 · 3 lines · 900 ms');
     expect(screen).toContain('▸ read_file(src/a.ts) — lines 1–3 of 3');
-    expect(screen).toContain('▸ write_file(NOTES.md) — created, +1 −0');
+    expect(screen).toContain('▸ write_file(NOTES.md) — created · +1 −0');
     expect(screen).not.toContain('+  const b = 2;');
     expect(screen).toMatchSnapshot();
   });

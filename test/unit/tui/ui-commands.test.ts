@@ -94,7 +94,7 @@ describe(':approval', () => {
       { type: 'command', command: { type: 'backend', command: { type: 'set_approval', approval: 'auto' } } },
     ]);
     // Other state changes still wait for the turn.
-    const model = run(running, command('model claude-x'));
+    const model = run(running, command('model claude-opus-4-6'));
     expect(model.effects).toEqual([]);
     expect(model.state.flash?.text).toMatch(/a turn is running/);
   });

@@ -64,24 +64,26 @@ function normalWithBlocks(count: number): UiState {
 }
 
 describe('leader key', () => {
-  it('shows which-key only after the delay and forgets the leader after a second', () => {
+  it('shows which-key only after the delay, and keeps the leader until a key or Esc however long the pause', () => {
     let state = normalWithBlocks(1);
     const step = reduce(state, press(' ', 1000));
-    expect(step.effects).toEqual([
-      { type: 'wake', at: 1200 },
-      { type: 'wake', at: 2000 },
-    ]);
+    expect(step.effects).toEqual([{ type: 'wake', at: 1200 }]);
     state = step.state;
     expect(whichKeyVisible(state)).toBe(false);
     state = reduce(state, { type: 'tick', now: 1199 }).state;
     expect(whichKeyVisible(state)).toBe(false);
     state = reduce(state, { type: 'tick', now: 1200 }).state;
     expect(whichKeyVisible(state)).toBe(true);
-    state = reduce(state, { type: 'tick', now: 2000 }).state;
-    expect(state.leader).toBeUndefined();
-    expect(whichKeyVisible(state)).toBe(false);
-    // After the timeout, `n` is an ordinary NORMAL key again: no network toggle.
-    expect(reduce(state, press('n', 2001)).effects).toEqual([]);
+    // Read for a minute: the leader and its list are still there, and `a` is the chord, not INSERT.
+    state = reduce(state, { type: 'tick', now: 61_000 }).state;
+    expect(whichKeyVisible(state)).toBe(true);
+    const chord = reduce(state, press('a', 61_001));
+    expect(chord.state.overlay).toEqual({ type: 'agent_tree', selected: 0 });
+    expect(chord.state.mode).toBe('normal');
+    // Esc cancels a leader, whenever.
+    const cancelled = reduce(reduce(normalWithBlocks(1), press(' ', 0)).state, named('escape', 90_000));
+    expect(cancelled.state.leader).toBeUndefined();
+    expect(reduce(cancelled.state, press('n', 90_001)).effects).toEqual([]);
   });
 
   it('runs the chord that matches the second key', () => {
@@ -203,11 +205,11 @@ describe('modes', () => {
 describe('commands', () => {
   it('parses : commands and / aliases into the same typed commands', () => {
     expect(parseUiCommand('q')).toEqual({ ok: true, command: { type: 'quit' } });
-    expect(parseUiCommand('model claude-x')).toEqual({
+    expect(parseUiCommand('model claude-opus-4-6')).toEqual({
       ok: true,
-      command: { type: 'backend', command: { type: 'set_model', model: 'claude-x' } },
+      command: { type: 'backend', command: { type: 'set_model', model: 'claude-opus-4-6' } },
     });
-    expect(slashCommand('/model claude-x')).toEqual(parseUiCommand('model claude-x'));
+    expect(slashCommand('/model claude-opus-4-6')).toEqual(parseUiCommand('model claude-opus-4-6'));
     expect(slashCommand('/clear')).toEqual(parseUiCommand('clear'));
     expect(slashCommand('/compact')).toEqual(parseUiCommand('compact'));
     expect(slashCommand('/resume abc')).toEqual(parseUiCommand('resume abc'));
@@ -226,9 +228,12 @@ describe('commands', () => {
   });
 
   it('a / alias typed as a prompt runs the command instead of prompting the model', () => {
-    const { state, effects } = run(start(), [press('/model claude-x'), named('return')]);
+    const { state, effects } = run(start(), [press('/model claude-opus-4-6'), named('return')]);
     expect(effects).toEqual([
-      { type: 'command', command: { type: 'backend', command: { type: 'set_model', model: 'claude-x' } } },
+      {
+        type: 'command',
+        command: { type: 'backend', command: { type: 'set_model', model: 'claude-opus-4-6' } },
+      },
     ]);
     expect(state.blocks).toEqual([]);
   });
@@ -310,7 +315,7 @@ describe('engine events', () => {
     expect(state.agents['explore-1']).toMatchObject({ status: 'running' });
   });
 
-  it('an approval is answered with feedback typed on the rejection; Esc always answers', () => {
+  it('an approval is answered with feedback typed on the rejection; Esc never rejects it', () => {
     const request = events([
       { type: 'tool_call_start', id: 'c1', name: 'shell', args: { command: 'rm -rf x' } },
       { type: 'approval_request', requestId: 'r1', callId: 'c1', name: 'shell', args: {}, effect: 'execute' },
@@ -323,8 +328,18 @@ describe('engine events', () => {
       },
     ]);
     expect(feedback.state.pending).toEqual([]);
+    // Esc leaves INSERT and says which keys decide; the approval still waits.
     const esc = run(start(), [request, named('escape')]);
-    expect(esc.effects).toEqual([
+    expect(esc.effects).toEqual([]);
+    expect(esc.state.mode).toBe('normal');
+    expect(esc.state.pending).toHaveLength(1);
+    expect(esc.state.flash?.text).toBe('approval waits: y or n');
+    // Esc while typing a reason goes back to the choices; only `n` (or choice 2) rejects.
+    const back = run(start(), [request, press('3'), press('why'), named('escape')]);
+    expect(back.effects).toEqual([]);
+    expect(back.state.pending[0]).toMatchObject({ type: 'approval', requestId: 'r1' });
+    expect(back.state.pending[0]).not.toHaveProperty('feedback');
+    expect(run(start(), [request, named('escape'), press('n')]).effects).toEqual([
       { type: 'answer', command: { type: 'approval_response', requestId: 'r1', decision: 'reject' } },
     ]);
   });
@@ -363,12 +378,13 @@ describe('engine events', () => {
     ]);
   });
 
-  it('the loop cap asks continue or stop; Esc stops', () => {
+  it('the loop cap asks continue or stop; stopping takes its key, not Esc', () => {
     const cap = events([{ type: 'loop_cap_reached', requestId: 'l1', iterations: 50 }]);
     expect(run(start(), [cap, named('return')]).effects).toEqual([
       { type: 'answer', command: { type: 'loop_decision', requestId: 'l1', decision: 'continue' } },
     ]);
-    expect(run(start(), [cap, named('escape')]).effects).toEqual([
+    expect(run(start(), [cap, named('escape')]).effects).toEqual([]);
+    expect(run(start(), [cap, press('2')]).effects).toEqual([
       { type: 'answer', command: { type: 'loop_decision', requestId: 'l1', decision: 'stop' } },
     ]);
   });
