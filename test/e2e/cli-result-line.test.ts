@@ -40,9 +40,9 @@ function lastLine(stdout: string): RunResult {
   return RunResult.parse(JSON.parse(lines.at(-1) ?? ''));
 }
 
-const sleepCall = (id: string): FakeReply => ({
+const sleepCall = (id: string, seconds = 60): FakeReply => ({
   type: 'message',
-  blocks: [{ type: 'tool_use', id, name: 'shell', input: { command: 'sleep 60' } }],
+  blocks: [{ type: 'tool_use', id, name: 'shell', input: { command: `sleep ${seconds}` } }],
   stopReason: 'tool_use',
   usage: { input_tokens: 10, output_tokens: 5 },
 });
@@ -93,11 +93,22 @@ describe('the final result line always comes', () => {
   it('when the executor dies mid-call: the call fails as a result, the run goes on and ends with its result line', async () => {
     await using dir = await tempDir();
     await using api = await fakeMessagesApi([
-      sleepCall('toolu_sleep'),
+      // Long enough to be killed inside, short enough that nothing can wait on it for long.
+      sleepCall('toolu_sleep', 8),
       { type: 'message', blocks: [{ type: 'text', text: 'The command died; stopping.' }] },
     ]);
     const run = startCli(['-p', 'wait', '--output-format', 'stream-json', '--workspace', dir.path], api.url);
     expect(await eventually(() => run.stdout().includes('"tool_call_start"'), 30_000)).toBe(true);
+    // The command is running in the sandbox before its executor is killed.
+    expect(
+      await eventually(
+        async () =>
+          (await Promise.all((await processDescendants(run.child.pid!)).map(commandLine))).some((line) =>
+            line.startsWith('sleep'),
+          ),
+        20_000,
+      ),
+    ).toBe(true);
     // The executor: the descendants running the executor bundle (bwrap's argv names it too).
     const executors: number[] = [];
     for (const pid of await processDescendants(run.child.pid!)) {
@@ -114,5 +125,5 @@ describe('the final result line always comes', () => {
       .filter((line) => line.includes('"tool_call_result"'))
       .map((line) => JSON.parse(line));
     expect(failed[0]).toMatchObject({ id: 'toolu_sleep', isError: true });
-  }, 60_000);
+  }, 120_000);
 });
