@@ -52,7 +52,9 @@ function mount(backend: FakeAgentBackend) {
 const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 100; i++) {
+  // A deadline, not a count of ticks: on a loaded machine a tick takes far longer than 20 ms.
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
     if (check()) return;
     await tick(20);
   }
