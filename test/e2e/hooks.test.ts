@@ -227,6 +227,63 @@ describe('hooks in Claude Code format', () => {
     ]);
   }, 120_000);
 
+  it('a run a hook blocks exits 4 (blocked), with a result line saying so: a refused prompt, continue: false', async () => {
+    await using home = await hostDir('hooks-home-');
+    await using ws = await hostDir('hooks-ws-');
+    await writeSettings(home.path, {
+      hooks: {
+        UserPromptSubmit: [
+          {
+            hooks: [
+              {
+                type: 'command',
+                command: 'grep -q forbidden && { echo "not that prompt" >&2; exit 2; }; exit 0',
+              },
+            ],
+          },
+        ],
+        PreToolUse: [
+          {
+            matcher: 'Bash',
+            hooks: [
+              { type: 'command', command: 'echo \'{"continue": false, "stopReason": "no commands today"}\'' },
+            ],
+          },
+        ],
+      },
+    });
+    await using api = await fakeMessagesApi([
+      call('tu_1', 'shell', { command: 'touch made' }),
+      text('unreached'),
+    ]);
+    const run = (prompt: string) =>
+      runCli(['-p', prompt, '--output-format', 'stream-json', '--workspace', ws.path], {
+        env: env(home.path, api.url),
+        timeoutMs: 60_000,
+      });
+    const resultOf = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1) ?? '');
+
+    const refused = await run('a forbidden prompt');
+    expect(refused.code, refused.stderr).toBe(4);
+    expect(resultOf(refused.stdout)).toMatchObject({
+      type: 'result',
+      is_error: true,
+      errorCode: 'blocked',
+      error: expect.stringContaining('not that prompt'),
+    });
+    expect(api.requests).toHaveLength(0);
+
+    const stopped = await run('make a file');
+    expect(stopped.code, stopped.stderr).toBe(4);
+    expect(resultOf(stopped.stdout)).toMatchObject({
+      is_error: true,
+      errorCode: 'blocked',
+      error: expect.stringContaining('no commands today'),
+    });
+    expect(existsSync(path.join(ws.path, 'made'))).toBe(false);
+    expect(api.requests).toHaveLength(1);
+  }, 90_000);
+
   it('--no-hooks and disableAllHooks run none', async () => {
     await using home = await hostDir('hooks-home-');
     await using ws = await hostDir('hooks-ws-');
