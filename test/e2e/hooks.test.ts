@@ -407,6 +407,24 @@ describe('hooks in Claude Code format', () => {
     expect(sent(api.requests[1])).toContain('plans are written by hand here');
   }, 90_000);
 
+  it("a confined hook reads the session's transcript at transcript_path", async () => {
+    await using home = await hostDir('hooks-home-');
+    await using ws = await hostDir('hooks-ws-');
+    // Denies the call when it finds the prompt in the transcript: a deny proves the read.
+    const command = `f=$(jq -r .transcript_path); test -f "$f" && grep -q zebra-marker "$f" && { echo "read the transcript" >&2; exit 2; }; exit 0`;
+    await writeSettings(home.path, {
+      hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command }] }] },
+    });
+    await using api = await fakeMessagesApi([call('tu_1', 'shell', { command: 'echo hi' }), text('ok')]);
+    const result = await runCli(
+      ['-p', 'say zebra-marker', '--output-format', 'stream-json', '--workspace', ws.path],
+      { env: env(home.path, api.url), timeoutMs: 60_000 },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const decisions = events(result.stdout).filter((event) => event.type === 'hook_decision');
+    expect(decisions).toEqual([expect.objectContaining({ outcome: 'deny', reason: 'read the transcript' })]);
+  }, 60_000);
+
   it('--no-hooks and disableAllHooks run none', async () => {
     await using home = await hostDir('hooks-home-');
     await using ws = await hostDir('hooks-ws-');
