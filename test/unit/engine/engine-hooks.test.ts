@@ -75,6 +75,14 @@ describe('Engine: hooks at the one tool-call path', () => {
       },
     });
     expect(asked).toEqual(['shell']);
+    // Before a person is asked: PermissionRequest may decide, else Notification tells them they are waited for.
+    expect(asking.fired.map((f) => f.event)).toEqual(
+      expect.arrayContaining(['PreToolUse', 'PermissionRequest', 'Notification', 'PostToolUse']),
+    );
+    expect(asking.fired.find((f) => f.event === 'Notification')?.input).toMatchObject({
+      notification_type: 'permission_prompt',
+      message: expect.stringContaining('shell'),
+    });
     expect(host.calls.map((c) => c.name)).toEqual(['shell']);
     const result = JSON.stringify(provider.requests[1]?.messages.at(-1));
     expect(result).toContain('PostToolUse hook: lint failed');
