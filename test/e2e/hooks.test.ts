@@ -105,6 +105,26 @@ describe('hooks in Claude Code format', () => {
     }, 90_000);
   }
 
+  it("shows a hook's decision as one line in -p's text output", async () => {
+    await using home = await hostDir('hooks-home-');
+    await using ws = await hostDir('hooks-ws-');
+    await mkdir(path.join(ws.path, 'keep'));
+    await writeSettings(home.path, preToolUse(script('block-rm-rf.sh')));
+    await using api = await fakeMessagesApi([
+      call('tu_1', 'shell', { command: 'rm -rf keep' }),
+      text('Refused.'),
+    ]);
+    const result = await runCli(['-p', 'clean up', '--workspace', ws.path], {
+      env: env(home.path, api.url),
+      timeoutMs: 60_000,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(`${result.stdout}${result.stderr}`).toMatch(
+      /hook PreToolUse\(shell\) denied it: .*Blocked by policy/,
+    );
+    expect(existsSync(path.join(ws.path, 'keep'))).toBe(true);
+  }, 60_000);
+
   it('fires and is obeyed in a sub-agent two levels down', async () => {
     await using home = await hostDir('hooks-home-');
     await using ws = await hostDir('hooks-ws-');
