@@ -133,6 +133,7 @@ export const AGENT_OPTIONS = {
   'disallowed-tools': { type: 'string', multiple: true },
   'no-hooks': { type: 'boolean', default: false },
   'trust-workspace-hooks': { type: 'boolean', default: false },
+  record: { type: 'string' },
 } as const;
 
 /**

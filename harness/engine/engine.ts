@@ -57,6 +57,8 @@ interface RunState {
   finalMessage: string;
   /** A meta tool (complete_task) asked to end the run after this turn. */
   ending: boolean;
+  /** A hook (`continue: false` at PreToolUse or PostToolUse) stopped the run: why. */
+  stoppedByHook?: string;
   /** Why the last complete reply stopped. */
   stopReason?: StopReason;
   /** The last turn had a call whose arguments were not JSON: its repair turn is this one. */
@@ -109,7 +111,7 @@ export class Engine {
     const submitted = await userPromptSubmit(state);
     if (submitted.status === 'blocked') {
       out.emit({ type: 'error', agent, message: submitted.message, code: 'hook' });
-      return outcome(state, 'error', submitted.message);
+      return outcome(state, 'error', submitted.message, 'blocked');
     }
     const prompt = promptMessage(request, submitted.context);
     state.messages.push(prompt);
@@ -221,6 +223,10 @@ export class Engine {
         endRun: () => {
           state.ending = true;
         },
+        stopByHook: (reason) => {
+          state.stoppedByHook ??= reason;
+          state.ending = true;
+        },
       });
       const repetition = checkRepetition(repetitionGuard, calls, results, out, agent);
       const resultMessage: Message = { role: 'user', content: results };
@@ -229,6 +235,12 @@ export class Engine {
       const interrupted = ctx.signal.aborted;
       out.emit({ type: 'turn_end', agent, turn, reason: interrupted ? 'cancelled' : 'complete' });
       if (interrupted) return outcome(state, 'cancelled');
+      if (state.stoppedByHook !== undefined) {
+        // Not a completed run: scripts read `blocked` (exit 4) rather than success.
+        const message = state.stoppedByHook;
+        out.emit({ type: 'error', agent, message, code: 'hook' });
+        return outcome(state, 'error', message, 'blocked');
+      }
       if (state.ending) {
         // A sub-agent that delivered its result (complete_task) is done: SubagentStop hears it, but cannot send it back.
         if (agent.length > 0 && ctx.hooks?.has('SubagentStop')) {

@@ -25,6 +25,8 @@ export interface ToolCallContext {
   agent: AgentPath;
   addUsage(usage: TokenUsage): void;
   endRun(): void;
+  /** A hook's `continue: false`: the run ends after this turn, as blocked (not complete). */
+  stopByHook(reason: string): void;
   /** PreToolUse before the approval check, PostToolUse after the call: for every agent, here. */
   hooks?: AgentHooks | undefined;
 }
@@ -141,8 +143,8 @@ async function preToolUse(call: ToolUseBlock, context: ToolCallContext): Promise
     { signal, emit: (event) => emitter.emit(event), tool: { name: call.name, callId: call.id } },
   );
   if (verdict.stop !== undefined) {
-    context.endRun();
     const reason = `a PreToolUse hook stopped the agent: ${verdict.stop}`;
+    context.stopByHook(reason);
     emitter.emit({ type: 'action_blocked', agent, id: call.id, name: call.name, by: 'hook', reason });
     return {
       blocked: { output: `${call.name} was not run: ${reason}.`, isError: true, code: 'denied' },
@@ -191,12 +193,9 @@ async function postToolUse(
   );
   const notes = [...(verdict.block ? [`PostToolUse hook: ${verdict.block}`] : []), ...verdict.context];
   if (verdict.stop !== undefined) {
-    context.endRun();
-    emitter.emit({
-      type: 'warn',
-      agent: context.agent,
-      message: `a PostToolUse hook stopped the agent: ${verdict.stop}`,
-    });
+    const message = `a PostToolUse hook stopped the agent: ${verdict.stop}`;
+    context.stopByHook(message);
+    emitter.emit({ type: 'warn', agent: context.agent, message });
   }
   return notes.length > 0 ? { ...result, output: `${result.output}\n\n${notes.join('\n')}` } : result;
 }

@@ -21,6 +21,7 @@ import type {
   EngineContext,
   MetaTool,
   RunOutcome,
+  ToolHost,
 } from '../engine/engine-types.js';
 import { addUsage } from '../engine/token-usage.js';
 import type { ExecutorClient } from '../executor-client/executor-client.js';
@@ -604,11 +605,17 @@ export class AgentSession {
     };
   }
 
+  private toolHost(): ToolHost {
+    const { settings } = this;
+    const host = settings.tools ? filterToolHost(this.executor, settings.tools) : this.executor;
+    return settings.wrapTools ? settings.wrapTools(host) : host;
+  }
+
   private context(signal: AbortSignal): EngineContext {
     const { settings } = this;
     return {
       provider: this.provider,
-      tools: settings.tools ? filterToolHost(this.executor, settings.tools) : this.executor,
+      tools: this.toolHost(),
       metaTools: this.metaTools(),
       inbox: this.inbox?.inbox ?? createSubAgentInbox(),
       signal,

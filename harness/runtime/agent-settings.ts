@@ -1,7 +1,7 @@
 import type { AgentPath } from '../../shared/engine-events.js';
 import type { NetworkSetting, ResolvedPolicy } from '../../shared/policy.js';
 import type { ChildProviderInfo, ChildSession, ChildSessionInfo } from '../agents/spawn-agent-tool.js';
-import type { ApprovalMode, ConversationLog, Emitter, MetaTool } from '../engine/engine-types.js';
+import type { ApprovalMode, ConversationLog, Emitter, MetaTool, ToolHost } from '../engine/engine-types.js';
 import type { ToolRules } from '../engine/tool-rules.js';
 import type { ExecutorClient } from '../executor-client/executor-client.js';
 import type { HookRunner } from '../hooks/hook-runner.js';
@@ -158,6 +158,8 @@ export interface AgentSettings {
   toolRules?: ToolRules | undefined;
   /** Offer only these executor tools (and meta tools); all when undefined. */
   tools?: ReadonlySet<string> | undefined;
+  /** Wraps the agent's executor tools: `--record` writes each call, `skate replay` answers from the record. */
+  wrapTools?: ((host: ToolHost) => ToolHost) | undefined;
   /** Harness tools besides spawn_agent and ask_user (a sub-agent's complete_task). */
   metaTools?: readonly MetaTool[];
   /** Aborting it interrupts the agent for good (a sub-agent's parent was cancelled). */

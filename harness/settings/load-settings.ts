@@ -104,8 +104,10 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Settin
   const files = [...(user ? [userFile] : []), ...(project && workspaceFile ? [workspaceFile] : [])];
   if (!project || !workspaceFile || !workspace) return { ...base, files, hookSources };
 
-  const { $schema: _project, hooks: projectHooks, ...narrowing } = project;
-  if (projectHooks && projectRead?.status === 'read') {
+  const { $schema: _project, hooks: projectHooks, disableAllHooks: projectOff, ...narrowing } = project;
+  // A workspace's `disableAllHooks` turns off its own hooks only: the user's hooks are the user's rules
+  // (a PreToolUse that blocks `rm -rf`), and a cloned repository must not be able to switch them off.
+  if (projectHooks && projectRead?.status === 'read' && projectOff !== true) {
     hookSources.push({
       scope: 'workspace',
       file: workspaceFile,
@@ -113,8 +115,6 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Settin
       sha256: sha256(projectRead.data),
     });
   }
-  // Turning hooks off narrows; turning the user's back on would not.
-  if (narrowing.disableAllHooks === false) delete narrowing.disableAllHooks;
   if (narrowing.env) {
     throw new SettingsError(
       workspaceFile,

@@ -1,4 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { distPath } from '../../harness/project-paths.js';
 import { RunResult } from '../../shared/run-result.js';
@@ -17,9 +19,9 @@ interface Running {
 }
 
 /** `skate -p … --output-format stream-json` as a subprocess a test can signal. */
-function startCli(args: string[], url: string): Running {
+function startCli(args: string[], url: string, extraEnv: NodeJS.ProcessEnv = {}): Running {
   const child = spawn(process.execPath, [distPath('cli', 'skate.js'), ...args], {
-    env: { ...process.env, ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: url },
+    env: { ...process.env, ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: url, ...extraEnv },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -81,20 +83,61 @@ describe('the final result line always comes', () => {
           errorCode: 'terminated',
         });
       }
-      // The executors and their sleeping commands went with the runs.
+      // The executors and their sleeping commands went with the runs (torn down after the CLI's exit:
+      // twelve sandboxes at once on a loaded 2-core machine take more than the default 5 s).
       expect(
-        await eventually(async () => (await Promise.all(below.map(isAlive))).every((alive) => !alive)),
+        await eventually(
+          async () => (await Promise.all(below.map(isAlive))).every((alive) => !alive),
+          30_000,
+        ),
       ).toBe(true);
     } finally {
       await Promise.all(dirs.map((dir) => dir[Symbol.asyncDispose]()));
     }
   }, 120_000);
 
+  it('on a crash inside the harness: a result line with errorCode crash, exit 1, the executor gone', async () => {
+    await using dir = await tempDir();
+    await using api = await fakeMessagesApi([sleepCall('toolu_crash')]);
+    // A throw nobody catches, planted in the CLI's own process (not its executor) and set off on cue.
+    const preload = path.join(dir.path, 'crash-on-signal.cjs');
+    await writeFile(
+      preload,
+      `if (process.argv[1] && process.argv[1].endsWith('skate.js')) process.on('SIGUSR2', () => setImmediate(() => { throw new Error('planted crash'); }));\n`,
+    );
+    const workspace = path.join(dir.path, 'ws');
+    await mkdir(workspace);
+    const run = startCli(
+      ['-p', 'wait', '--output-format', 'stream-json', '--workspace', workspace],
+      api.url,
+      {
+        NODE_OPTIONS: `--require ${preload}`,
+      },
+    );
+    expect(await eventually(() => run.stdout().includes('"tool_call_start"'), 30_000), run.stderr()).toBe(
+      true,
+    );
+    const below = await processDescendants(run.child.pid!);
+    run.child.kill('SIGUSR2');
+    expect(await run.exited).toBe(1);
+    expect(lastLine(run.stdout())).toMatchObject({
+      type: 'result',
+      status: 'error',
+      is_error: true,
+      errorCode: 'crash',
+      error: expect.stringContaining('planted crash'),
+    });
+    expect(
+      await eventually(async () => (await Promise.all(below.map(isAlive))).every((alive) => !alive), 30_000),
+    ).toBe(true);
+  }, 120_000);
+
   it('when the executor dies mid-call: the call fails as a result, the run goes on and ends with its result line', async () => {
     await using dir = await tempDir();
     await using api = await fakeMessagesApi([
-      // Long enough to be killed inside, short enough that nothing can wait on it for long.
-      sleepCall('toolu_sleep', 8),
+      // Long enough to be killed inside however slowly a loaded machine finds it (an 8 s sleep could
+      // end on its own first and pass as a success); the kill ends it at once when the test holds.
+      sleepCall('toolu_sleep', 60),
       { type: 'message', blocks: [{ type: 'text', text: 'The command died; stopping.' }] },
     ]);
     const run = startCli(['-p', 'wait', '--output-format', 'stream-json', '--workspace', dir.path], api.url);
@@ -115,7 +158,14 @@ describe('the final result line always comes', () => {
       if ((await commandLine(pid)).includes('executor.js')) executors.push(pid);
     }
     expect(executors.length).toBeGreaterThan(0);
-    for (const pid of executors) process.kill(pid, 'SIGKILL');
+    for (const pid of executors) {
+      // Killing bwrap takes its children with it: one may be gone (reaped) before its own kill.
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+      }
+    }
     expect(await run.exited).toBe(0);
     const result = lastLine(run.stdout());
     expect(result).toMatchObject({ status: 'complete', result: 'The command died; stopping.' });

@@ -105,6 +105,26 @@ describe('hooks in Claude Code format', () => {
     }, 90_000);
   }
 
+  it("shows a hook's decision as one line in -p's text output", async () => {
+    await using home = await hostDir('hooks-home-');
+    await using ws = await hostDir('hooks-ws-');
+    await mkdir(path.join(ws.path, 'keep'));
+    await writeSettings(home.path, preToolUse(script('block-rm-rf.sh')));
+    await using api = await fakeMessagesApi([
+      call('tu_1', 'shell', { command: 'rm -rf keep' }),
+      text('Refused.'),
+    ]);
+    const result = await runCli(['-p', 'clean up', '--workspace', ws.path], {
+      env: env(home.path, api.url),
+      timeoutMs: 60_000,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(`${result.stdout}${result.stderr}`).toMatch(
+      /hook PreToolUse\(shell\) denied it: .*Blocked by policy/,
+    );
+    expect(existsSync(path.join(ws.path, 'keep'))).toBe(true);
+  }, 60_000);
+
   it('fires and is obeyed in a sub-agent two levels down', async () => {
     await using home = await hostDir('hooks-home-');
     await using ws = await hostDir('hooks-ws-');
@@ -227,6 +247,204 @@ describe('hooks in Claude Code format', () => {
     ]);
   }, 120_000);
 
+  it('a run a hook blocks exits 4 (blocked), with a result line saying so: a refused prompt, continue: false', async () => {
+    await using home = await hostDir('hooks-home-');
+    await using ws = await hostDir('hooks-ws-');
+    await writeSettings(home.path, {
+      hooks: {
+        UserPromptSubmit: [
+          {
+            hooks: [
+              {
+                type: 'command',
+                command: 'grep -q forbidden && { echo "not that prompt" >&2; exit 2; }; exit 0',
+              },
+            ],
+          },
+        ],
+        PreToolUse: [
+          {
+            matcher: 'Bash',
+            hooks: [
+              { type: 'command', command: 'echo \'{"continue": false, "stopReason": "no commands today"}\'' },
+            ],
+          },
+        ],
+      },
+    });
+    await using api = await fakeMessagesApi([
+      call('tu_1', 'shell', { command: 'touch made' }),
+      text('unreached'),
+    ]);
+    const run = (prompt: string) =>
+      runCli(['-p', prompt, '--output-format', 'stream-json', '--workspace', ws.path], {
+        env: env(home.path, api.url),
+        timeoutMs: 60_000,
+      });
+    const resultOf = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1) ?? '');
+
+    const refused = await run('a forbidden prompt');
+    expect(refused.code, refused.stderr).toBe(4);
+    expect(resultOf(refused.stdout)).toMatchObject({
+      type: 'result',
+      is_error: true,
+      errorCode: 'blocked',
+      error: expect.stringContaining('not that prompt'),
+    });
+    expect(api.requests).toHaveLength(0);
+
+    const stopped = await run('make a file');
+    expect(stopped.code, stopped.stderr).toBe(4);
+    expect(resultOf(stopped.stdout)).toMatchObject({
+      is_error: true,
+      errorCode: 'blocked',
+      error: expect.stringContaining('no commands today'),
+    });
+    expect(existsSync(path.join(ws.path, 'made'))).toBe(false);
+    expect(api.requests).toHaveLength(1);
+  }, 90_000);
+
+  it("fires for ask_user and spawn_agent themselves, a sub-agent's complete_task, and at each lifecycle event", async () => {
+    await using home = await hostDir('hooks-home-');
+    await using ws = await hostDir('hooks-ws-');
+    const listen = [{ hooks: [{ type: 'command', command: 'cat > /dev/null' }] }];
+    await writeSettings(home.path, {
+      hooks: {
+        SessionStart: listen,
+        UserPromptSubmit: listen,
+        PreToolUse: listen,
+        PostToolUse: listen,
+        // Claude Code's PermissionRequest allow: the call runs without a person to approve it.
+        PermissionRequest: [
+          {
+            matcher: 'Bash|Task',
+            hooks: [
+              {
+                type: 'command',
+                command: `echo '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}'`,
+              },
+            ],
+          },
+        ],
+        SubagentStop: listen,
+        Stop: listen,
+        SessionEnd: listen,
+      },
+    });
+    const answers = path.join(home.path, 'answers.json');
+    await writeFile(answers, JSON.stringify([['postgres']]));
+    await using api = await fakeMessagesApi([
+      call('m1', 'ask_user', {
+        questions: [{ question: 'Which database?', options: ['postgres', 'sqlite'] }],
+      }),
+      call('m2', 'spawn_agent', { task: 'look around' }),
+      done('c1'),
+      call('m3', 'shell', { command: 'touch made' }),
+      text('Done.'),
+    ]);
+    const result = await runCli(
+      [
+        '-p',
+        'set it up',
+        '--output-format',
+        'stream-json',
+        '--approval',
+        'ask',
+        '--answers',
+        answers,
+        '--workspace',
+        ws.path,
+      ],
+      { env: env(home.path, api.url), timeoutMs: 90_000 },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    // Allowed by the PermissionRequest hook in a run where nobody could have approved it.
+    expect(existsSync(path.join(ws.path, 'made'))).toBe(true);
+    const fired = events(result.stdout)
+      .filter((event) => event.type === 'hook_decision')
+      .map(
+        (event) =>
+          `${event.agent.join('/') || 'main'} ${event.event}${event.toolName ? `(${event.toolName})` : ''}`,
+      );
+    expect(fired).toEqual(
+      expect.arrayContaining([
+        'main SessionStart',
+        'main UserPromptSubmit',
+        'main PreToolUse(ask_user)',
+        'main PostToolUse(ask_user)',
+        'main PreToolUse(spawn_agent)',
+        'main PermissionRequest(spawn_agent)',
+        'agent-1 PreToolUse(complete_task)',
+        'agent-1 PostToolUse(complete_task)',
+        'agent-1 SubagentStop',
+        'main PostToolUse(spawn_agent)',
+        'main PreToolUse(shell)',
+        'main PermissionRequest(shell)',
+        'main PostToolUse(shell)',
+        'main Stop',
+        'main SessionEnd',
+      ]),
+    );
+    // The order a script sees: the session opens first and closes last.
+    expect(fired[0]).toBe('main SessionStart');
+    expect(fired.at(-1)).toBe('main SessionEnd');
+  }, 120_000);
+
+  it('fires and is obeyed in a planning agent (skate plan)', async () => {
+    await using home = await hostDir('hooks-home-');
+    await using ws = await hostDir('hooks-ws-');
+    await writeSettings(home.path, {
+      hooks: {
+        PreToolUse: [
+          {
+            matcher: 'Write',
+            hooks: [{ type: 'command', command: 'echo "plans are written by hand here" >&2; exit 2' }],
+          },
+        ],
+      },
+    });
+    await using api = await fakeMessagesApi([
+      call('p1', 'write_file', { path: '.skate/plan.md', content: '# plan' }),
+      text('I could not write the plan.'),
+    ]);
+    const result = await runCli(
+      ['plan', 'plan it', '--output-format', 'stream-json', '--workspace', ws.path],
+      {
+        env: env(home.path, api.url),
+        timeoutMs: 60_000,
+      },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    // The plan sandbox makes the file it binds; the denied write never reached it.
+    const plan = path.join(ws.path, '.skate', 'plan.md');
+    expect(existsSync(plan) ? await readFile(plan, 'utf8') : '').not.toContain('# plan');
+    const denied = events(result.stdout).filter(
+      (event) => event.type === 'hook_decision' && event.outcome === 'deny',
+    );
+    expect(denied).toEqual([
+      expect.objectContaining({ event: 'PreToolUse', toolName: 'write_file', agent: [] }),
+    ]);
+    expect(sent(api.requests[1])).toContain('plans are written by hand here');
+  }, 90_000);
+
+  it("a confined hook reads the session's transcript at transcript_path", async () => {
+    await using home = await hostDir('hooks-home-');
+    await using ws = await hostDir('hooks-ws-');
+    // Denies the call when it finds the prompt in the transcript: a deny proves the read.
+    const command = `f=$(jq -r .transcript_path); test -f "$f" && grep -q zebra-marker "$f" && { echo "read the transcript" >&2; exit 2; }; exit 0`;
+    await writeSettings(home.path, {
+      hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command }] }] },
+    });
+    await using api = await fakeMessagesApi([call('tu_1', 'shell', { command: 'echo hi' }), text('ok')]);
+    const result = await runCli(
+      ['-p', 'say zebra-marker', '--output-format', 'stream-json', '--workspace', ws.path],
+      { env: env(home.path, api.url), timeoutMs: 60_000 },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const decisions = events(result.stdout).filter((event) => event.type === 'hook_decision');
+    expect(decisions).toEqual([expect.objectContaining({ outcome: 'deny', reason: 'read the transcript' })]);
+  }, 60_000);
+
   it('--no-hooks and disableAllHooks run none', async () => {
     await using home = await hostDir('hooks-home-');
     await using ws = await hostDir('hooks-ws-');
@@ -243,5 +461,20 @@ describe('hooks in Claude Code format', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(existsSync(path.join(ws.path, 'gone'))).toBe(false);
     expect(events(result.stdout).some((event) => event.type === 'hook_decision')).toBe(false);
-  }, 60_000);
+
+    // The setting, in the user's file.
+    await mkdir(path.join(ws.path, 'gone-too'));
+    await writeSettings(home.path, { ...preToolUse(script('block-rm-rf.sh')), disableAllHooks: true });
+    await using api2 = await fakeMessagesApi([
+      call('tu_2', 'shell', { command: 'rm -rf gone-too' }),
+      text('ok'),
+    ]);
+    const off = await runCli(['-p', 'x', '--output-format', 'stream-json', '--workspace', ws.path], {
+      env: env(home.path, api2.url),
+      timeoutMs: 60_000,
+    });
+    expect(off.code, off.stderr).toBe(0);
+    expect(existsSync(path.join(ws.path, 'gone-too'))).toBe(false);
+    expect(events(off.stdout).some((event) => event.type === 'hook_decision')).toBe(false);
+  }, 90_000);
 });

@@ -23,6 +23,34 @@ const text = (role: Message['role'], value: string): Message => ({
 });
 
 describe('Engine: compaction', () => {
+  it('fires PreCompact (trigger auto) before it summarises', async () => {
+    const fired: { event: string; input: Record<string, unknown> }[] = [];
+    const { events } = await runEngine({
+      turns: [
+        toolTurn('t1'),
+        toolTurn('t2'),
+        toolTurn('t3'),
+        toolTurn('t4', 500),
+        toolTurn('t5', 850),
+        summaryTurn,
+        { steps: [{ type: 'text', text: 'All done.' }] },
+      ],
+      tools: [fakeTool('read_file', 'read', () => ({ output: 'x', isError: false }))],
+      contextWindow: 1000,
+      engine: { keepExchanges: 2 },
+      hooks: {
+        agent: [],
+        has: (event) => event === 'PreCompact',
+        async fire(event, input) {
+          fired.push({ event, input });
+          return { context: [] };
+        },
+      },
+    });
+    expect(fired).toEqual([{ event: 'PreCompact', input: { trigger: 'auto', custom_instructions: '' } }]);
+    expect(events.ofType('compaction')).toHaveLength(1);
+  });
+
   it('summarises the older messages once the prompt passes 80% of the window', async () => {
     const log = recordingLog();
     const { outcome, events, provider } = await runEngine({

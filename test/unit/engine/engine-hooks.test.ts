@@ -75,6 +75,14 @@ describe('Engine: hooks at the one tool-call path', () => {
       },
     });
     expect(asked).toEqual(['shell']);
+    // Before a person is asked: PermissionRequest may decide, else Notification tells them they are waited for.
+    expect(asking.fired.map((f) => f.event)).toEqual(
+      expect.arrayContaining(['PreToolUse', 'PermissionRequest', 'Notification', 'PostToolUse']),
+    );
+    expect(asking.fired.find((f) => f.event === 'Notification')?.input).toMatchObject({
+      notification_type: 'permission_prompt',
+      message: expect.stringContaining('shell'),
+    });
     expect(host.calls.map((c) => c.name)).toEqual(['shell']);
     const result = JSON.stringify(provider.requests[1]?.messages.at(-1));
     expect(result).toContain('PostToolUse hook: lint failed');
@@ -94,6 +102,8 @@ describe('Engine: hooks at the one tool-call path', () => {
     const blocked = await runEngine({ turns: [done], tools, hooks: blocking });
     expect(blocked.outcome.status).toBe('error');
     expect(blocked.outcome.error).toContain('no secrets in prompts');
+    // Blocked, not a failure of Skate's: the CLI exits 4 for it.
+    expect(blocked.outcome.errorCode).toBe('blocked');
     expect(blocked.provider.requests).toHaveLength(0);
   });
 
@@ -111,11 +121,21 @@ describe('Engine: hooks at the one tool-call path', () => {
     ]);
   });
 
-  it('continue: false from PreToolUse stops the agent after this turn', async () => {
+  it('continue: false from PreToolUse stops the agent after this turn, as blocked rather than complete', async () => {
     const hooks = scriptedHooks((event) => (event === 'PreToolUse' ? { stop: 'enough' } : {}));
     const { outcome, host, provider } = await runEngine({ turns: [shellTurn, done], tools, hooks });
     expect(host.calls).toEqual([]);
-    expect(outcome.status).toBe('complete');
+    expect(outcome).toMatchObject({ status: 'error', errorCode: 'blocked' });
+    expect(outcome.error).toContain('enough');
+    expect(provider.requests).toHaveLength(1);
+  });
+
+  it('continue: false from PostToolUse stops the agent after the call ran, as blocked', async () => {
+    const hooks = scriptedHooks((event) => (event === 'PostToolUse' ? { stop: 'tests are red' } : {}));
+    const { outcome, host, provider } = await runEngine({ turns: [shellTurn, done], tools, hooks });
+    expect(host.calls).toHaveLength(1);
+    expect(outcome).toMatchObject({ status: 'error', errorCode: 'blocked' });
+    expect(outcome.error).toContain('tests are red');
     expect(provider.requests).toHaveLength(1);
   });
 });

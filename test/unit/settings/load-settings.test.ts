@@ -79,8 +79,11 @@ describe('loadSettings', () => {
       },
     ]);
     expect(settings.disableAllHooks).toBe(false);
-    await writeSettings(ws.path, { disableAllHooks: true });
-    expect((await loadSettings({ workspace: ws.path, home: home.path })).disableAllHooks).toBe(true);
+    // A workspace's disableAllHooks turns off its own hooks, never the user's.
+    await writeSettings(ws.path, { hooks: hook('ws-hook'), disableAllHooks: true });
+    const off = await loadSettings({ workspace: ws.path, home: home.path });
+    expect(off.disableAllHooks).toBe(false);
+    expect(off.hookSources.map((source) => source.scope)).toEqual(['user']);
   });
 
   it('refuses a hook that is not a command, or a key Claude Code does not have, naming the key', async () => {
