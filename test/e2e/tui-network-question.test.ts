@@ -71,6 +71,7 @@ describe.skipIf(!tmux || !support.available)(
           expect(hits).toEqual([]);
           await terminal.type('2');
           await terminal.waitFor('Both requests went through.', 60_000);
+          await terminal.waitFor('NET: 2 hosts', 10_000);
           expect(hits).toEqual(['/first', '/second']);
           await terminal.keys('Escape', ':', 'q', 'Enter');
           await terminal.waitFor('EXITED 0', 30_000);
