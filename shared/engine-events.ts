@@ -105,6 +105,8 @@ export const EngineEvent = z.discriminatedUnion('type', [
         multiSelect: z.boolean().optional(),
       }),
     ),
+    /** Set when Skate itself asks about a connection its proxy refused (issue #21), not the model. */
+    network: z.object({ host: z.string(), port: z.number().int() }).optional(),
   }),
   z.object({
     type: z.literal('context_usage'),

@@ -59,6 +59,16 @@ export const SessionPayload = z.discriminatedUnion('type', [
   }),
   z.object({ type: z.literal('model_change'), from: z.string(), to: z.string() }),
   /**
+   * The user's answer to a refused connection (issue #21): allowed once, for this session, or
+   * never; `refused` when the question went unanswered.
+   */
+  z.object({
+    type: z.literal('network_decision'),
+    host: z.string(),
+    port: z.number().int(),
+    decision: z.enum(['once', 'session', 'never', 'refused']),
+  }),
+  /**
    * A short title for the session (a cheap model call after its first turn).
    * Shown by `skate sessions list` and the UI's picker; the latest one wins.
    * Sessions without one are listed under their first prompt.

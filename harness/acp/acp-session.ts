@@ -272,7 +272,9 @@ export class AcpSession {
 
   private async answerQuestions(event: Ask): Promise<void> {
     await this.flushed();
-    const toolCallId = this.mapper.openAskUser(event.agent) ?? `ask-${event.requestId}`;
+    // Skate's own question about a refused connection belongs to no ask_user call.
+    const toolCallId =
+      (event.network ? undefined : this.mapper.openAskUser(event.agent)) ?? `ask-${event.requestId}`;
     let answers: string[];
     if (this.options.capabilities.elicitation?.form) {
       const response = await this.options.client.request(
@@ -281,7 +283,11 @@ export class AcpSession {
           mode: 'form',
           sessionId: this.id,
           toolCallId,
-          message: event.questions.length === 1 ? 'The agent asks:' : 'The agent asks some questions:',
+          message: event.network
+            ? 'Skate asks about a connection its network allowlist refused:'
+            : event.questions.length === 1
+              ? 'The agent asks:'
+              : 'The agent asks some questions:',
           requestedSchema: questionForm(event.questions),
         },
         this.requestOptions(),

@@ -27,7 +27,14 @@ export function createRuntimeAgents(settings: AcpAgentSettings): AcpAgentFactory
           ? { kind: 'resume', id: session.id, forkAt: await lastEventOf(workspace, session.id) }
           : session;
       // The editor answers approvals and questions: ask_user is offered.
-      const agent = await createAgentSession({ ...settings, workspace, session: stored, answerer: 'user' });
+      // A host off the allowlist becomes a question too (a form, where the client offers one).
+      const agent = await createAgentSession({
+        ...settings,
+        workspace,
+        session: stored,
+        answerer: 'user',
+        askNetwork: {},
+      });
       return RuntimeAgent.start(agent, settings.approval);
     },
   };

@@ -18,6 +18,8 @@ export async function runInteractive(settings: RunSettings, task?: string): Prom
   const session = await createAgentSession({
     ...settings,
     answerer: 'user',
+    // A host off the allowlist is a question at the terminal.
+    askNetwork: {},
     titleSessions: true,
     onNote: note,
   });

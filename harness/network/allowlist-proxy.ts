@@ -96,7 +96,12 @@ export async function startAllowlistProxy(
 
   /** Judges `host:port` against the list and resolves it; refusals are recorded. */
   const reach = async (rawHost: string, port: number): Promise<Reached> => {
-    const verdict = judgeHost(gate.rules(), rawHost, port);
+    let verdict = judgeHost(gate.rules(), rawHost, port);
+    if (!verdict.allowed && verdict.reason === 'not_allowed') {
+      // With someone to ask, a host off the list is a question; the connection waits for it.
+      const grant = await gate.consult(rawHost, port);
+      if (grant) verdict = judgeHost({ allow: [grant], deny: gate.rules().deny }, rawHost, port);
+    }
     if (!verdict.allowed) return deny(rawHost, port, verdict.reason);
     const { host, pattern } = verdict;
     if (verdict.ip) return { ok: true, host, port, address: host, pattern };

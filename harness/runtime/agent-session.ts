@@ -26,6 +26,7 @@ import type {
 import { addUsage } from '../engine/token-usage.js';
 import type { ExecutorClient } from '../executor-client/executor-client.js';
 import type { AgentHooks } from '../hooks/hook-verdict.js';
+import { createNetworkAsker } from '../network/network-asker.js';
 import type { NetworkGate } from '../network/network-gate.js';
 import { planFilePath } from '../planning/plan-file.js';
 import { readPlan } from '../planning/read-plan.js';
@@ -155,6 +156,25 @@ export class AgentSession {
         ...(only && { callId: only[0], command: only[1] }),
       });
     });
+    if (settings.askNetwork && this.inbox && this.networkGate) {
+      const inbox = this.inbox.inbox;
+      this.networkGate.setAsker(
+        createNetworkAsker({
+          inbox,
+          emit: (event) => this.emitter.emit(event),
+          agent: settings.agent ?? [],
+          command: () => {
+            const running = [...this.runningCommands.values()];
+            return running.length === 1 ? running[0] : undefined;
+          },
+          runSignal: () => this.running?.controller.signal,
+          current: () => this.currentPolicy?.network,
+          setList: (list) => this.setNetwork(list).catch(() => undefined),
+          record: (decision) => this.sessionLog.writer?.append({ type: 'network_decision', ...decision }),
+          ceiling: settings.askNetwork.ceiling,
+        }),
+      );
+    }
     settings.onExecutorStarted?.(this.executor, this.currentPolicy);
     this.hooks = settings.hooks?.forAgent({
       agent: settings.agent ?? [],

@@ -1,5 +1,5 @@
 import type { AgentPath } from '../../shared/engine-events.js';
-import type { NetworkSetting, ResolvedPolicy } from '../../shared/policy.js';
+import type { NetworkPolicy, NetworkSetting, ResolvedPolicy } from '../../shared/policy.js';
 import type { ChildProviderInfo, ChildSession, ChildSessionInfo } from '../agents/spawn-agent-tool.js';
 import type { ApprovalMode, ConversationLog, Emitter, MetaTool, ToolHost } from '../engine/engine-types.js';
 import type { ToolRules } from '../engine/tool-rules.js';
@@ -146,6 +146,12 @@ export interface AgentSettings {
   /** The hooks of the whole tree: every sub-agent gets the same ones, whatever its depth. */
   hooks?: HookRunner | undefined;
   answerer: Answerer;
+  /**
+   * Ask the user about connections the network proxy refuses (issue #21), with `ceiling` the
+   * widest network an answer may open (serve's policy). The terminal UI, ACP and serve set it;
+   * a headless run never asks, and sub-agents (answerer `nobody`) cannot.
+   */
+  askNetwork?: { ceiling?: NetworkPolicy | undefined } | undefined;
   /** With approval `ask`: nobody is attached to answer (a headless run), so such calls are refused at once. */
   approvalUnattended?: boolean | undefined;
   /** What the model hears when ask_user gets no answer, said as what happened; default: nobody is attached. */

@@ -31,6 +31,7 @@ export function conversationFromEvents(
         );
         break;
       case 'model_change':
+      case 'network_decision':
       case 'subagent_link':
       case 'title':
         break;

@@ -66,6 +66,8 @@ function describe(event: SessionEvent, names: ReadonlyMap<string, string>): stri
       ];
     case 'model_change':
       return [`model: ${payload.from} → ${payload.to}`];
+    case 'network_decision':
+      return [`network: ${payload.host}:${payload.port} ${payload.decision}`];
     case 'title':
       return [`title: ${payload.title}`];
     case 'subagent_link':

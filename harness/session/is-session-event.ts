@@ -61,6 +61,15 @@ function isPayload(payload: Record<string, unknown>): boolean {
       );
     case 'model_change':
       return typeof payload.from === 'string' && typeof payload.to === 'string';
+    case 'network_decision':
+      return (
+        typeof payload.host === 'string' &&
+        Number.isSafeInteger(payload.port) &&
+        (payload.decision === 'once' ||
+          payload.decision === 'session' ||
+          payload.decision === 'never' ||
+          payload.decision === 'refused')
+      );
     case 'title':
       return (
         typeof payload.title === 'string' &&

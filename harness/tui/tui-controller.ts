@@ -210,6 +210,8 @@ export class TuiController {
         return;
       case 'answer':
         if (!this.backend.answer(effect.command)) this.flash('nothing was waiting for that answer any more');
+        // The answer to a question about a refused host may have changed the list: the badge follows.
+        else if (effect.command.type === 'ask_user_response') void this.refreshNetwork();
         return;
       case 'wake':
         this.later(Math.max(0, effect.at - this.now()), () =>

@@ -5,12 +5,16 @@ import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCommandInbox } from '../../harness/engine/command-inbox.js';
 import { ExecutorClient } from '../../harness/executor-client/executor-client.js';
 import { type AllowlistProxy, startAllowlistProxy } from '../../harness/network/allowlist-proxy.js';
-import { type NetworkDenial, NetworkGate } from '../../harness/network/network-gate.js';
+import { createNetworkAsker, NETWORK_ANSWERS } from '../../harness/network/network-asker.js';
+import { type NetworkAnswer, type NetworkDenial, NetworkGate } from '../../harness/network/network-gate.js';
 import { kernelLauncher } from '../../harness/sandbox/kernel-launcher.js';
 import { probeSandbox } from '../../harness/sandbox/probe-sandbox.js';
+import type { EngineEvent } from '../../shared/engine-events.js';
 import { canonicalAllowlist } from '../../shared/network-allowlist.js';
+import type { NetworkPolicy } from '../../shared/policy.js';
 import { hostDir } from '../support/host-dir.js';
 import { testPolicy } from '../support/policies.js';
 import { parseShell } from '../support/sandboxed-executor.js';
@@ -91,6 +95,9 @@ const ADDRESSES: Record<string, string> = {
   'evil-github.test': '203.0.113.2',
   'github.test.evil.test': '203.0.113.2',
   'rebind.test': '127.0.0.1',
+  'ask-once.test': '203.0.113.2',
+  'ask-session.test': '203.0.113.2',
+  'ask-never.test': '203.0.113.2',
 };
 
 /** In-sandbox client: CONNECT through the proxy to `target`, then a TLS ClientHello naming `sni`. */
@@ -377,6 +384,75 @@ describe.skipIf(noSandbox)('network allowlist: the proxy is the one way out', ()
         port: expect.any(Number),
         at: expect.any(String),
       });
+    }
+  });
+
+  it('asks about a host off the list when someone can answer: once, for the session, never; nobody asked otherwise', async () => {
+    const inbox = createCommandInbox();
+    const questions: Extract<EngineEvent, { type: 'ask_user_request' }>[] = [];
+    const recorded: { host: string; port: number; decision: NetworkAnswer }[] = [];
+    let reply: string = NETWORK_ANSWERS.once;
+    const asker = (ceiling?: NetworkPolicy) =>
+      createNetworkAsker({
+        inbox: inbox.inbox,
+        emit: (event) => {
+          if (event.type !== 'ask_user_request') return;
+          questions.push(event);
+          // The user answers a moment later; the connection waits for it.
+          setTimeout(
+            () => inbox.send({ type: 'ask_user_response', requestId: event.requestId, answers: [reply] }),
+            50,
+          );
+        },
+        agent: [],
+        command: () => undefined,
+        runSignal: () => undefined,
+        current: () => ({ mode: 'allowlist', ...gate.allowlist }),
+        setList: async (list) => gate.set(canonicalAllowlist(list)),
+        record: (decision) => recorded.push(decision),
+        ceiling,
+      });
+    gate.setAsker(asker());
+    try {
+      const start = refused.connections;
+      // Once: this connection reaches the host, the list stays as it was, the next one is asked again.
+      await curl('http://ask-once.test/');
+      expect(refused.connections).toBe(start + 1);
+      expect(questions.at(-1)?.network).toEqual({ host: 'ask-once.test', port: 80 });
+      expect(questions.at(-1)?.questions[0]?.options).toEqual(Object.values(NETWORK_ANSWERS));
+      expect(gate.allowlist.allow).not.toContain('ask-once.test');
+      await curl('http://ask-once.test/');
+      expect(refused.connections).toBe(start + 2);
+      expect(questions).toHaveLength(2);
+      // For the session: on the list at once (no executor restart), never asked again.
+      reply = NETWORK_ANSWERS.session;
+      await curl('http://ask-session.test/');
+      expect(gate.allowlist.allow).toContain('ask-session.test');
+      await curl('http://ask-session.test/');
+      expect(refused.connections).toBe(start + 4);
+      expect(questions).toHaveLength(3);
+      // Never: refused, on the deny list, not asked again.
+      reply = NETWORK_ANSWERS.never;
+      expect(await curl('http://ask-never.test/')).toContain('HTTP 403');
+      expect(await curl('http://ask-never.test/')).toContain('HTTP 403');
+      expect(refused.connections).toBe(start + 4);
+      expect(questions).toHaveLength(4);
+      expect(gate.allowlist.deny).toContain('ask-never.test');
+      // A question nobody answers (Esc, an empty form) refuses.
+      reply = '';
+      expect(await curl('http://ask-once.test/')).toContain('HTTP 403');
+      expect(refused.connections).toBe(start + 4);
+      expect(recorded.map((each) => each.decision)).toEqual(['once', 'once', 'session', 'never', 'refused']);
+      // Under a ceiling the answer could not widen past (serve's policy), nobody is asked.
+      gate.setAsker(asker({ mode: 'allowlist', allow: ['allowed.test'], deny: [] }));
+      expect(await curl('http://ask-once.test/')).toContain('HTTP 403');
+      // With nobody to ask (headless, a sub-agent), a refusal is only a refusal.
+      gate.setAsker(undefined);
+      expect(await curl('http://ask-once.test/')).toContain('HTTP 403');
+      expect(questions).toHaveLength(5);
+      expect(refused.connections).toBe(start + 4);
+    } finally {
+      gate.setAsker(undefined);
     }
   });
 });

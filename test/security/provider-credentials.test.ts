@@ -45,17 +45,21 @@ function probe(port: number): string {
     'echo "== self"; /usr/bin/tr "\\0" "\\n" < /proc/self/environ',
     'echo "== all"; /usr/bin/cat /proc/[0-9]*/environ 2>/dev/null | /usr/bin/tr "\\0" "\\n"',
     `echo "== net"; (exec 3<>/dev/tcp/127.0.0.1/${port} && printf 'GET /from-sandbox HTTP/1.0\\r\\n\\r\\n' >&3 && head -1 <&3) 2>&1 | head -2`,
+    // Under an allowlist the one way out is the proxy: ask it for the provider's server too.
+    `[ -n "$HTTP_PROXY" ] && curl -sS --max-time 5 --noproxy '' -x "$HTTP_PROXY" -o /dev/null -w 'proxy %{http_code}\\n' http://127.0.0.1:${port}/through-proxy 2>&1 | head -2`,
     'echo "== end"',
   ].join('\n');
 }
 
 describe.skipIf(noSandbox)('provider credentials stay in the harness', () => {
   it.each([
-    ['execute', false],
-    ['full', true],
+    ['execute', [], false],
+    ['full', [], true],
+    // An allowlist that does not name the provider's host: the proxy refuses it like any other.
+    ['execute', ['--network', 'registry.npmjs.org'], false],
   ] as const)(
-    'under %s: no process below the harness holds a key; the server is reachable only if the policy has the network',
-    async (policy, networkOn) => {
+    'under %s %j: no process below the harness holds a key; the server is reachable only if the policy lets it',
+    async (policy, extra, networkOn) => {
       await using home = await hostDir('provider-home-');
       await using ws = await hostDir('provider-ws-');
       await using api = await fakeOpenAiApi([]);
@@ -95,6 +99,7 @@ describe.skipIf(noSandbox)('provider credentials stay in the harness', () => {
           'local/m',
           '--output-format',
           'stream-json',
+          ...extra,
         ],
         {
           env: {
@@ -151,6 +156,14 @@ describe.skipIf(noSandbox)('provider credentials stay in the harness', () => {
       // The server, on the host, saw the sandbox's knock only where the policy has the network.
       const knocked = api.requests.some((request) => request.path === '/from-sandbox');
       expect(knocked, output).toBe(networkOn);
+      expect(api.requests.some((request) => request.path === '/through-proxy')).toBe(false);
+      if (extra.length > 0) {
+        expect(output).toContain('proxy 403');
+        // The refusal is data: the host and port the command asked for.
+        expect(result.stdout).toMatch(
+          new RegExp(`"type":"network_denied".*"host":"127\\.0\\.0\\.1","port":${port}`),
+        );
+      }
     },
   );
 });

@@ -127,6 +127,8 @@ export const run: CommandMain = async (args) => {
         ...(start.activity && { activity: start.activity }),
         // The client answers approvals, questions and the turn cap through the command endpoint.
         answerer: 'user',
+        // A host off the allowlist is a question for the client, never past the server's policy.
+        askNetwork: { ceiling: start.ceiling.network },
         unansweredReason: 'The API client answered the question with nothing.',
         onNote: note,
       }),

@@ -40,6 +40,7 @@ const VALID: unknown[] = [
   },
   { type: 'compaction', summary: 's', replacedMessages: 0 },
   { type: 'model_change', from: 'a', to: 'b' },
+  { type: 'network_decision', host: 'registry.npmjs.org', port: 443, decision: 'session' },
   { type: 'title', title: 'Fix the flaky test' },
   {
     type: 'title',

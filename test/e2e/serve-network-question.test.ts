@@ -1,0 +1,125 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { probeSandbox } from '../../harness/sandbox/probe-sandbox.js';
+import type { SessionInfo, StreamMessage } from '../../shared/serve-api.js';
+import { fakeMessagesApi } from '../support/fake-messages-api.js';
+import { hostDir } from '../support/host-dir.js';
+import { type SkateServe, type SseMessage, sseMessages, startSkateServe } from '../support/skate-serve.js';
+
+/**
+ * A refused host as a serve client meets it (issue #21): an `ask_user_request` carrying
+ * `network` on the prompt's SSE stream, answered through the command endpoint; never past the
+ * server's own policy.
+ */
+const support = await probeSandbox();
+const JSON_BODY = { 'content-type': 'application/json' };
+
+async function readUntil(
+  stream: AsyncGenerator<SseMessage>,
+  type: string,
+  into: SseMessage[] = [],
+): Promise<SseMessage[]> {
+  for (;;) {
+    const next = await stream.next();
+    if (next.done) throw new Error(`the stream ended before ${type}: ${into.map((m) => m.event).join(' ')}`);
+    into.push(next.value);
+    if (next.value.event === type) return into;
+  }
+}
+
+async function session(server: SkateServe, body: object): Promise<SessionInfo> {
+  const response = await server.request('/v1/sessions', {
+    method: 'POST',
+    headers: JSON_BODY,
+    body: JSON.stringify(body),
+  });
+  expect(response.status, server.stderr()).toBe(201);
+  return (await response.json()) as SessionInfo;
+}
+
+describe.skipIf(!support.available)('a refused host over skate serve (HTTP + SSE)', () => {
+  it('asks the client within the server policy, lets the connection through on its answer, and not past the policy', async () => {
+    await using home = await hostDir('serve-net-home-');
+    await using ws = await hostDir('serve-net-ws-');
+    const hits: string[] = [];
+    const target = http.createServer((request, response) => {
+      hits.push(request.url ?? '');
+      response.end('reached\n');
+    });
+    await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+    const port = (target.address() as AddressInfo).port;
+    const curl = (name: string): string =>
+      `curl -sS --max-time 60 --noproxy '' -x "$HTTP_PROXY" http://127.0.0.1:${port}/${name}`;
+    const shellCall = (name: string) => ({
+      type: 'message' as const,
+      blocks: [
+        { type: 'tool_use' as const, id: `tu_${name}`, name: 'shell', input: { command: curl(name) } },
+      ],
+      stopReason: 'tool_use' as const,
+    });
+    try {
+      await using api = await fakeMessagesApi([
+        shellCall('asked'),
+        { type: 'message', blocks: [{ type: 'text', text: 'Fetched.' }] },
+        shellCall('past-policy'),
+        { type: 'message', blocks: [{ type: 'text', text: 'Refused.' }] },
+      ]);
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        HOME: home.path,
+        ANTHROPIC_API_KEY: 'sk-ant-test',
+        ANTHROPIC_BASE_URL: api.url,
+      };
+      delete env.SKATE_MODEL;
+      // The server's policy has the network on; the session narrows it to one host.
+      await using server = await startSkateServe(
+        ['--workspace', ws.path, '--approval', 'auto', '--network', 'on'],
+        env,
+      );
+      const narrow = await session(server, { network: { allow: ['example.com'] } });
+      const prompted = await server.request(`/v1/sessions/${narrow.id}/prompt`, {
+        method: 'POST',
+        headers: JSON_BODY,
+        body: JSON.stringify({ text: 'fetch it' }),
+      });
+      const stream = sseMessages(prompted);
+      const seen = await readUntil(stream, 'ask_user_request');
+      const question = seen.at(-1)!.data as Extract<StreamMessage, { type: 'ask_user_request' }>;
+      expect(question.network).toEqual({ host: '127.0.0.1', port });
+      expect(hits).toEqual([]);
+      const answered = await server.request(`/v1/sessions/${narrow.id}/commands`, {
+        method: 'POST',
+        headers: JSON_BODY,
+        body: JSON.stringify({
+          type: 'ask_user_response',
+          requestId: question.requestId,
+          answers: ['Allow once'],
+        }),
+      });
+      expect(answered.status).toBe(202);
+      await readUntil(stream, 'result', seen);
+      expect(hits).toEqual(['/asked']);
+
+      // A server whose own policy is that one host: nothing past it is asked, the proxy refuses.
+      await using tight = await startSkateServe(
+        ['--workspace', ws.path, '--approval', 'auto', '--network', 'example.com'],
+        env,
+      );
+      const bound = await session(tight, {});
+      const refused = await tight.request(`/v1/sessions/${bound.id}/prompt`, {
+        method: 'POST',
+        headers: JSON_BODY,
+        body: JSON.stringify({ text: 'fetch it' }),
+      });
+      const events: SseMessage[] = [];
+      for await (const message of sseMessages(refused)) events.push(message);
+      expect(events.some((m) => m.event === 'ask_user_request')).toBe(false);
+      expect(events.some((m) => m.event === 'network_denied')).toBe(true);
+      expect(hits).toEqual(['/asked']);
+    } finally {
+      target.closeAllConnections();
+      await new Promise<void>((resolve) => target.close(() => resolve()));
+    }
+  }, 120_000);
+});
