@@ -7,7 +7,7 @@ export const USAGE = `usage:
         [--sandbox required|best-effort] [--verbose]
         [--answers FILE] [--no-subagents] [--continue | --resume ID [--fork-at EVENT_ID]] [--no-session]
         [--output-schema FILE] [--input-format text|stream-json] [--allowedTools R...] [--disallowedTools R...]
-        [--no-hooks] [--trust-workspace-hooks]
+        [--no-hooks] [--trust-workspace-hooks] [--trust-workspace-agents]
         (the task may also come on stdin)
   skate plan "task" [agent options]      plan under the plan policy: read-only but .skate/plan.md
   skate plan --edit [--workspace DIR]    open the plan in $EDITOR
@@ -54,6 +54,7 @@ options:
   --no-session      record nothing in .skate/sessions
   --no-hooks        run no hooks (as "disableAllHooks": true in a settings file)
   --trust-workspace-hooks  run the workspace's hooks this once without a recorded consent
+  --trust-workspace-agents offer the workspace's agent files that write or use the network, this once
   settings: ~/.skate/settings.json, then <workspace>/.skate/settings.json; flags win (README, "Settings")
 `;
 
