@@ -394,12 +394,8 @@ function report(
     ...(sessionId !== undefined && { session_id: sessionId }),
     ...(notGranted.length > 0 && { not_granted: notGranted }),
     usage: usageSummary(record),
-    telemetry: {
-      tokens: record.tokens,
-      invalid_schema_retries: record.invalid_schema_retries,
-      approval_loops: record.approval_loops,
-      prefix_sha256: record.prefix_sha256,
-    },
+    // The whole record: `skate sessions show` reads the session's telemetry back from it.
+    dispatch: record,
   };
   if (outcome.status === 'completed') {
     return {

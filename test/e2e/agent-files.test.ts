@@ -106,7 +106,7 @@ describe('agent files', () => {
     expect(report).toMatchObject({
       agent: 'reviewer',
       result: { status: 'completed', summary: 'looks fine', issues: [] },
-      telemetry: { invalid_schema_retries: 1, approval_loops: 0 },
+      dispatch: { invalid_schema_retries: 1, approval_loops: 0 },
     });
     const end = out.find((line) => line.type === 'dispatch_end') as { record: Record<string, unknown> };
     expect(end.record).toMatchObject({
@@ -130,6 +130,27 @@ describe('agent files', () => {
       failures: {},
     });
     expect(result.dispatch?.prefix_hashes).toHaveLength(1);
+
+    // The session keeps it: `skate sessions show` reads the telemetry back, as text and as JSON.
+    const shown = await runCli(['sessions', 'show', String(result.sessionId), '--workspace', ws.path], {
+      env: env(home.path, api.url),
+    });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(
+      /dispatches: 1 · 880 tokens per dispatch · 1 invalid-schema retries · 0 approval loops · cache read 700 \/ write 0 \(hit rate 82%\)/,
+    );
+    expect(shown.stdout).toContain('failures: none');
+    const json = await runCli(
+      ['sessions', 'show', String(result.sessionId), '--json', '--workspace', ws.path],
+      {
+        env: env(home.path, api.url),
+      },
+    );
+    expect(JSON.parse(json.stdout).dispatch).toMatchObject({
+      dispatches: 1,
+      invalid_schema_retries: 1,
+      cache_read_tokens: 700,
+    });
   });
 
   it('a child over its token budget is ended mid-run as budget_exceeded, and the parent is told', async () => {

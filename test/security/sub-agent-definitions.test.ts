@@ -119,6 +119,13 @@ describe('agent definitions from a workspace only narrow', () => {
     expect(existsSync(path.join(ws.path, 'shelled.txt'))).toBe(false);
     expect(existsSync(path.join(path.dirname(ws.path), 'elsewhere.txt'))).toBe(false);
     expect(got.get('spawn')?.output).toContain('not_granted');
+    // The refused write is counted in the dispatch's telemetry.
+    const end = run.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+      .find((line) => line.type === 'dispatch_end');
+    expect(end?.record).toMatchObject({ agent_name: 'docs-writer', status: 'completed', approval_loops: 1 });
   });
 
   it('a planted link as an agent file is not read: its target never reaches the model', async () => {
