@@ -62,7 +62,7 @@ export async function setupAgentDefinitions(
       entries.push({
         definition,
         usable: false,
-        why: `agent "${definition.name}" (${definition.file}) asks for ${wants.join(' and ')} and the user has not consented to this version of the file (skate agents trust, an answer at a terminal, or --trust-workspace-agents)`,
+        why: `agent "${definition.name}" (${definition.file}) asks for ${wants.join(' and ')} and the user has not consented to this version of the file (an answer at a terminal, or --trust-workspace-agents)`,
       });
   }
   return entries;
