@@ -399,11 +399,11 @@ function report(
   };
   if (outcome.status === 'completed') {
     return {
-      output: JSON.stringify(
-        { ...about, ...(record.failure && { failure: record.failure }), result: outcome.result },
-        null,
-        2,
-      ),
+      output: prettyJson({
+        ...about,
+        ...(record.failure && { failure: record.failure }),
+        result: outcome.result,
+      }),
       isError: false,
     };
   }
@@ -412,6 +412,17 @@ function report(
     isError: true,
     code: TOOL_CODES[outcome.code],
   };
+}
+
+/**
+ * Indented JSON whose figures (`usage`, `dispatch`) stay on one line each: the result is what the
+ * model and a reader want to see, and the figures must not push it off a terminal's screen.
+ */
+function prettyJson(value: { usage: unknown; dispatch: unknown } & Record<string, unknown>): string {
+  const marks = { usage: '\u0000usage\u0000', dispatch: '\u0000dispatch\u0000' };
+  return JSON.stringify({ ...value, usage: marks.usage, dispatch: marks.dispatch }, null, 2)
+    .replace(JSON.stringify(marks.usage), JSON.stringify(value.usage))
+    .replace(JSON.stringify(marks.dispatch), JSON.stringify(value.dispatch));
 }
 
 function failure(agentId: string | undefined, code: SubAgentFailureCode, message: string): ToolResult {
