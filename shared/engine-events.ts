@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { DispatchRecord } from './dispatch-telemetry.js';
 import { HookEventName, HookOutcome } from './hooks.js';
 import { NetworkDenialReason } from './network-allowlist.js';
 import { ToolDisplay, ToolErrorCode } from './tool.js';
@@ -122,6 +123,14 @@ export const EngineEvent = z.discriminatedUnion('type', [
     elapsedMs: z.number(),
     /** Output tokens per second over this turn's model time. */
     outputTokensPerSecond: z.number(),
+  }),
+  z.object({
+    /** A sub-agent ended: its figures and, when it failed, why (one name of `DispatchFailure`). */
+    type: z.literal('dispatch_end'),
+    ...base,
+    /** The spawn_agent call that started it. */
+    parentCallId: z.string(),
+    record: DispatchRecord,
   }),
   z.object({
     type: z.literal('loop_cap_reached'),

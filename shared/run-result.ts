@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { DispatchTelemetry } from './dispatch-telemetry.js';
 import { TokenUsage } from './engine-events.js';
 import { NetworkSetting } from './policy.js';
 
@@ -63,6 +64,8 @@ export const RunResult = z.object({
    * `invalid_output` (`--output-schema` not met).
    */
   errorCode: z.string().optional(),
+  /** The sub-agents the run dispatched: tokens per dispatch, retries, cache, wall time, failures by kind. */
+  dispatch: DispatchTelemetry.optional(),
 });
 export type RunResult = z.infer<typeof RunResult>;
 

@@ -1,4 +1,5 @@
 import type { SessionUpdate, ToolCallStatus, ToolCallUpdate, ToolKind } from '@agentclientprotocol/sdk';
+import type { DispatchRecord } from '../../shared/dispatch-telemetry.js';
 import type { AgentPath, EngineEvent } from '../../shared/engine-events.js';
 import { describeNetworkDenial } from '../../shared/network-allowlist.js';
 import { hookDecisionLine, isNotableHookDecision } from '../hooks/hook-decision-line.js';
@@ -54,6 +55,8 @@ interface OpenCall {
   cut: boolean;
   /** When output was last sent; undefined before the first. */
   shownAt: number | undefined;
+  /** A spawn_agent call's dispatch record (its `dispatch_end` comes just before its result). */
+  dispatch?: DispatchRecord;
 }
 
 /**
@@ -165,6 +168,9 @@ export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
             rawOutput: {
               isError: event.isError,
               ...(event.code && { code: event.code }),
+              // A sub-agent's figures and typed failure (the taxonomy every surface shares).
+              ...(call.dispatch && { dispatch: call.dispatch }),
+              ...(call.dispatch?.failure && { failure: call.dispatch.failure }),
               ...(event.display && { display: event.display }),
             },
           }),
@@ -191,6 +197,11 @@ export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
           : [];
       case 'network_denied':
         return [warning(describeNetworkDenial(event))];
+      case 'dispatch_end': {
+        const call = open.get(idFor(event.parentCallId, event.agent.slice(0, -1)));
+        if (call) call.dispatch = event.record;
+        return [];
+      }
       default:
         // Answers (approval, ask_user, turn limit) are the session's business; errors end the prompt.
         return [];

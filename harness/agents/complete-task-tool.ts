@@ -11,6 +11,8 @@ export type CompletionState =
 export interface CompleteTaskTool {
   tool: MetaTool;
   state(): CompletionState;
+  /** Invalid calls so far (each sent back once for repair, or ending the run). */
+  invalidAttempts(): number;
 }
 
 /** How the tool is offered: the name and description the model sees. Default: a sub-agent's complete_task. */
@@ -34,6 +36,7 @@ export function createCompleteTaskTool(
   const { label, schema, jsonSchema } = typeof contract === 'string' ? namedContract(contract) : contract;
   const name = offer?.name ?? 'complete_task';
   let state: CompletionState = { status: 'pending', invalidAttempts: 0 };
+  let invalid = 0;
   const tool: MetaTool = {
     definition: {
       name,
@@ -55,6 +58,7 @@ export function createCompleteTaskTool(
         return { output: 'Result recorded. Your task is over.', isError: false };
       }
       const message = z.prettifyError(parsed.error);
+      invalid++;
       if (state.invalidAttempts >= 1) {
         state = { status: 'rejected', message };
         call.endRun();
@@ -72,5 +76,5 @@ export function createCompleteTaskTool(
       };
     },
   };
-  return { tool, state: () => state };
+  return { tool, state: () => state, invalidAttempts: () => invalid };
 }

@@ -1,4 +1,6 @@
-import type { TokenUsage } from '../../shared/engine-events.js';
+import type { AgentBudget } from '../../shared/agent-definition.js';
+import type { DispatchFailure } from '../../shared/dispatch-telemetry.js';
+import type { EngineEvent, TokenUsage } from '../../shared/engine-events.js';
 import { addUsage, zeroUsage } from '../engine/token-usage.js';
 import type { AgentRunResult, AgentSession } from '../runtime/agent-session.js';
 import type { AgentSettings } from '../runtime/agent-settings.js';
@@ -6,24 +8,18 @@ import { createCompleteTaskTool } from './complete-task-tool.js';
 import type { ResultContractName, SubAgentResult } from './result-contracts.js';
 import { SUB_AGENT_KICKOFF, SUB_AGENT_REMINDER } from './sub-agent-prompt.js';
 
-/** Why a sub-agent produced no result. */
-export type SubAgentFailureCode =
-  | 'invalid_input'
-  | 'policy'
-  | 'depth'
-  | 'executor'
-  | 'invalid_result'
-  | 'no_result'
-  | 'turn_cap'
-  | 'timeout'
-  | 'cancelled'
-  | 'error';
+/** Why a sub-agent produced no result: a dispatch failure, or input that never started one. */
+export type SubAgentFailureCode = DispatchFailure | 'invalid_input';
 
 interface OutcomeBase {
   turns: number;
   toolCalls: number;
   usage: TokenUsage;
   durationMs: number;
+  /** Invalid complete_task calls (each sent back for repair). */
+  invalidSchemaRetries: number;
+  /** Tool calls of its own refused to it (policy, rules, hooks). */
+  approvalLoops: number;
 }
 
 export type SubAgentOutcome =
@@ -37,6 +33,8 @@ export interface SubAgentJob {
   contract: ResultContractName;
   maxTurns: number;
   budgetMs: number;
+  /** Its token budget; each response's output cap is also its `max_tokens` (set by the caller). */
+  tokenBudget?: AgentBudget | undefined;
   /** The parent's signal: aborting it cancels the child. */
   signal: AbortSignal;
   note(message: string): void;
@@ -44,10 +42,15 @@ export interface SubAgentJob {
   onStopped?(session: AgentSession): void;
 }
 
+/** Tool error codes that mean the call was refused, not that it ran and failed. */
+const REFUSED = new Set(['denied']);
+
 /**
  * Runs one sub-agent to its end on its own agent runtime: a fresh executor
  * under its policy, one prompt (plus one reminder if it stops without a
- * result), and the agent closed in `finally`, whatever happened. Never throws.
+ * result), and the agent closed in `finally`, whatever happened. Its token
+ * budget is watched on its own `usage` events: the response that crosses it
+ * ends the child as `budget_exceeded`. Never throws.
  */
 export async function runSubAgent(job: SubAgentJob): Promise<SubAgentOutcome> {
   const started = performance.now();
@@ -59,24 +62,59 @@ export async function runSubAgent(job: SubAgentJob): Promise<SubAgentOutcome> {
     () => budget.abort(new DOMException('the sub-agent ran out of its time budget', 'TimeoutError')),
     job.budgetMs,
   );
-  const signal = AbortSignal.any([job.signal, budget.signal]);
+  const tokens = new AbortController();
+  let overBudget: string | undefined;
+  let approvalLoops = 0;
+  let spent = zeroUsage();
+  const own = job.settings.agent ?? [];
+  const isOwn = (event: EngineEvent): boolean =>
+    event.agent.length === own.length && event.agent.every((part, i) => part === own[i]);
+  const watch = (event: EngineEvent): void => {
+    if (!isOwn(event)) return;
+    if (event.type === 'tool_call_result' && event.isError && event.code && REFUSED.has(event.code))
+      approvalLoops++;
+    if (event.type !== 'usage' || overBudget) return;
+    spent = addUsage(spent, event.turn);
+    const { total, output_per_response: perResponse } = job.tokenBudget ?? {};
+    const used = totalTokens(spent);
+    if (total !== undefined && used > total)
+      overBudget = `it used ${used} tokens, over its budget of ${total}`;
+    else if (perResponse !== undefined && event.turn.outputTokens > perResponse)
+      overBudget = `one response was ${event.turn.outputTokens} output tokens, over its ${perResponse} per response`;
+    if (overBudget) tokens.abort(new DOMException(overBudget, 'AbortError'));
+  };
+  const parentEvents = job.settings.events;
+  const signal = AbortSignal.any([job.signal, budget.signal, tokens.signal]);
   let runs: AgentRunResult[] = [];
+  const completion = createCompleteTaskTool(job.contract);
+  const base = (): OutcomeBase => ({
+    ...totals(runs, started),
+    invalidSchemaRetries: completion.invalidAttempts(),
+    approvalLoops,
+  });
   const done = (status: SubAgentFailureCode, message: string): SubAgentOutcome => ({
     status: 'failed',
     code: status,
     message,
-    ...totals(runs, started),
+    ...base(),
   });
   const aborted = (): SubAgentOutcome =>
     job.signal.aborted
       ? done('cancelled', 'the parent was cancelled')
-      : done('timeout', `it ran out of its time budget (${Math.round(job.budgetMs / 1000)} s)`);
+      : overBudget
+        ? done('budget_exceeded', overBudget)
+        : done('timeout', `it ran out of its time budget (${Math.round(job.budgetMs / 1000)} s)`);
 
-  const completion = createCompleteTaskTool(job.contract);
   let child: AgentSession | undefined;
   try {
     child = await job.start({
       ...job.settings,
+      events: {
+        emit(event) {
+          watch(event);
+          parentEvents?.emit(event);
+        },
+      },
       metaTools: [...(job.settings.metaTools ?? []), completion.tool],
       signal,
     });
@@ -111,20 +149,20 @@ export async function runSubAgent(job: SubAgentJob): Promise<SubAgentOutcome> {
 
     const state = completion.state();
     if (state.status === 'completed')
-      return { status: 'completed', result: state.result as SubAgentResult, ...totals(runs, started) };
+      return { status: 'completed', result: state.result as SubAgentResult, ...base() };
     if (state.status === 'rejected')
-      return done('invalid_result', `its result was invalid twice:\n${state.message}`);
+      return done('schema_invalid', `its result was invalid twice:\n${state.message}`);
     switch (last.status) {
       case 'cancelled':
         return aborted();
       case 'error':
-        return done('error', last.error ?? 'its run failed');
+        return signal.aborted ? aborted() : done('executor', last.error ?? 'its run failed');
       case 'loop_cap':
         return done('turn_cap', `it used its ${job.maxTurns} turns without calling complete_task`);
       case 'repetition':
-        return done('error', last.error ?? 'it was stopped for repeating the same tool call');
+        return done('turn_cap', last.error ?? 'it was stopped for repeating the same tool call');
       default:
-        return done('no_result', 'it stopped without calling complete_task, even after a reminder');
+        return done('schema_invalid', 'it stopped without calling complete_task, even after a reminder');
     }
   } catch (error) {
     if (signal.aborted) return aborted();
@@ -139,7 +177,15 @@ export async function runSubAgent(job: SubAgentJob): Promise<SubAgentOutcome> {
   }
 }
 
-function totals(runs: readonly AgentRunResult[], started: number): OutcomeBase {
+/** Input (cached or not) plus output: what a budget's `total` counts. */
+export function totalTokens(usage: TokenUsage): number {
+  return usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens + usage.outputTokens;
+}
+
+function totals(
+  runs: readonly AgentRunResult[],
+  started: number,
+): Omit<OutcomeBase, 'invalidSchemaRetries' | 'approvalLoops'> {
   return {
     turns: runs.reduce((sum, run) => sum + run.turns, 0),
     toolCalls: runs.reduce((sum, run) => sum + run.toolCalls, 0),

@@ -1,4 +1,6 @@
 import * as z from 'zod';
+import { AgentBudget } from '../../shared/agent-definition.js';
+import type { DispatchFailure, DispatchRecord } from '../../shared/dispatch-telemetry.js';
 import type { AgentPath } from '../../shared/engine-events.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import { networkLabel } from '../../shared/policy.js';
@@ -10,15 +12,23 @@ import type { ModelProvider } from '../provider/model-provider.js';
 import type { AgentSession } from '../runtime/agent-session.js';
 import type { AgentSettings, ChildExecutorInfo } from '../runtime/agent-settings.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
-import { childPolicyFor } from './child-policy.js';
+import { planDispatch } from './dispatch-plan.js';
 import { ensureWriteRoots } from './ensure-write-roots.js';
 import { inputJsonSchema } from './input-json-schema.js';
 import { ResultContractName } from './result-contracts.js';
-import { runSubAgent, type SubAgentFailureCode, type SubAgentOutcome } from './run-sub-agent.js';
+import { runSubAgent, type SubAgentFailureCode, type SubAgentOutcome, totalTokens } from './run-sub-agent.js';
+import type { AgentCatalogEntry } from './setup-agent-definitions.js';
 import { createSubAgentEmitter } from './sub-agent-emitter.js';
 import { subAgentSystemPrompt } from './sub-agent-prompt.js';
 
 export const SpawnAgentInput = z.object({
+  agent: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'Start one of the defined agents (listed in this tool’s description) by name; the other fields narrow it further.',
+    ),
   task: z
     .string()
     .min(1)
@@ -44,10 +54,23 @@ export const SpawnAgentInput = z.object({
   result_schema: ResultContractName.optional().describe(
     'The shape of its result: generic (status, summary, files_changed, tests_run, follow_ups), implementer (generic plus tests_passed, notes) or reviewer (status, summary, severity-tagged issues). Default generic.',
   ),
+  budget: AgentBudget.optional().describe(
+    'Its token budget: total (input, cached or not, plus output, over its whole run) and output_per_response. Exceeding it ends it as budget_exceeded.',
+  ),
 });
 export type SpawnAgentInput = z.infer<typeof SpawnAgentInput>;
 
 const DESCRIPTION = `Start a sub-agent for one task: a fresh conversation on its own sandboxed executor, never allowed more than you (narrow it with write_paths, read_only, network). Several calls in one reply run in parallel: split independent work across them, with disjoint write_paths for writers. It cannot ask questions and ends with complete_task; you get its validated result as JSON, or an error.`;
+
+/** The tool's description, with the defined agents the model may start by name. */
+function describe(agents: readonly AgentCatalogEntry[]): string {
+  if (agents.length === 0) return DESCRIPTION;
+  const lines = agents.map(
+    (entry) =>
+      `- ${entry.definition.name}: ${entry.definition.description.replace(/\s+/g, ' ')}${entry.usable ? '' : " (not usable: needs the user's consent)"}`,
+  );
+  return `${DESCRIPTION}\n\nDefined agents (pass agent: NAME):\n${lines.join('\n')}`;
+}
 
 /** What a child's provider is chosen by (tests script each child separately). */
 export interface ChildProviderInfo {
@@ -98,6 +121,8 @@ export interface SpawnAgentToolOptions {
   maxTurns?: number;
   /** Wall-clock budget of each child, in ms. Default 10 minutes. */
   budgetMs?: number;
+  /** The agent definitions the model may start by name. */
+  agents?: readonly AgentCatalogEntry[] | undefined;
   /** Children write nothing, whatever they ask (planning sessions, deny-writes runs). */
   readOnlyChildren?: boolean;
   /** Offer the executors' diagnostic tools (tests and benchmarks). */
@@ -125,14 +150,13 @@ export interface SpawnAgentToolOptions {
 const TOOL_CODES: Record<SubAgentFailureCode, ToolErrorCode> = {
   invalid_input: 'invalid_input',
   policy: 'denied',
-  depth: 'denied',
   executor: 'internal',
-  invalid_result: 'failed',
-  no_result: 'failed',
+  schema_invalid: 'failed',
+  budget_exceeded: 'failed',
+  review_blocked: 'failed',
   turn_cap: 'failed',
   timeout: 'timeout',
   cancelled: 'cancelled',
-  error: 'failed',
 };
 
 /**
@@ -150,7 +174,7 @@ export function createSpawnAgentTool(options: SpawnAgentToolOptions): MetaTool {
   return {
     definition: {
       name: 'spawn_agent',
-      description: DESCRIPTION,
+      description: describe(options.agents ?? []),
       // A child writes with approval 'auto' (its policy is the gate), so an asking parent asks once, here.
       effect: options.readOnlyChildren ? 'read' : 'execute',
       inputSchema,
@@ -168,26 +192,30 @@ export function createSpawnAgentTool(options: SpawnAgentToolOptions): MetaTool {
       if (depth >= maxDepth) {
         return failure(
           undefined,
-          'depth',
+          'policy',
           `sub-agents may be nested ${maxDepth} deep, and this one is at the limit`,
         );
       }
       const agentId = `agent-${++spawned}`;
       const agent = [...call.agent, agentId];
-      const decision = childPolicyFor(options.parentPolicy, input, {
-        name: agentId,
-        ...(options.readOnlyChildren && { forceReadOnly: true }),
+      const planned = planDispatch(input, {
+        parent: options.parentPolicy,
+        agents: options.agents ?? [],
+        agentId,
+        forceReadOnly: Boolean(options.readOnlyChildren),
+        maxTurns: options.maxTurns ?? 30,
       });
-      if (!decision.ok) return failure(agentId, 'policy', decision.message);
-      const { policy } = decision;
+      if (!planned.ok) return failure(agentId, planned.code, planned.message);
+      const { plan } = planned;
+      const { policy } = plan;
       const parentRoots = options.parentPolicy.write.allow;
       const missing = policy.write.allow.filter((root) => !parentRoots.includes(root));
-      const notGranted = [...decision.notGranted, ...(await ensureWriteRoots(missing, parentRoots))];
+      const notGranted = [...plan.notGranted, ...(await ensureWriteRoots(missing, parentRoots))];
       const writes = policy.write.allow.length > 0 ? policy.write.allow.join(', ') : 'nothing';
       call.emit({
         type: 'info',
         agent,
-        message: `sub-agent ${agentId} starting under ${policy.name}: writes ${writes}; network ${networkLabel(policy.network)}`,
+        message: `sub-agent ${agentId}${plan.definition ? ` (${plan.definition.name})` : ''} starting under ${policy.name}: writes ${writes}; network ${networkLabel(policy.network)}`,
       });
       for (const line of notGranted) call.emit({ type: 'warn', agent, message: `not granted: ${line}` });
 
@@ -209,7 +237,18 @@ export function createSpawnAgentTool(options: SpawnAgentToolOptions): MetaTool {
         });
       }
       const childDepth = depth + 1;
-      const contract = input.result_schema ?? 'generic';
+      const { contract } = plan;
+      const maxTokens = Math.min(options.maxTokens, plan.budget.output_per_response ?? options.maxTokens);
+      const prompt = subAgentSystemPrompt({
+        task: input.task,
+        policy,
+        contract,
+        parentSystemPrompt: options.parentSystemPrompt,
+        projectInstructions: options.projectInstructions,
+        context: options.context,
+        notGranted,
+        role: plan.role,
+      });
       const provider = options.providerFor({ agentId, agent, task: input.task });
       const childInfo = (session: AgentSession): ChildExecutorInfo => ({
         agentId,
@@ -221,7 +260,8 @@ export function createSpawnAgentTool(options: SpawnAgentToolOptions): MetaTool {
       const outcome = await runSubAgent({
         start: options.startChild,
         contract,
-        maxTurns: options.maxTurns ?? 30,
+        maxTurns: plan.maxTurns,
+        tokenBudget: plan.budget,
         budgetMs: options.budgetMs ?? 10 * 60_000,
         signal: call.signal,
         note: (message) => call.emit({ type: 'info', agent, message }),
@@ -240,22 +280,14 @@ export function createSpawnAgentTool(options: SpawnAgentToolOptions): MetaTool {
           },
           model: {
             provider,
-            name: options.model,
-            maxTokens: options.maxTokens,
+            name: plan.model ?? options.model,
+            maxTokens,
             thinkingBudgetTokens: options.thinkingBudgetTokens,
           },
           approval: 'auto',
           ...(options.toolRules && { toolRules: options.toolRules }),
-          maxTurns: options.maxTurns ?? 30,
-          systemPrompt: subAgentSystemPrompt({
-            task: input.task,
-            policy,
-            contract,
-            parentSystemPrompt: options.parentSystemPrompt,
-            projectInstructions: options.projectInstructions,
-            context: options.context,
-            notGranted,
-          }),
+          maxTurns: plan.maxTurns,
+          systemPrompt: prompt.text,
           session: session
             ? { kind: 'child', log: session.log, sessionId: session.sessionId }
             : { kind: 'none' },
@@ -275,32 +307,76 @@ export function createSpawnAgentTool(options: SpawnAgentToolOptions): MetaTool {
               }),
               ...(options.onChildSpawned && { onChildSpawned: options.onChildSpawned }),
               ...(options.onChildExited && { onChildExited: options.onChildExited }),
+              ...(options.agents && { agents: options.agents }),
             },
           }),
           answerer: 'nobody',
           ...(options.hooks && { hooks: options.hooks }),
           events: createSubAgentEmitter(call.emit, call.callId),
           agent,
-          tools: input.tools ? new Set(input.tools) : undefined,
+          tools: plan.tools ? new Set(plan.tools) : undefined,
         },
         onStarted: (session) => options.onChildSpawned?.(childInfo(session)),
         onStopped: (session) => options.onChildExited?.(childInfo(session)),
       }).finally(() => session?.close?.());
       call.addUsage(outcome.usage);
-      return report(agentId, session?.sessionId, notGranted, outcome);
+      const record = dispatchRecord(agentId, plan.definition?.name, contract, outcome, prompt.prefixSha256);
+      call.emit({ type: 'dispatch_end', agent, parentCallId: call.callId, record });
+      return report(agentId, session?.sessionId, notGranted, outcome, record);
     },
   };
 }
 
-function usageSummary(outcome: SubAgentOutcome): Record<string, number> {
+/** A reviewer's verdict blocks when it says blocked or names a critical issue. */
+function reviewBlocks(contract: string, result: unknown): boolean {
+  if (contract !== 'reviewer') return false;
+  const review = result as { status?: string; issues?: { severity?: string }[] };
+  return review.status === 'blocked' || (review.issues ?? []).some((issue) => issue.severity === 'critical');
+}
+
+function dispatchRecord(
+  agentId: string,
+  agentName: string | undefined,
+  contract: string,
+  outcome: SubAgentOutcome,
+  prefixSha256: string,
+): DispatchRecord {
+  const failure: DispatchFailure | undefined =
+    outcome.status === 'completed'
+      ? reviewBlocks(contract, outcome.result)
+        ? 'review_blocked'
+        : undefined
+      : outcome.code === 'invalid_input'
+        ? 'policy'
+        : outcome.code;
   return {
+    agent_id: agentId,
+    ...(agentName !== undefined && { agent_name: agentName }),
+    status: outcome.status,
+    ...(failure && { failure }),
     turns: outcome.turns,
     tool_calls: outcome.toolCalls,
     input_tokens: outcome.usage.inputTokens,
     output_tokens: outcome.usage.outputTokens,
     cache_read_tokens: outcome.usage.cacheReadTokens,
     cache_write_tokens: outcome.usage.cacheWriteTokens,
-    duration_ms: outcome.durationMs,
+    tokens: totalTokens(outcome.usage),
+    invalid_schema_retries: outcome.invalidSchemaRetries,
+    approval_loops: outcome.approvalLoops,
+    wall_ms: outcome.durationMs,
+    prefix_sha256: prefixSha256,
+  };
+}
+
+function usageSummary(record: DispatchRecord): Record<string, number> {
+  return {
+    turns: record.turns,
+    tool_calls: record.tool_calls,
+    input_tokens: record.input_tokens,
+    output_tokens: record.output_tokens,
+    cache_read_tokens: record.cache_read_tokens,
+    cache_write_tokens: record.cache_write_tokens,
+    duration_ms: record.wall_ms,
   };
 }
 
@@ -310,21 +386,43 @@ function report(
   sessionId: string | undefined,
   notGranted: readonly string[],
   outcome: SubAgentOutcome,
+  record: DispatchRecord,
 ): ToolResult {
   const about = {
     agent_id: agentId,
+    ...(record.agent_name !== undefined && { agent: record.agent_name }),
     ...(sessionId !== undefined && { session_id: sessionId }),
     ...(notGranted.length > 0 && { not_granted: notGranted }),
-    usage: usageSummary(outcome),
+    usage: usageSummary(record),
+    // The whole record: `skate sessions show` reads the session's telemetry back from it.
+    dispatch: record,
   };
   if (outcome.status === 'completed') {
-    return { output: JSON.stringify({ ...about, result: outcome.result }, null, 2), isError: false };
+    return {
+      output: prettyJson({
+        ...about,
+        ...(record.failure && { failure: record.failure }),
+        result: outcome.result,
+      }),
+      isError: false,
+    };
   }
   return {
-    output: `sub-agent failed (${outcome.code}): ${outcome.message}\n${JSON.stringify({ ...about, failure: outcome.code })}`,
+    output: `sub-agent failed (${record.failure ?? outcome.code}): ${outcome.message}\n${JSON.stringify({ ...about, failure: record.failure ?? outcome.code })}`,
     isError: true,
     code: TOOL_CODES[outcome.code],
   };
+}
+
+/**
+ * Indented JSON whose figures (`usage`, `dispatch`) stay on one line each: the result is what the
+ * model and a reader want to see, and the figures must not push it off a terminal's screen.
+ */
+function prettyJson(value: { usage: unknown; dispatch: unknown } & Record<string, unknown>): string {
+  const marks = { usage: '\u0000usage\u0000', dispatch: '\u0000dispatch\u0000' };
+  return JSON.stringify({ ...value, usage: marks.usage, dispatch: marks.dispatch }, null, 2)
+    .replace(JSON.stringify(marks.usage), JSON.stringify(value.usage))
+    .replace(JSON.stringify(marks.dispatch), JSON.stringify(value.dispatch));
 }
 
 function failure(agentId: string | undefined, code: SubAgentFailureCode, message: string): ToolResult {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import { defaultSystemPrompt } from '../engine/system-prompt.js';
 import { contractJsonSchema, type ResultContractName } from './result-contracts.js';
@@ -14,18 +15,41 @@ export interface SubAgentPromptInput {
   context?: string | undefined;
   /** What the sub-agent asked for and did not get. */
   notGranted: readonly string[];
+  /** An agent definition's body: its role, in place of the parent's base prompt. */
+  role?: string | undefined;
 }
 
-/** The system prompt of a sub-agent: the parent's context, its sandbox, its task and its result contract. */
-export function subAgentSystemPrompt(input: SubAgentPromptInput): string {
+/** A sub-agent's system prompt, and the hash of its stable start (what children can share in the cache). */
+export interface SubAgentPrompt {
+  text: string;
+  prefixSha256: string;
+}
+
+/**
+ * The system prompt of a sub-agent. It starts with a deterministic prefix (the base prompt or the
+ * definition's role, the project's instructions, the parent's context, the result contract),
+ * identical for every child of the same parent, definition and contract, so their requests share
+ * that prefix; what differs per child (its sandbox, its task) comes after.
+ */
+export function subAgentSystemPrompt(input: SubAgentPromptInput): SubAgentPrompt {
   const { policy } = input;
   const base =
-    input.parentSystemPrompt ?? defaultSystemPrompt({ workspace: policy.workspace, policyName: policy.name });
+    input.role ??
+    input.parentSystemPrompt ??
+    defaultSystemPrompt({ workspace: policy.workspace, policyName: policy.name });
   const writes = policy.write.allow.length > 0 ? policy.write.allow.join(', ') : 'nothing (read-only)';
-  const sections = [
+  const prefix = [
     base,
     ...(input.projectInstructions ? [input.projectInstructions] : []),
     ...(input.context ? [`# Context from the agent that started you\n${input.context}`] : []),
+    [
+      '# How to finish',
+      'When the task is done, or you cannot go on, call the complete_task tool once with your result. Ending your turn without calling it delivers nothing.',
+      `Its input must match this JSON Schema (contract "${input.contract}"):`,
+      JSON.stringify(contractJsonSchema(input.contract)),
+    ].join('\n'),
+  ].join('\n\n');
+  const own = [
     [
       '# You are a sub-agent',
       'Another agent started you to do one task on your own. Nobody can answer questions: decide on your best judgement and state your assumptions in your result.',
@@ -33,14 +57,11 @@ export function subAgentSystemPrompt(input: SubAgentPromptInput): string {
       ...input.notGranted.map((line) => `- Asked for but not granted: ${line}.`),
     ].join('\n'),
     `# Your task\n${input.task}`,
-    [
-      '# How to finish',
-      'When the task is done, or you cannot go on, call the complete_task tool once with your result. Ending your turn without calling it delivers nothing.',
-      `Its input must match this JSON Schema (contract "${input.contract}"):`,
-      JSON.stringify(contractJsonSchema(input.contract)),
-    ].join('\n'),
-  ];
-  return sections.join('\n\n');
+  ].join('\n\n');
+  return {
+    text: `${prefix}\n\n${own}`,
+    prefixSha256: createHash('sha256').update(prefix).digest('hex'),
+  };
 }
 
 /** The first user message of a sub-agent: the task itself lives in the system prompt. */

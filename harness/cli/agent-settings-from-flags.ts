@@ -128,7 +128,7 @@ export function runSettingsFrom(flags: AgentRunFlags, model: ModelSettings): Run
     systemPrompt: flags.systemPrompt,
     appendSystemPrompt: flags.appendSystemPrompt,
     session: sessionSettingsFrom(flags.sessionFlags),
-    subagents: flags.subagents ? { maxDepth: 2 } : undefined,
+    subagents: flags.subagents ? { maxDepth: 2, ...(flags.agents && { agents: flags.agents }) } : undefined,
     ...(flags.toolRules && { toolRules: flags.toolRules }),
     ...(flags.hooks && { hooks: flags.hooks }),
   };

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { NetworkSetting } from '../../shared/policy.js';
 import type { ResultContract } from '../agents/result-contracts.js';
+import { type AgentCatalogEntry, setupAgentDefinitions } from '../agents/setup-agent-definitions.js';
 import { createConsentStore } from '../consent/consent-store.js';
 import type { ApprovalMode } from '../engine/engine-types.js';
 import { parseToolRules, type ToolRules } from '../engine/tool-rules.js';
@@ -68,6 +69,8 @@ export interface AgentRunFlags extends ExecutorFlags {
   outputSchema?: ResultContract | undefined;
   /** The run's hooks (settings files, consent, `--no-hooks`); undefined when none run. */
   hooks?: HookRunner | undefined;
+  /** The agent files children may be started as (`spawn_agent` with `agent: NAME`). */
+  agents?: readonly AgentCatalogEntry[] | undefined;
 }
 
 /** A command's entry point: parses its own flags and runs; resolves to the exit code. */
@@ -134,6 +137,7 @@ export const AGENT_OPTIONS = {
   'no-hooks': { type: 'boolean', default: false },
   'trust-workspace-hooks': { type: 'boolean', default: false },
   record: { type: 'string' },
+  'trust-workspace-agents': { type: 'boolean', default: false },
 } as const;
 
 /**
@@ -238,8 +242,25 @@ export async function agentFlags(
     note,
   });
   if (values.verbose && hooks) note(`hooks: ${hooks.entries.length} configured`);
+  const policy = values.policy ?? settings.policy ?? DEFAULT_POLICY;
+  // Agent files only matter where spawn_agent is offered, on a local executor whose policy is known here.
+  const agents =
+    values['no-subagents'] || values.executor
+      ? undefined
+      : await setupAgentDefinitions({
+          workspace: values.workspace,
+          policy,
+          trustWorkspace: values['trust-workspace-agents'],
+          consent: createConsentStore(),
+          ...(terminal && {
+            ask: async (question: string) => /^y(es)?$/i.test(((await askAtTerminal(question)) ?? '').trim()),
+          }),
+          note,
+        });
+  if (values.verbose && agents?.length)
+    note(`agents: ${agents.map((entry) => entry.definition.name).join(', ')}`);
   return {
-    ...common({ ...values, policy: values.policy ?? settings.policy ?? DEFAULT_POLICY }),
+    ...common({ ...values, policy }),
     ...(network !== undefined && { network }),
     ...(values['add-dir'] && { addDirs: values['add-dir'] }),
     outputFormat: flagged.outputFormat,
@@ -264,6 +285,7 @@ export async function agentFlags(
       session: !values['no-session'],
     },
     ...(hooks && { hooks }),
+    ...(agents && agents.length > 0 && { agents }),
   };
 }
 

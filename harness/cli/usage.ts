@@ -7,7 +7,7 @@ export const USAGE = `usage:
         [--sandbox required|best-effort] [--verbose]
         [--answers FILE] [--no-subagents] [--continue | --resume ID [--fork-at EVENT_ID]] [--no-session]
         [--output-schema FILE] [--input-format text|stream-json] [--allowedTools R...] [--disallowedTools R...]
-        [--no-hooks] [--trust-workspace-hooks] [--record FILE]
+        [--no-hooks] [--trust-workspace-hooks] [--trust-workspace-agents] [--record FILE]
         (the task may also come on stdin)
   skate plan "task" [agent options]      plan under the plan policy: read-only but .skate/plan.md
   skate plan --edit [--workspace DIR]    open the plan in $EDITOR
@@ -56,6 +56,7 @@ options:
   --no-hooks        run no hooks (as "disableAllHooks": true in a settings file)
   --trust-workspace-hooks  run the workspace's hooks this once without a recorded consent
   --record FILE     write each model response and tool result to FILE, for skate replay
+  --trust-workspace-agents offer the workspace's agent files that write or use the network, this once
   settings: ~/.skate/settings.json, then <workspace>/.skate/settings.json; flags win (README, "Settings")
 `;
 

@@ -115,7 +115,7 @@ function splitOutsideParens(value: string): string[] {
 }
 
 /** Claude Code's tool names, for a hint when a rule uses one. */
-const CLAUDE_CODE_NAMES: Record<string, string> = {
+export const CLAUDE_CODE_NAMES: Record<string, string> = {
   Bash: 'shell',
   Read: 'read_file',
   Write: 'write_file',

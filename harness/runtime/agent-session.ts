@@ -1,4 +1,5 @@
 import type { Message } from '../../shared/conversation.js';
+import type { DispatchRecord } from '../../shared/dispatch-telemetry.js';
 import type { EngineCommand, EngineEvent, ImageInput } from '../../shared/engine-events.js';
 import type { ExecutorHealth } from '../../shared/executor-boot.js';
 import {
@@ -52,6 +53,8 @@ export interface AgentRunResult extends RunOutcome {
   durationMs: number;
   /** With `outputSchema`: the final answer, validated. */
   structuredOutput?: unknown;
+  /** The sub-agents this run dispatched (its direct children), with their figures. */
+  dispatches?: DispatchRecord[];
 }
 
 export interface PromptOptions {
@@ -98,6 +101,8 @@ export class AgentSession {
   private running: { controller: AbortController; done: Promise<unknown> } | undefined;
   /** Said to the model with the next prompt (a network switch). */
   private pendingNotes: string[] = [];
+  /** Every dispatch of this agent's direct children, in the order they ended. */
+  private readonly dispatches: DispatchRecord[] = [];
   private closed = false;
   /** Where each message of the conversation is in the session log, for `fork` at a message. */
   private refs = new WeakMap<Message, MessageRef>();
@@ -141,6 +146,8 @@ export class AgentSession {
     this.emitter = {
       emit: (event) => {
         this.trackCommand(event);
+        if (event.type === 'dispatch_end' && event.agent.length === (settings.agent ?? []).length + 1)
+          this.dispatches.push(event.record);
         settings.events?.emit(event);
         for (const listener of this.listeners) listener(event);
       },
@@ -581,6 +588,7 @@ export class AgentSession {
 
   private async run(text: string, options: PromptOptions, signal: AbortSignal): Promise<AgentRunResult> {
     const started = performance.now();
+    const dispatched = this.dispatches.length;
     const { settings } = this;
     const notes = this.pendingNotes.splice(0);
     notes.push(...(await this.fireSessionStart(signal)));
@@ -622,6 +630,7 @@ export class AgentSession {
       model: this.modelName,
       sessionId: this.sessionId,
       durationMs: Math.round(performance.now() - started),
+      ...(this.dispatches.length > dispatched && { dispatches: this.dispatches.slice(dispatched) }),
     };
   }
 

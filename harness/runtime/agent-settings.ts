@@ -1,5 +1,6 @@
 import type { AgentPath } from '../../shared/engine-events.js';
 import type { NetworkPolicy, NetworkSetting, ResolvedPolicy } from '../../shared/policy.js';
+import type { AgentCatalogEntry } from '../agents/setup-agent-definitions.js';
 import type { ChildProviderInfo, ChildSession, ChildSessionInfo } from '../agents/spawn-agent-tool.js';
 import type { ApprovalMode, ConversationLog, Emitter, MetaTool, ToolHost } from '../engine/engine-types.js';
 import type { ToolRules } from '../engine/tool-rules.js';
@@ -98,6 +99,8 @@ export interface SubagentSettings {
   sessionForChild?(info: ChildSessionInfo): Promise<ChildSession | undefined>;
   onChildSpawned?(info: ChildExecutorInfo): void;
   onChildExited?(info: ChildExecutorInfo): void;
+  /** Agent definitions (agent files) children may be started as, by name. */
+  agents?: readonly AgentCatalogEntry[] | undefined;
 }
 
 /** A child executor as the spawn hooks see it. */

@@ -61,6 +61,7 @@ export function harnessTools(input: HarnessToolsInput): MetaTool[] {
         maxDepth,
         ...(sub.maxTurns !== undefined && { maxTurns: sub.maxTurns }),
         ...(sub.budgetMs !== undefined && { budgetMs: sub.budgetMs }),
+        ...(sub.agents && { agents: sub.agents }),
         // A planning or deny-writes agent must not write through a child (an asking one asks before each spawn).
         readOnlyChildren: Boolean(sub.readOnly) || planning || settings.approval === 'deny-writes',
         diagnosticTools: settings.executor.diagnosticTools,

@@ -1,3 +1,4 @@
+import { type DispatchRecord, summarizeDispatches } from '../../shared/dispatch-telemetry.js';
 import type { TokenUsage } from '../../shared/engine-events.js';
 import type { ResultSubtype, ResultUsage, RunResult } from '../../shared/run-result.js';
 import { estimateCostUsd } from '../provider/model-catalog.js';
@@ -7,7 +8,7 @@ import type { AgentRunResult } from './agent-session.js';
 export type RunEnding = Pick<
   AgentRunResult,
   'status' | 'finalMessage' | 'turns' | 'toolCalls' | 'usage' | 'model' | 'sessionId' | 'error' | 'errorCode'
-> & { structuredOutput?: unknown };
+> & { structuredOutput?: unknown; dispatches?: readonly DispatchRecord[] | undefined };
 
 /**
  * How a run ended, as frontends report it: stream-json's last line,
@@ -19,6 +20,7 @@ export function runResultOf(outcome: RunEnding, durationMs: number): RunResult {
   const costUsd = cost === undefined ? undefined : Math.round(cost * 1e6) / 1e6;
   const subtype = resultSubtype(outcome);
   const duration = Math.round(durationMs);
+  const dispatch = summarizeDispatches(outcome.dispatches ?? []);
   return {
     type: 'result',
     subtype,
@@ -40,6 +42,7 @@ export function runResultOf(outcome: RunEnding, durationMs: number): RunResult {
     durationMs: duration,
     ...(outcome.error && { error: outcome.error }),
     ...(outcome.errorCode && { errorCode: outcome.errorCode }),
+    ...(dispatch && { dispatch }),
   };
 }
 

@@ -2,6 +2,7 @@ import type { ContentBlock } from '../../shared/conversation.js';
 import type { SessionEvent } from '../../shared/session-format.js';
 import { estimateCostUsd } from '../provider/model-catalog.js';
 import { formatCost, formatUsage, relativeTime, uniquePrefixLength } from './format-units.js';
+import { formatDispatches, sessionDispatches } from './session-dispatches.js';
 import type { LoadedSession } from './session-reader.js';
 import { truncate } from './session-summary.js';
 import { sessionToolCalls } from './session-tool-calls.js';
@@ -36,6 +37,8 @@ export function formatTranscript(session: LoadedSession, total: SessionTotals, n
   if (JSON.stringify(total) !== JSON.stringify(own))
     lines.push(`  with sub-agents: ${formatUsage(total.usage)} · est. ${formatCost(total)}`);
   if (header.forkedFrom) lines.push('  (a fork counts only what was spent after the fork point)');
+  const dispatch = sessionDispatches(session.events);
+  if (dispatch) lines.push(formatDispatches(dispatch));
   return `${lines.join('\n')}\n`;
 }
 

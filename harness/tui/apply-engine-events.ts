@@ -120,6 +120,19 @@ export function applyEngineEvents(state: UiState, events: readonly UiEvent[], no
             }),
           });
           break;
+        case 'dispatch_end': {
+          const { record } = event;
+          const input = record.input_tokens + record.cache_read_tokens + record.cache_write_tokens;
+          updateAgent(event.agent, {
+            status:
+              record.status === 'completed' ? 'done' : record.failure === 'cancelled' ? 'cancelled' : 'error',
+            endedAt: now,
+            ...(record.agent_name !== undefined && { agentName: record.agent_name }),
+            ...(record.failure !== undefined && { failure: record.failure }),
+            cacheHitRate: input > 0 ? record.cache_read_tokens / input : 0,
+          });
+          break;
+        }
         case 'usage':
           updateAgent(event.agent, { tokens: addUsage(run.tokens, event.turn) });
           usage = addTurnUsage(usage, event.turn, state.model, false);

@@ -1,3 +1,4 @@
+import type { DispatchFailure } from '../../shared/dispatch-telemetry.js';
 import type { EngineCommand, EngineEvent, TokenUsage } from '../../shared/engine-events.js';
 import type { ToolDisplay } from '../../shared/tool.js';
 import type { ApprovalMode } from '../engine/engine-types.js';
@@ -60,6 +61,12 @@ export interface SubAgentRun {
   toolCalls: number;
   lastTool?: string;
   tokens: TokenUsage;
+  /** The agent definition it runs, when spawn_agent named one. */
+  agentName?: string;
+  /** Why it ended without a usable result (from its `dispatch_end`). */
+  failure?: DispatchFailure;
+  /** Its cached input over all its input, once it ended. */
+  cacheHitRate?: number;
 }
 
 /** A question the engine waits on; the first of `pending` is the one shown. */

@@ -461,10 +461,10 @@ describe('spawn_agent: sub-agents on their own narrowed executors', () => {
     const failure = (id: string) => parentResult(run, id);
     expect(failure('s-invalid')).toMatchObject({ isError: true, code: 'failed' });
     expect(failure('s-invalid').output).toMatch(
-      /^sub-agent failed \(invalid_result\): its result was invalid twice/,
+      /^sub-agent failed \(schema_invalid\): its result was invalid twice/,
     );
     expect(failure('s-silent')).toMatchObject({ isError: true, code: 'failed' });
-    expect(failure('s-silent').output).toMatch(/^sub-agent failed \(no_result\)/);
+    expect(failure('s-silent').output).toMatch(/^sub-agent failed \(schema_invalid\)/);
     // The reminder went to the silent child as its next user message.
     expect(JSON.stringify(run.providers.silent!.requests[1]!.messages.at(-1))).toMatch(
       /without calling complete_task/,

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { resolveWorkspace } from '../../runtime/start-executor.js';
 import { formatSessionList } from '../../session/format-session-list.js';
 import { formatTranscript } from '../../session/format-transcript.js';
+import { sessionDispatches } from '../../session/session-dispatches.js';
 import { SessionError } from '../../session/session-error.js';
 import { loadSession } from '../../session/session-reader.js';
 import { listSessions, resolveSession, sessionTotals } from '../../session/session-store.js';
@@ -90,7 +91,7 @@ export async function sessionsShowCommand(options: SessionsShowOptions): Promise
     // The model's words, tools' output, files' contents: shown inert (JSON: escaped on a terminal).
     out.write(
       options.json
-        ? `${jsonFor(out, { header: session.header, events: session.events, totals: total }, 2)}\n`
+        ? `${jsonFor(out, { header: session.header, events: session.events, totals: total, ...dispatchOf(session.events) }, 2)}\n`
         : inertText(formatTranscript(session, total, now)),
     );
     return 0;
@@ -99,4 +100,12 @@ export async function sessionsShowCommand(options: SessionsShowOptions): Promise
     err.write(`skate: ${inertText(error.message)}\n`);
     return 1;
   }
+}
+
+/** The session's dispatch telemetry, as a field of `sessions show --json` (none when it dispatched nothing). */
+function dispatchOf(events: Parameters<typeof sessionDispatches>[0]): {
+  dispatch?: ReturnType<typeof sessionDispatches>;
+} {
+  const dispatch = sessionDispatches(events);
+  return dispatch ? { dispatch } : {};
 }

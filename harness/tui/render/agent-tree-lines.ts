@@ -15,6 +15,8 @@ function compact(count: number): string {
 }
 
 function statusLabel(run: SubAgentRun): string {
+  // A typed failure says more than "error"; a blocking review is a result, but not a green one.
+  if (run.failure) return chalk.red(`[${run.failure}]`);
   switch (run.status) {
     case 'running':
       return chalk.yellow('[running]');
@@ -59,14 +61,19 @@ export function agentTreeLines(state: UiState, selected: number, width: number, 
     const name = run.path.split('/').at(-1) ?? run.path;
     const head = `${above}${last ? '└─' : '├─'} `;
     const under = `${above}${last ? '   ' : '│  '}`;
-    const nameLine = cut(`${name} `, inner - stringWidth(head) - 9);
+    const label = statusLabel(run);
+    const nameLine = cut(
+      `${name}${run.agentName ? ` (${run.agentName})` : ''} `,
+      inner - stringWidth(head) - stringWidth(label),
+    );
     if (i === selected) selectedAt = body.length;
-    body.push(`${head}${i === selected ? chalk.inverse(nameLine) : chalk.bold(nameLine)}${statusLabel(run)}`);
+    body.push(`${head}${i === selected ? chalk.inverse(nameLine) : chalk.bold(nameLine)}${label}`);
     if (run.task)
       body.push(`${under}${chalk.dim(cut(run.task.replace(/\s+/g, ' '), inner - stringWidth(under)))}`);
     const tokens = run.tokens.inputTokens + run.tokens.cacheReadTokens + run.tokens.outputTokens;
     const time = formatElapsed((run.endedAt ?? state.now) - run.startedAt);
-    const facts = `${run.toolCalls} calls · ${compact(tokens)} tok · ${time}`;
+    const cache = run.cacheHitRate === undefined ? '' : ` · cache ${Math.round(run.cacheHitRate * 100)}%`;
+    const facts = `${run.toolCalls} calls · ${compact(tokens)} tok · ${time}${cache}`;
     body.push(`${under}${cut(facts, inner - stringWidth(under))}`);
   });
   const room = Math.max(0, rows - 1);

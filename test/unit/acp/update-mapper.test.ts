@@ -88,6 +88,46 @@ describe('createUpdateMapper', () => {
     expect(JSON.stringify(updates[2])).toContain('const a = 1;');
   });
 
+  it("carries a sub-agent's dispatch record and typed failure on its spawn_agent call's result", () => {
+    const mapper = mapperFor();
+    const record = {
+      agent_id: 'agent-1',
+      status: 'failed' as const,
+      failure: 'budget_exceeded' as const,
+      turns: 1,
+      tool_calls: 0,
+      input_tokens: 10,
+      output_tokens: 1,
+      cache_read_tokens: 0,
+      cache_write_tokens: 0,
+      tokens: 11,
+      invalid_schema_retries: 0,
+      approval_loops: 0,
+      wall_ms: 3,
+      prefix_sha256: 'b'.repeat(64),
+    };
+    const updates = mapAll(mapper, [
+      { type: 'tool_call_start', agent: [], id: 's1', name: 'spawn_agent', args: { task: 't' } },
+      { type: 'dispatch_end', agent: ['agent-1'], parentCallId: 's1', record },
+      {
+        type: 'tool_call_result',
+        agent: [],
+        id: 's1',
+        name: 'spawn_agent',
+        output: 'sub-agent failed (budget_exceeded): over',
+        isError: true,
+        code: 'failed',
+        durationMs: 1,
+      },
+    ]);
+    expect(updates.at(-1)).toMatchObject({
+      sessionUpdate: 'tool_call_update',
+      toolCallId: 's1',
+      status: 'failed',
+      rawOutput: { failure: 'budget_exceeded', dispatch: record },
+    });
+  });
+
   it('gives kinds by tool: search, edit, execute, think, other', () => {
     const kinds = mapAll(
       mapperFor(),

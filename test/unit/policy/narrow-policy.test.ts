@@ -2,6 +2,8 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PathGuard } from '../../../executor/path-guard.js';
+import { planDispatch } from '../../../harness/agents/dispatch-plan.js';
+import type { AgentDefinition } from '../../../shared/agent-definition.js';
 import { isNarrowerOrEqual, narrowPolicy, PolicyRequest } from '../../../shared/narrow-policy.js';
 import { isWithin } from '../../../shared/path-within.js';
 import type { PolicyLimits, ResolvedPolicy } from '../../../shared/policy.js';
@@ -157,6 +159,40 @@ describe('narrowPolicy (properties)', () => {
     fc.assert(
       fc.property(parentArb, requestArb, (parent, request) => {
         expect(isNarrowerOrEqual(narrowPolicy(parent, request), parent)).toBe(true);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('never widens through an agent definition, then the spawn call narrowing it again', () => {
+    const wishArb = fc.record(
+      {
+        write_paths: fc.array(rawPath, { maxLength: 3 }),
+        network: fc.constantFrom('off' as const, 'on' as const),
+        read_only: fc.boolean(),
+      },
+      { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(parentArb, wishArb, wishArb, fc.boolean(), (parent, asked, wish, forceReadOnly) => {
+        const definition: AgentDefinition = {
+          name: 'helper',
+          description: 'd',
+          prompt: 'p',
+          scope: 'workspace',
+          file: '/ws/.skate/agents/helper.md',
+          sha256: '0'.repeat(64),
+          ...(asked.write_paths && { write_paths: asked.write_paths }),
+          ...(asked.network && { network: asked.network }),
+        };
+        const planned = planDispatch(
+          { agent: 'helper', ...wish },
+          { parent, agents: [{ definition, usable: true }], agentId: 'agent-1', forceReadOnly, maxTurns: 30 },
+        );
+        if (!planned.ok) return;
+        expect(isNarrowerOrEqual(planned.plan.policy, parent)).toBe(true);
+        if (forceReadOnly || wish.read_only) expect(planned.plan.policy.write.allow).toEqual([]);
+        if (asked.network === 'off') expect(planned.plan.policy.network.mode).toBe('off');
       }),
       { numRuns: 500 },
     );

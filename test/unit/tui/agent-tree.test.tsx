@@ -4,11 +4,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { agentTreeRows } from '../../../harness/tui/agent-tree.js';
 import { conversationRows, Screen } from '../../../harness/tui/components/screen.js';
 import { key } from '../../../harness/tui/key-input.js';
+import { agentTreeLines } from '../../../harness/tui/render/agent-tree-lines.js';
 import { BlockLineCache } from '../../../harness/tui/render/line-cache.js';
 import { TuiController } from '../../../harness/tui/tui-controller.js';
 import { createUiReducer, type UiInput } from '../../../harness/tui/ui-reducer.js';
 import { type Effect, initialUiState, type UiState } from '../../../harness/tui/ui-state.js';
 import type { Message } from '../../../shared/conversation.js';
+import type { DispatchRecord } from '../../../shared/dispatch-telemetry.js';
 import type { EngineEvent } from '../../../shared/engine-events.js';
 import { FakeAgentBackend } from '../../support/fake-agent-backend.js';
 
@@ -147,6 +149,52 @@ describe('agent tree', () => {
       },
       { path: 'agent-2', task: 'write the tests', parentCallId: 'call-b', status: 'done', lastAt: [true] },
     ]);
+  });
+
+  it('shows what a dispatch ended with: its definition, a typed failure, its cache hit rate', () => {
+    const u = ui();
+    u.step(SPAWNS);
+    const record = (agentId: string, extra: Partial<DispatchRecord>): DispatchRecord => ({
+      status: 'completed',
+      agent_id: agentId,
+      turns: 1,
+      tool_calls: 0,
+      input_tokens: 100,
+      output_tokens: 10,
+      cache_read_tokens: 300,
+      cache_write_tokens: 0,
+      tokens: 410,
+      invalid_schema_retries: 0,
+      approval_loops: 0,
+      wall_ms: 5,
+      prefix_sha256: 'a'.repeat(64),
+      ...extra,
+    });
+    u.step(
+      events([
+        {
+          type: 'dispatch_end',
+          agent: ['agent-1'],
+          parentCallId: 'call-a',
+          record: record('agent-1', { status: 'failed', failure: 'budget_exceeded', agent_name: 'explorer' }),
+        },
+        {
+          type: 'dispatch_end',
+          agent: ['agent-2'],
+          parentCallId: 'call-b',
+          record: record('agent-2', { status: 'completed' }),
+        },
+      ]),
+    );
+    expect(u.state.agents['agent-1']).toMatchObject({
+      status: 'error',
+      failure: 'budget_exceeded',
+      agentName: 'explorer',
+    });
+    const lines = agentTreeLines(u.state, 0, 56, 12).map((line) => line.trimEnd());
+    expect(lines).toContain(' ├─ agent-1 (explorer) [budget_exceeded]');
+    expect(lines.some((line) => line.includes('agent-2 [done ✓]'))).toBe(true);
+    expect(lines.filter((line) => line.includes('cache 75%'))).toHaveLength(2);
   });
 
   it('j/k move the selection round the tree; Enter opens a loading replay and asks for its log', () => {
