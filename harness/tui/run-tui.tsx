@@ -4,6 +4,7 @@ import type { Message } from '../../shared/conversation.js';
 import type { AgentBackend } from './agent-backend.js';
 import { conversationRows } from './components/screen.js';
 import { BlockLineCache } from './render/line-cache.js';
+import { createRowDiffOutput } from './row-diff-output.js';
 import { TuiApp } from './tui-app.js';
 import { TuiController } from './tui-controller.js';
 import { createUiReducer } from './ui-reducer.js';
@@ -132,14 +133,18 @@ export async function runTui(options: RunTuiOptions): Promise<void> {
 
   stdout.write(ENTER_ALT_SCREEN);
   try {
+    const output = createRowDiffOutput(stdout);
     const instance = render(<TuiApp controller={controller} cache={cache} now={now} />, {
-      stdout,
+      stdout: output.stdout,
       stdin,
       patchConsole: true,
       ...INK_RENDER_OPTIONS,
     });
     unmount = () => instance.unmount();
-    clearScreen = () => instance.clear();
+    clearScreen = () => {
+      output.invalidate();
+      instance.clear();
+    };
     controller.start();
     if (options.initialPrompt?.trim()) {
       controller.dispatch({ type: 'submit', text: options.initialPrompt, now: now() });
