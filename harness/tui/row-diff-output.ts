@@ -3,6 +3,11 @@ import stringWidth from 'string-width';
 
 /** What Ink 6 writes before every frame as high as the terminal (`ansiEscapes.clearTerminal`). */
 const CLEAR_TERMINAL = '\x1b[2J\x1b[3J\x1b[H';
+/**
+ * A whole frame's clear without Ink's `CSI 3 J`, which erases the terminal's scrollback (tmux
+ * clears the pane's history even from the alternate screen): the scrollback is the person's.
+ */
+const CLEAR_SCREEN = '\x1b[2J\x1b[H';
 /** Writes that change nothing on screen: synchronized output's brackets, the cursor shown or hidden. */
 const NEUTRAL = new Set(['\x1b[?2026h', '\x1b[?2026l', '\x1b[?25l', '\x1b[?25h', '']);
 
@@ -11,6 +16,10 @@ export interface RowDiffOutput {
   stdout: NodeJS.WriteStream;
   /** Forget what is on screen (someone else wrote to it): the next frame is written whole. */
   invalidate(): void;
+  /** Drop Ink's writes until `release` (the terminal shows something else meanwhile). */
+  hold(): void;
+  /** Write again; the next frame whole. */
+  release(): void;
 }
 
 /**
@@ -20,13 +29,20 @@ export interface RowDiffOutput {
  * cursor relatively, left stale rows in tmux. This sits between the two: a
  * frame that starts with Ink's clear is compared row by row with the last one,
  * and each changed row is erased and written at its absolute position, so an
- * error in one row never shifts another. Anything else written (a resize's
+ * error in one row never shifts another; a whole frame keeps the terminal's
+ * scrollback, which Ink's clear erases. Anything else written (a resize's
  * erase, console output, the editor stepping aside) makes the next frame whole.
  */
 export function createRowDiffOutput(terminal: NodeJS.WriteStream): RowDiffOutput {
   let shown: string[] | undefined;
   let size = '';
+  let held = false;
   const write = (chunk: unknown, ...rest: unknown[]): boolean => {
+    if (held) {
+      const done = rest.find((arg) => typeof arg === 'function') as (() => void) | undefined;
+      done?.();
+      return true;
+    }
     const text =
       typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString() : String(chunk);
     if (!text.startsWith(CLEAR_TERMINAL)) {
@@ -35,7 +51,10 @@ export function createRowDiffOutput(terminal: NodeJS.WriteStream): RowDiffOutput
     }
     const rows = text.slice(CLEAR_TERMINAL.length).split('\n');
     const now = `${terminal.columns}x${terminal.rows}`;
-    const out = shown === undefined || now !== size ? text : changedRows(shown, rows, terminal.columns || 80);
+    const out =
+      shown === undefined || now !== size
+        ? CLEAR_SCREEN + text.slice(CLEAR_TERMINAL.length)
+        : changedRows(shown, rows, terminal.columns || 80);
     shown = rows;
     size = now;
     return (terminal.write as (...args: unknown[]) => boolean)(out, ...rest);
@@ -50,6 +69,13 @@ export function createRowDiffOutput(terminal: NodeJS.WriteStream): RowDiffOutput
   return {
     stdout,
     invalidate: () => {
+      shown = undefined;
+    },
+    hold: () => {
+      held = true;
+    },
+    release: () => {
+      held = false;
       shown = undefined;
     },
   };

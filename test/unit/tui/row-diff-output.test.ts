@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { createRowDiffOutput } from '../../../harness/tui/row-diff-output.js';
 
 const CLEAR = '\x1b[2J\x1b[3J\x1b[H';
+/** A whole frame as the output writes it: the screen cleared, the scrollback kept (no CSI 3 J). */
+const WHOLE = '\x1b[2J\x1b[H';
 
 /** A terminal that keeps each write. */
 function fakeTerminal(columns = 20, rows = 3): NodeJS.WriteStream & { writes: string[] } {
@@ -20,11 +22,11 @@ function fakeTerminal(columns = 20, rows = 3): NodeJS.WriteStream & { writes: st
 }
 
 describe('row-diffing output (#24: flicker)', () => {
-  it('writes the first frame whole, then only the rows that changed, at their rows, never a clear', () => {
+  it('writes the first frame whole (the scrollback kept), then only the rows that changed, at their rows', () => {
     const terminal = fakeTerminal();
     const { stdout } = createRowDiffOutput(terminal);
     stdout.write(`${CLEAR}one\ntwo\nstatus`);
-    expect(terminal.writes).toEqual([`${CLEAR}one\ntwo\nstatus`]);
+    expect(terminal.writes).toEqual([`${WHOLE}one\ntwo\nstatus`]);
     stdout.write('\x1b[?2026h');
     stdout.write(`${CLEAR}one\nTWO\nstatus`);
     stdout.write('\x1b[?2026l');
@@ -33,6 +35,7 @@ describe('row-diffing output (#24: flicker)', () => {
     stdout.write(`${CLEAR}one\nTWO\nstatus`);
     expect(terminal.writes.at(-1)).toBe('');
     expect(terminal.writes.join('').split('\x1b[2J')).toHaveLength(2);
+    expect(terminal.writes.join('')).not.toContain('\x1b[3J');
   });
 
   it('erases rows a shorter frame no longer draws', () => {
@@ -50,13 +53,13 @@ describe('row-diffing output (#24: flicker)', () => {
     // Ink's erase before console output, or on a narrower terminal.
     output.stdout.write('\x1b[2K\x1b[1A\x1b[2K\x1b[G');
     output.stdout.write(`${CLEAR}a\nc`);
-    expect(terminal.writes.at(-1)).toBe(`${CLEAR}a\nc`);
+    expect(terminal.writes.at(-1)).toBe(`${WHOLE}a\nc`);
     terminal.columns = 30;
     output.stdout.write(`${CLEAR}a\nd`);
-    expect(terminal.writes.at(-1)).toBe(`${CLEAR}a\nd`);
+    expect(terminal.writes.at(-1)).toBe(`${WHOLE}a\nd`);
     output.invalidate();
     output.stdout.write(`${CLEAR}a\ne`);
-    expect(terminal.writes.at(-1)).toBe(`${CLEAR}a\ne`);
+    expect(terminal.writes.at(-1)).toBe(`${WHOLE}a\ne`);
     output.stdout.write(`${CLEAR}a\nf`);
     expect(terminal.writes.at(-1)).toBe('\x1b[2;1H\x1b[2Kf\x1b[2;2H');
   });
