@@ -141,6 +141,20 @@ await build({
 const cliBundle = await readFile('dist/cli/skate-cli.js');
 if (!cliBundle.every((byte) => byte < 0x80)) throw new Error('dist/cli/skate-cli.js is not plain ASCII');
 await writeFile('dist/cli/package.json', '{ "type": "commonjs" }\n');
+/**
+ * Ink keeps every text it measured or wrapped in module-level caches that never shrink (a long
+ * session's RSS grows with every row ever drawn, each partial row of a streamed reply included):
+ * in the bundle, its two cache modules are Skate's bounded ones (harness/tui/ink-text/).
+ */
+const inkBoundedTextCaches = {
+  name: 'ink-bounded-text-caches',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/(measure-text|wrap-text)\.js$/ }, (args) => {
+      if (!/[\\/]node_modules[\\/]ink[\\/]build[\\/]/.test(args.importer)) return undefined;
+      return { path: path.resolve('dist/harness/tui/ink-text', path.basename(args.path)) };
+    });
+  },
+};
 // Split, so that Ink's development-only import of react-devtools-core stays in a chunk never loaded.
 await build({
   ...common,
@@ -148,6 +162,7 @@ await build({
   outExtension: { '.js': '.mjs' },
   outdir: 'dist/cli',
   define: production,
+  plugins: [inkBoundedTextCaches],
 });
 await build({
   ...common,

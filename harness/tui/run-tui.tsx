@@ -4,6 +4,8 @@ import type { Message } from '../../shared/conversation.js';
 import type { AgentBackend } from './agent-backend.js';
 import { conversationRows } from './components/screen.js';
 import { BlockLineCache } from './render/line-cache.js';
+import { createRowDiffOutput } from './row-diff-output.js';
+import { scrollbackText } from './scrollback-text.js';
 import { TuiApp } from './tui-app.js';
 import { TuiController } from './tui-controller.js';
 import { createUiReducer } from './ui-reducer.js';
@@ -24,6 +26,7 @@ export const INK_RENDER_OPTIONS = {
 const ENTER_ALT_SCREEN = '\x1b[?1049h\x1b[H';
 const LEAVE_ALT_SCREEN = '\x1b[?1049l';
 const SHOW_CURSOR = '\x1b[?25h';
+const HIDE_CURSOR = '\x1b[?25l';
 
 export interface RunTuiOptions {
   backend: AgentBackend;
@@ -51,6 +54,8 @@ export async function runTui(options: RunTuiOptions): Promise<void> {
   const stdin = options.stdin ?? process.stdin;
   const now = options.now ?? Date.now;
   const cache = new BlockLineCache();
+  /** Ink's frames, reduced to the rows that changed; held while the conversation is in the scrollback. */
+  const output = createRowDiffOutput(stdout);
   let unmount: () => void = () => {};
   const controller = new TuiController({
     backend: options.backend,
@@ -70,6 +75,16 @@ export async function runTui(options: RunTuiOptions): Promise<void> {
     ...(options.onBackend && { onBackend: options.onBackend }),
     ...(options.planFile && { editPlan: () => editPlan(options.planFile!) }),
     ...(options.subAgentConversation && { subAgentConversation: options.subAgentConversation }),
+    scrollback: {
+      show: (state) => {
+        output.hold();
+        stdout.write(`${LEAVE_ALT_SCREEN}${SHOW_CURSOR}${scrollbackText(state, cache)}`);
+      },
+      back: () => {
+        stdout.write(ENTER_ALT_SCREEN + HIDE_CURSOR);
+        output.release();
+      },
+    },
   });
   let clearScreen: () => void = () => {};
 
@@ -133,13 +148,16 @@ export async function runTui(options: RunTuiOptions): Promise<void> {
   stdout.write(ENTER_ALT_SCREEN);
   try {
     const instance = render(<TuiApp controller={controller} cache={cache} now={now} />, {
-      stdout,
+      stdout: output.stdout,
       stdin,
       patchConsole: true,
       ...INK_RENDER_OPTIONS,
     });
     unmount = () => instance.unmount();
-    clearScreen = () => instance.clear();
+    clearScreen = () => {
+      output.invalidate();
+      instance.clear();
+    };
     controller.start();
     if (options.initialPrompt?.trim()) {
       controller.dispatch({ type: 'submit', text: options.initialPrompt, now: now() });

@@ -37,6 +37,11 @@ export interface TuiControllerOptions {
   onBackend?: (backend: AgentBackend) => void;
   /** Opens the plan in $EDITOR with the UI suspended; undefined where that is not possible. */
   editPlan?: () => Promise<void>;
+  /**
+   * Steps out of the full-screen view and prints `state`'s conversation into the terminal's
+   * scrollback; `back` returns to the view. Undefined where there is no terminal to do it on.
+   */
+  scrollback?: { show: (state: UiState) => void; back: () => void };
   /** The recorded conversation of the sub-agent spawn call `parentCallId` started, below session `sessionId`. */
   subAgentConversation?: (sessionId: string, parentCallId: string) => Promise<Message[]>;
 }
@@ -58,6 +63,8 @@ export class TuiController {
   private flushScheduled = false;
   private stopped = false;
   private readonly listeners = new Set<(state: UiState) => void>();
+  /** Set while the conversation is shown in the terminal's scrollback: the next key comes back. */
+  private aside: (() => void) | undefined;
 
   constructor(private readonly options: TuiControllerOptions) {
     this.state = options.initial;
@@ -95,6 +102,13 @@ export class TuiController {
 
   dispatch = (input: UiInput): void => {
     if (this.stopped) return;
+    if (this.aside && input.type === 'key') {
+      // The key that brings the UI back is not a key for the UI.
+      const back = this.aside;
+      this.aside = undefined;
+      back();
+      return;
+    }
     const step = this.options.reduce(this.state, input);
     const wasRunning = this.state.running;
     const flashBefore = this.state.flash;
@@ -306,6 +320,8 @@ export class TuiController {
           if (!this.options.editPlan) return this.flash('no editor available here');
           await this.options.editPlan();
           return;
+        case 'scrollback':
+          return this.showScrollback();
         case 'sessions':
           return await this.openSessionPicker();
         case 'fork_focused':
@@ -334,6 +350,20 @@ export class TuiController {
   }
 
   /** `:sessions`: the workspace's sessions as `skate sessions list` finds them, top-level ones only. */
+  /** The conversation in the terminal's scrollback until a key is pressed; the view meanwhile keeps its state. */
+  private showScrollback(): void {
+    const scrollback = this.options.scrollback;
+    if (!scrollback) {
+      this.flash('no terminal scrollback here');
+      return;
+    }
+    scrollback.show(this.state);
+    this.aside = () => {
+      scrollback.back();
+      this.flash('back from the scrollback');
+    };
+  }
+
   private async openSessionPicker(): Promise<void> {
     const { sessions } = await listSessions(this.backend.workspace);
     const current = this.backend.sessionId;

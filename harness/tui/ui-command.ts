@@ -22,7 +22,9 @@ export type UiCommand =
   | { type: 'sessions' }
   | { type: 'fork_focused' }
   | { type: 'policy' }
-  | { type: 'cost' };
+  | { type: 'cost' }
+  /** The conversation printed into the terminal's own scrollback, out of the full-screen view. */
+  | { type: 'scrollback' };
 
 export type ParsedCommand = { ok: true; command: UiCommand } | { ok: false; error: string };
 
@@ -38,6 +40,7 @@ export const COMMAND_HELP: ReadonlyArray<readonly [string, string]> = [
   [':approval MODE', 'auto | ask | deny-writes, from the next tool calls on'],
   [':policy', 'the resolved policy and what this machine enforces'],
   [':cost', 'tokens and cost of this session, sub-agents included'],
+  [':scrollback', "the conversation in the terminal's own scrollback, to scroll and copy"],
   [':help', 'this list'],
 ];
 
@@ -84,6 +87,8 @@ export function parseUiCommand(line: string): ParsedCommand {
       return noArg({ type: 'policy' });
     case 'cost':
       return noArg({ type: 'cost' });
+    case 'scrollback':
+      return noArg({ type: 'scrollback' });
     case 'help':
     case 'h':
       return noArg({ type: 'help' });

@@ -22,7 +22,7 @@ import { benchServe } from './serve-bench.js';
 import { benchSessions } from './session-bench.js';
 import { benchSmallCalls } from './small-calls-bench.js';
 import { benchSubagents } from './subagent-bench.js';
-import { benchTui } from './tui-bench.js';
+import { benchTui, benchTuiMemory } from './tui-bench.js';
 import { benchTurn1 } from './turn1-bench.js';
 
 /** What every section may use: a scratch workspace (removed at the end) and a policy for it. */
@@ -86,6 +86,11 @@ const sections: readonly BenchSection[] = [
     name: 'tui',
     what: 'terminal UI (keys with 5k blocks, streaming, 100k-event first frame)',
     run: () => benchTui(),
+  },
+  {
+    name: 'tui-memory',
+    what: "terminal UI memory over a 10,000-turn session (Ink's text caches: the bundle's bounded ones vs Ink's own)",
+    run: () => benchTuiMemory(),
   },
   {
     name: 'hooks',

@@ -12,6 +12,7 @@ import { conversationRows } from '../../harness/tui/components/screen.js';
 import { historyEvents } from '../../harness/tui/history-events.js';
 import { BlockLineCache } from '../../harness/tui/render/line-cache.js';
 import { markdownLines } from '../../harness/tui/render/markdown-lines.js';
+import { createRowDiffOutput } from '../../harness/tui/row-diff-output.js';
 import { INK_RENDER_OPTIONS } from '../../harness/tui/run-tui.js';
 import { TuiApp } from '../../harness/tui/tui-app.js';
 import { TuiController } from '../../harness/tui/tui-controller.js';
@@ -96,7 +97,15 @@ interface Mounted {
   unmount(): void;
 }
 
-function mount(backend: FakeAgentBackend, onFrame?: (frame: Frame) => void): Mounted {
+/**
+ * Draws the real TuiApp into a NullTerminal through the UI's row-diffing output,
+ * or, with `wholeFrames` (the baseline), straight as Ink writes it.
+ */
+function mount(
+  backend: FakeAgentBackend,
+  onFrame?: (frame: Frame) => void,
+  { wholeFrames = false } = {},
+): Mounted {
   const cache = new RecordingCache();
   const controller = new TuiController({
     backend,
@@ -148,8 +157,9 @@ function mount(backend: FakeAgentBackend, onFrame?: (frame: Frame) => void): Mou
     },
     ...(onFrame && { onFrame }),
   };
+  const stdout = terminal as unknown as NodeJS.WriteStream;
   const instance = render(createElement(TuiApp, { controller, cache, now: Date.now }), {
-    stdout: terminal as unknown as NodeJS.WriteStream,
+    stdout: wholeFrames ? stdout : createRowDiffOutput(stdout).stdout,
     stdin: keyboard,
     patchConsole: false,
     ...INK_RENDER_OPTIONS,
@@ -256,9 +266,9 @@ interface StreamFigures {
  * equal a whole render of that text and hold every word in order, and the last
  * words were written to the terminal after the last delta.
  */
-async function streamPhase(perSecond: number, seconds: number): Promise<StreamFigures> {
+async function streamPhase(perSecond: number, seconds: number, wholeFrames = false): Promise<StreamFigures> {
   const backend = new FakeAgentBackend();
-  const ui = mount(backend);
+  const ui = mount(backend, undefined, { wholeFrames });
   await sleep(100);
   const count = Math.round(perSecond * seconds);
   const reply = markdownReply(count);
@@ -381,6 +391,8 @@ async function interactive(): Promise<Record<string, number | boolean>> {
 
   const target = await streamPhase(2_000, 3);
   const flatOut = await streamPhase(10_000, 1.5);
+  // Baseline for bytes per frame and clears: the same stream as Ink writes it alone (a clear and every row each frame).
+  const inkAlone = await streamPhase(2_000, 3, true);
   const figures: Record<string, number | boolean> = {
     tui_key_frame_empty_p50_ms: round(median(emptyLatencies), 2),
     tui_key_frame_empty_p99_ms: round(quantile(emptyLatencies, 0.99), 2),
@@ -406,6 +418,7 @@ async function interactive(): Promise<Record<string, number | boolean>> {
   for (const [name, run] of [
     ['2k', target],
     ['10k', flatOut],
+    ['2k_ink_whole_frames', inkAlone],
   ] as const) {
     for (const [key, value] of Object.entries(run)) figures[`tui_stream_${name}_${key}`] = value;
   }

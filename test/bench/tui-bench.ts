@@ -41,3 +41,33 @@ function runPart(part: 'interactive' | 'session'): Promise<TuiFigures> {
 export async function benchTui(): Promise<TuiFigures> {
   return { ...(await runPart('interactive')), ...(await runPart('session')) };
 }
+
+const MEMORY_CHILD = fileURLToPath(new URL('./tui-memory-bench-child.js', import.meta.url));
+
+function runMemory(which: 'bundle' | 'ink'): Promise<TuiFigures> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--expose-gc', MEMORY_CHILD, which], {
+      env: { ...process.env, NODE_ENV: 'production' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const line = out.trim().split('\n').at(-1) ?? '';
+      if (code !== 0 || !line.startsWith('{'))
+        reject(new Error(`tui memory bench ${which} exited ${code}: ${out}`));
+      else resolve(JSON.parse(line) as TuiFigures);
+    });
+  });
+}
+
+/**
+ * Memory over a 10,000-turn session (#24): Ink as the skate bundle ships it (bounded text caches)
+ * against Ink from node_modules (its caches keep every text drawn), in the same run.
+ */
+export async function benchTuiMemory(): Promise<TuiFigures> {
+  return { ...(await runMemory('ink')), ...(await runMemory('bundle')) };
+}

@@ -188,6 +188,19 @@ describe.skipIf(!tmux)('control sequences reach no terminal (tmux)', { timeout: 
       expect(screen).toContain('<U+009B>2J');
       expect(screen).toContain('\\u001b]52;c;');
       await collapse();
+      // The conversation printed into the terminal's scrollback (:scrollback; the reply holds the
+      // whole corpus): inert there too.
+      await s.command('scrollback');
+      screen = await terminal.waitFor('any key goes back to skate');
+      expect(await terminal.alternateScreen()).toBe(false);
+      const history = await terminal.history();
+      // Every form but the CR one, whose fake prompt's backticks the reply renders as Markdown code.
+      const { carriageReturn: _markdown, ...forms } = INERT_FORMS;
+      for (const form of Object.values(forms)) expect(history).toContain(form);
+      expect(history).toContain('checking the files...␍Allow shell');
+      expectNoFakePrompt(screen);
+      await terminal.keys('Escape');
+      await terminal.waitFor(/^ NORMAL /m);
       await s.command('q');
       expect((await s.exited()).status).toBe(0);
       await expectTerminalUntouched(terminal, title);

@@ -29,6 +29,10 @@ export interface TmuxTerminal extends AsyncDisposable {
   format(format: string): Promise<string>;
   /** tmux's paste buffers, one `name: sample` each: where an OSC 52 clipboard write lands. */
   buffers(): Promise<string[]>;
+  /** The pane's history and screen as text (what a person scrolls back through), one string per row. */
+  history(): Promise<string>;
+  /** From now on, appends every byte the program writes to the pane to `file` (tmux pipe-pane). */
+  pipeOutput(file: string): Promise<void>;
 }
 
 /**
@@ -109,6 +113,12 @@ export async function tmuxTerminal(options: {
     async buffers() {
       const { stdout } = await tmux('list-buffers', '-F', '#{buffer_name}: #{buffer_sample}');
       return stdout.split('\n').filter((line) => line !== '');
+    },
+    async history() {
+      return (await tmux('capture-pane', '-p', '-S', '-', '-t', 'main')).stdout;
+    },
+    async pipeOutput(file) {
+      await tmux('pipe-pane', '-o', '-t', 'main', `cat >> '${file.replaceAll("'", "'\\''")}'`);
     },
     async [Symbol.asyncDispose]() {
       await tmux('kill-server').catch(() => undefined);

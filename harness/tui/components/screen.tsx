@@ -23,12 +23,11 @@ export function chromeLines(state: UiState): { overlay: string[]; pending: strin
 }
 
 /**
- * Rows the frame leaves free at the bottom of the terminal. Ink clears the
- * whole screen and writes every row again on each frame as high as the
- * terminal (`clearTerminal` in ink.js): the flicker measured by the bench
- * (`tui_stream_*_clears_per_min`). A frame one row short lets Ink diff lines
- * instead, but its incremental writer then left stale rows in tmux (a changed
- * row drawn as an extra one), so the frame stays full height for now.
+ * Rows the frame leaves free at the bottom of the terminal. A frame one row
+ * short lets Ink diff lines itself, but its incremental writer left stale rows
+ * in tmux (a changed row drawn as an extra one); so frames stay full height,
+ * Ink writes each one whole after a clear, and `createRowDiffOutput`
+ * (row-diff-output.ts) turns that into the rows that changed.
  */
 export const FRAME_ROWS_LESS = 0;
 
