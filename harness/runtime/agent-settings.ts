@@ -1,4 +1,5 @@
 import type { AgentPath } from '../../shared/engine-events.js';
+import type { McpBootServer } from '../../shared/mcp-servers.js';
 import type { NetworkSetting, ResolvedPolicy } from '../../shared/policy.js';
 import type { ChildProviderInfo, ChildSession, ChildSessionInfo } from '../agents/spawn-agent-tool.js';
 import type { ApprovalMode, ConversationLog, Emitter, MetaTool } from '../engine/engine-types.js';
@@ -35,6 +36,8 @@ export type ExecutorSettings =
        * agent); absent, a sandbox under an allowlist gets a gate of its own.
        */
       networkGate?: NetworkGate | undefined;
+      /** An MCP server's executor: it runs this server as its child and offers its tools (`harness/mcp/`). */
+      mcpServer?: McpBootServer | undefined;
     }
   /** An executor served by `skate executor serve`; its server chose the policy, so no sub-agents. */
   | { kind: 'remote'; url: string; token: string };

@@ -187,6 +187,7 @@ async function launchExecutor(
     ...(settings.restartsOnExit && { restartsOnExit: settings.restartsOnExit }),
     ...(onSpawned && { onSpawned }),
     ...(expected && { expectedTools: expected }),
+    ...(settings.mcpServer && { mcpServer: settings.mcpServer }),
   });
   if (expected) traceStart('executor: tools recalled from its last start');
   void launched.ready.then(() => traceStart('executor: ready (tools listed)')).catch(() => undefined);
