@@ -49,6 +49,11 @@ export type McpHttpServer = z.infer<typeof McpHttpServer>;
 export const McpServerConfig = z.union([McpHttpServer, McpStdioServer]);
 export type McpServerConfig = z.infer<typeof McpServerConfig>;
 
+/** Whether a configured server is a remote one (nothing runs locally). */
+export function isHttpServer(config: McpServerConfig): config is McpHttpServer {
+  return config.type === 'http' || config.type === 'sse';
+}
+
 export const McpServers = z.record(McpServerName, McpServerConfig);
 export type McpServers = z.infer<typeof McpServers>;
 

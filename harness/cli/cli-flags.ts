@@ -6,6 +6,8 @@ import type { ApprovalMode } from '../engine/engine-types.js';
 import { parseToolRules, type ToolRules } from '../engine/tool-rules.js';
 import type { HookRunner } from '../hooks/hook-runner.js';
 import { setupHooks } from '../hooks/setup-hooks.js';
+import type { McpPool } from '../mcp/mcp-pool.js';
+import { mcpPoolFor } from '../mcp/mcp-pool-for.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
 import { applySettingsEnv, applySettingsProviders, loadSettings } from '../settings/load-settings.js';
 import { readAnswersFile } from './answers-file.js';
@@ -68,6 +70,8 @@ export interface AgentRunFlags extends ExecutorFlags {
   outputSchema?: ResultContract | undefined;
   /** The run's hooks (settings files, consent, `--no-hooks`); undefined when none run. */
   hooks?: HookRunner | undefined;
+  /** The run's MCP servers (settings files, `.mcp.json`, consent); undefined when none are configured. */
+  mcp?: McpPool | undefined;
 }
 
 /** A command's entry point: parses its own flags and runs; resolves to the exit code. */
@@ -133,6 +137,7 @@ export const AGENT_OPTIONS = {
   'disallowed-tools': { type: 'string', multiple: true },
   'no-hooks': { type: 'boolean', default: false },
   'trust-workspace-hooks': { type: 'boolean', default: false },
+  'trust-workspace-mcp': { type: 'boolean', default: false },
 } as const;
 
 /**
@@ -237,8 +242,20 @@ export async function agentFlags(
     note,
   });
   if (values.verbose && hooks) note(`hooks: ${hooks.entries.length} configured`);
+  const policyName = values.policy ?? settings.policy ?? DEFAULT_POLICY;
+  const mcp = await mcpPoolFor(settings, {
+    workspace: values.workspace,
+    sandbox: sandboxMode(values.sandbox),
+    // Headless, a workspace's servers run only when the flag or the user's setting says so (or a consent was recorded).
+    trustWorkspace:
+      values['trust-workspace-mcp'] || (!terminal && settings.mcp?.workspaceServersHeadless === true),
+    ask: terminal
+      ? async (question: string) => /^y(es)?$/i.test(((await askAtTerminal(question)) ?? '').trim())
+      : undefined,
+    policy: { policy: policyName, network, addDirs: values['add-dir'] },
+  });
   return {
-    ...common({ ...values, policy: values.policy ?? settings.policy ?? DEFAULT_POLICY }),
+    ...common({ ...values, policy: policyName }),
     ...(network !== undefined && { network }),
     ...(values['add-dir'] && { addDirs: values['add-dir'] }),
     outputFormat: flagged.outputFormat,
@@ -263,6 +280,7 @@ export async function agentFlags(
       session: !values['no-session'],
     },
     ...(hooks && { hooks }),
+    ...(mcp && { mcp }),
   };
 }
 

@@ -6,6 +6,7 @@ import type { ApprovalMode, ConversationLog, Emitter, MetaTool } from '../engine
 import type { ToolRules } from '../engine/tool-rules.js';
 import type { ExecutorClient } from '../executor-client/executor-client.js';
 import type { HookRunner } from '../hooks/hook-runner.js';
+import type { McpPool } from '../mcp/mcp-pool.js';
 import type { NetworkGate } from '../network/network-gate.js';
 import type { ModelProvider } from '../provider/model-provider.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
@@ -38,6 +39,8 @@ export type ExecutorSettings =
       networkGate?: NetworkGate | undefined;
       /** An MCP server's executor: it runs this server as its child and offers its tools (`harness/mcp/`). */
       mcpServer?: McpBootServer | undefined;
+      /** How long its start (and its first tool listing) may take; the client's default otherwise. */
+      startupTimeoutMs?: number | undefined;
     }
   /** An executor served by `skate executor serve`; its server chose the policy, so no sub-agents. */
   | { kind: 'remote'; url: string; token: string };
@@ -148,6 +151,8 @@ export interface AgentSettings {
   subagents?: SubagentSettings | undefined;
   /** The hooks of the whole tree: every sub-agent gets the same ones, whatever its depth. */
   hooks?: HookRunner | undefined;
+  /** The run's MCP servers: their tools are offered to the main agent (not to sub-agents yet). */
+  mcp?: McpPool | undefined;
   answerer: Answerer;
   /** With approval `ask`: nobody is attached to answer (a headless run), so such calls are refused at once. */
   approvalUnattended?: boolean | undefined;

@@ -76,6 +76,8 @@ export function harnessTools(input: HarnessToolsInput): MetaTool[] {
       }),
     );
   }
+  // MCP tools for the main agent: sub-agents are not handed the pool (yet).
+  if (settings.mcp && depth === 0) tools.push(...settings.mcp.metaTools());
   if (settings.answerer === 'user' || (settings.answerer === 'rules' && planning)) {
     tools.push(
       createAskUserTool({

@@ -188,6 +188,7 @@ async function launchExecutor(
     ...(onSpawned && { onSpawned }),
     ...(expected && { expectedTools: expected }),
     ...(settings.mcpServer && { mcpServer: settings.mcpServer }),
+    ...(settings.startupTimeoutMs && { startupTimeoutMs: settings.startupTimeoutMs }),
   });
   if (expected) traceStart('executor: tools recalled from its last start');
   void launched.ready.then(() => traceStart('executor: ready (tools listed)')).catch(() => undefined);
