@@ -95,7 +95,8 @@ export function createMcpChild(server: McpBootServer, options: McpChildOptions):
     try {
       const tools = await Promise.race([started, timedOut]);
       // Once it ends (killed, crashed), the next call starts it again.
-      transport.onclose = () => {
+      // The client's, not the transport's: that one is the client's own, which fails the calls running.
+      client.onclose = () => {
         connection = undefined;
       };
       return { client, transport, tools };

@@ -11,6 +11,7 @@ export const COMMAND_NAMES = [
   'acp',
   'serve',
   'hooks',
+  'mcp',
 ] as const;
 
 export type CommandName = (typeof COMMAND_NAMES)[number];

@@ -24,6 +24,7 @@ const COMMANDS: Record<CommandName, () => Promise<{ run: CommandMain }>> = {
   acp: () => import('./commands/acp-command.js'),
   serve: () => import('./commands/serve-command.js'),
   hooks: () => import('./commands/hooks-command.js'),
+  mcp: () => import('./commands/mcp-command.js'),
 };
 
 const agent = async (argv: string[]): Promise<number> =>

@@ -7,7 +7,7 @@ export const USAGE = `usage:
         [--sandbox required|best-effort] [--verbose]
         [--answers FILE] [--no-subagents] [--continue | --resume ID [--fork-at EVENT_ID]] [--no-session]
         [--output-schema FILE] [--input-format text|stream-json] [--allowedTools R...] [--disallowedTools R...]
-        [--no-hooks] [--trust-workspace-hooks]
+        [--no-hooks] [--trust-workspace-hooks] [--trust-workspace-mcp]
         (the task may also come on stdin)
   skate plan "task" [agent options]      plan under the plan policy: read-only but .skate/plan.md
   skate plan --edit [--workspace DIR]    open the plan in $EDITOR
@@ -22,6 +22,8 @@ export const USAGE = `usage:
   skate sandbox [--policy P] [--workspace DIR] [--sandbox best-effort] -- CMD [ARGS...]
   skate hooks list [--workspace DIR] [--json]       the hooks configured, from where, and whether they run
   skate hooks trust|revoke [--workspace DIR]        consent to the workspace's hooks as they are now, or take it back
+  skate mcp list [--workspace DIR] [--json]         the MCP servers configured, from where, their state and consent
+  skate mcp trust|revoke NAME [--workspace DIR]     consent to a workspace's MCP server as its file is now, or take it back
   skate acp [--policy P] [--approval ask|auto|deny-writes] [--model M] [agent options]
                                          an ACP agent on stdin/stdout, for editors (Zed, JetBrains…)
   skate serve --listen HOST:PORT [--policy P] [--workspace DIR] [--approval ask|auto|deny-writes] [--token-file FILE]
@@ -54,6 +56,7 @@ options:
   --no-session      record nothing in .skate/sessions
   --no-hooks        run no hooks (as "disableAllHooks": true in a settings file)
   --trust-workspace-hooks  run the workspace's hooks this once without a recorded consent
+  --trust-workspace-mcp    use the workspace's MCP servers (.mcp.json, its settings) this once without a recorded consent
   settings: ~/.skate/settings.json, then <workspace>/.skate/settings.json; flags win (README, "Settings")
 `;
 

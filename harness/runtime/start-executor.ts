@@ -157,7 +157,11 @@ export async function spawnExecutor(
   onSpawned?: () => void,
 ): Promise<ExecutorClient> {
   const { client, ready } = await launchExecutor(settings, policy, onNote, onSpawned);
-  await ready;
+  // One that failed to list its tools (an MCP server that did not start) must not be left running.
+  await ready.catch((error: unknown) => {
+    client.kill();
+    throw error;
+  });
   return client;
 }
 
