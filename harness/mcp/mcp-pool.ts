@@ -44,14 +44,14 @@ export class McpPool {
   private readonly rows: McpServerRow[] = [];
   private holders = 0;
 
-  private constructor(private readonly options: McpPoolOptions) {}
+  private constructor() {}
 
   /**
    * The servers with their tools: remembered ones at once, the others started now (in parallel)
    * to list theirs. A server that fails to start is said, never dropped silently.
    */
   static async create(options: McpPoolOptions): Promise<McpPool> {
-    const pool = new McpPool(options);
+    const pool = new McpPool();
     const idleMs = (options.idleStopSeconds ?? DEFAULT_IDLE_STOP_SECONDS) * 1000;
     const startTimeoutMs = (options.startTimeoutSeconds ?? DEFAULT_START_TIMEOUT_SECONDS) * 1000;
     for (const entry of options.servers) {
