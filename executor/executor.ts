@@ -8,6 +8,7 @@ import {
 } from '../shared/executor-router.js';
 import type { AnyTool } from './define-tool.js';
 import { findRipgrep } from './fs/ripgrep.js';
+import type { McpChild } from './mcp/mcp-child.js';
 import { OutputHub } from './output-hub.js';
 import { PathGuard } from './path-guard.js';
 import { type LazyTool, ToolRegistry } from './tool-registry.js';
@@ -68,7 +69,11 @@ export function createExecutor(
   overrides: ExecutorOverrides = {},
 ): Executor {
   const startedAt = performance.now();
-  const registry = new ToolRegistry(overrides.tools ?? toolsFor(boot.policy, boot.diagnosticTools));
+  // An MCP server's executor offers that server's tools, registered once it has listed them.
+  const mcp = boot.mcpServer;
+  const registry = new ToolRegistry(
+    overrides.tools ?? (mcp ? [] : toolsFor(boot.policy, boot.diagnosticTools)),
+  );
   // An explicit `ripgrep: undefined` means "search in JavaScript", so test for the key, not the value.
   const ripgrep = 'ripgrep' in overrides ? overrides.ripgrep : findRipgrep();
   const outputs = new OutputHub();
@@ -84,11 +89,21 @@ export function createExecutor(
   /** When a call last started or ended: the warm-up waits for a quiet spell after it. */
   let lastActivity = performance.now();
   const called = new Set<string>();
+  const mcpReady = mcp ? mcpRegistration(mcp, boot, registry) : undefined;
   const impl: ExecutorProcedures = {
-    listTools: () => registry.definitions(),
-    callTool: (request, signal) => {
+    listTools: () =>
+      mcpReady ? mcpReady.registered().then(() => registry.definitions()) : registry.definitions(),
+    callTool: async (request, signal) => {
       lastActivity = performance.now();
       called.add(request.name);
+      if (mcpReady) {
+        // A call may come before any listing (the harness remembered the tools): start the server first.
+        const failed = await mcpReady.registered().then(
+          () => undefined,
+          (error: Error) => ({ output: error.message, isError: true, code: 'unavailable' as const }),
+        );
+        if (failed) return failed;
+      }
       return runner.call(request, signal).finally(() => (lastActivity = performance.now()));
     },
     toolOutput: (callId, signal) => outputs.subscribe(callId, signal),
@@ -108,6 +123,7 @@ export function createExecutor(
     }),
     shutdown: () => {
       runner.cancelAll('executor shutting down');
+      void mcpReady?.close();
       setImmediate(onShutdown);
       return { ok: true };
     },
@@ -145,5 +161,44 @@ export function createExecutor(
     registry,
     warmUp,
     warmUpWhenIdle,
+  };
+}
+
+/**
+ * Starts the MCP server (once, and again after a failed start) and registers its tools; `close`
+ * stops it. The registry is filled once: a server that restarts keeps the tools it first listed.
+ */
+function mcpRegistration(
+  server: NonNullable<ExecutorBoot['mcpServer']>,
+  boot: ExecutorBoot,
+  registry: ToolRegistry,
+): { registered(): Promise<void>; close(): Promise<void> } {
+  let child: Promise<McpChild> | undefined;
+  let registered: Promise<void> | undefined;
+  const childOf = (): Promise<McpChild> => {
+    child ??= import('./mcp/mcp-child.js').then(({ createMcpChild }) =>
+      createMcpChild(server, { wrapper: boot.commandWrapper, cwd: boot.policy.workspace }),
+    );
+    return child;
+  };
+  return {
+    registered() {
+      registered ??= (async () => {
+        const mcp = await childOf();
+        const listed = await mcp.tools();
+        const { mcpTools } = await import('./mcp/mcp-tools.js');
+        const timeoutMs = boot.policy.limits.commandTimeoutSeconds * 1000;
+        for (const tool of mcpTools(mcp, listed, timeoutMs)) {
+          if (!registry.names().includes(tool.definition.name)) registry.register(tool);
+        }
+      })().catch((error: unknown) => {
+        registered = undefined;
+        throw error;
+      });
+      return registered;
+    },
+    async close() {
+      await (await child)?.close();
+    },
   };
 }

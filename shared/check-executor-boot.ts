@@ -13,6 +13,8 @@ import type { NetworkPolicy, PolicyLimits, ResolvedPolicy } from './policy.js';
 /** Like `ExecutorBoot.safeParse(value).data`, without zod; undefined where zod might refuse. */
 export function checkExecutorBoot(value: unknown): ExecutorBoot | undefined {
   if (!isObject(value) || value.type !== 'boot' || value.protocol !== 1) return undefined;
+  // An MCP server's executor loads zod with the SDK anyway: its boot frame is zod's to read.
+  if (value.mcpServer !== undefined) return undefined;
   const policy = checkPolicy(value.policy);
   const enforcement = value.enforcement;
   if (!policy || (enforcement !== 'kernel' && enforcement !== 'best-effort' && enforcement !== 'none')) {

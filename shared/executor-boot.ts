@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { McpBootServer } from './mcp-servers.js';
 import { EnforcementLevel, NetworkPolicy, ResolvedPolicy } from './policy.js';
 
 /** How memory and process limits are enforced around an executor. */
@@ -26,6 +27,11 @@ export const ExecutorBoot = z.object({
   diagnosticTools: z.boolean().default(false),
   /** Largest frame accepted on the channel, in bytes. */
   maxFrameBytes: z.number().int().positive(),
+  /**
+   * Set for an MCP server's executor: it offers that server's tools (started as its child on the
+   * first listing or call) instead of its own.
+   */
+  mcpServer: McpBootServer.optional(),
 });
 export type ExecutorBoot = z.infer<typeof ExecutorBoot>;
 

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { HooksSettings } from './hooks.js';
+import { McpServers, McpSettings } from './mcp-servers.js';
 
 /** USD per million tokens, as the provider's price list gives them. */
 export const ModelPrices = z
@@ -149,6 +150,12 @@ export const SettingsFile = z
       .boolean()
       .optional()
       .describe('Run no hooks at all (as --no-hooks), for reproducible runs. A workspace file may set it.'),
+    mcpServers: McpServers.optional().describe(
+      'MCP servers, in the shape of Claude Code’s .mcp.json: {"name": {"command", "args", "env", "policy"}}. Each runs confined in an executor of its own, started at its first call. A workspace file’s (and a project’s .mcp.json) run only after you consent to that version of the file.',
+    ),
+    mcp: McpSettings.optional().describe(
+      'How MCP servers are run: idle stop, start timeout, headless use of a workspace’s servers.',
+    ),
   })
   .strict();
 export type SettingsFile = z.infer<typeof SettingsFile>;

@@ -131,5 +131,6 @@ export function runSettingsFrom(flags: AgentRunFlags, model: ModelSettings): Run
     subagents: flags.subagents ? { maxDepth: 2, ...(flags.agents && { agents: flags.agents }) } : undefined,
     ...(flags.toolRules && { toolRules: flags.toolRules }),
     ...(flags.hooks && { hooks: flags.hooks }),
+    ...(flags.mcp && { mcp: flags.mcp }),
   };
 }

@@ -7,6 +7,8 @@ import type { ApprovalMode } from '../engine/engine-types.js';
 import { parseToolRules, type ToolRules } from '../engine/tool-rules.js';
 import type { HookRunner } from '../hooks/hook-runner.js';
 import { setupHooks } from '../hooks/setup-hooks.js';
+import type { McpPool } from '../mcp/mcp-pool.js';
+import { mcpPoolFor } from '../mcp/mcp-pool-for.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
 import { applySettingsEnv, applySettingsProviders, loadSettings } from '../settings/load-settings.js';
 import { readAnswersFile } from './answers-file.js';
@@ -71,6 +73,8 @@ export interface AgentRunFlags extends ExecutorFlags {
   hooks?: HookRunner | undefined;
   /** The agent files children may be started as (`spawn_agent` with `agent: NAME`). */
   agents?: readonly AgentCatalogEntry[] | undefined;
+  /** The run's MCP servers (settings files, `.mcp.json`, consent); undefined when none are configured. */
+  mcp?: McpPool | undefined;
 }
 
 /** A command's entry point: parses its own flags and runs; resolves to the exit code. */
@@ -138,6 +142,7 @@ export const AGENT_OPTIONS = {
   'trust-workspace-hooks': { type: 'boolean', default: false },
   record: { type: 'string' },
   'trust-workspace-agents': { type: 'boolean', default: false },
+  'trust-workspace-mcp': { type: 'boolean', default: false },
 } as const;
 
 /**
@@ -259,6 +264,17 @@ export async function agentFlags(
         });
   if (values.verbose && agents?.length)
     note(`agents: ${agents.map((entry) => entry.definition.name).join(', ')}`);
+  const mcp = await mcpPoolFor(settings, {
+    workspace: values.workspace,
+    sandbox: sandboxMode(values.sandbox),
+    // Headless, a workspace's servers run only when the flag or the user's setting says so (or a consent was recorded).
+    trustWorkspace:
+      values['trust-workspace-mcp'] || (!terminal && settings.mcp?.workspaceServersHeadless === true),
+    ask: terminal
+      ? async (question: string) => /^y(es)?$/i.test(((await askAtTerminal(question)) ?? '').trim())
+      : undefined,
+    policy: { policy, network, addDirs: values['add-dir'] },
+  });
   return {
     ...common({ ...values, policy }),
     ...(network !== undefined && { network }),
@@ -286,6 +302,7 @@ export async function agentFlags(
     },
     ...(hooks && { hooks }),
     ...(agents && agents.length > 0 && { agents }),
+    ...(mcp && { mcp }),
   };
 }
 

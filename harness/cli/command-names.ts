@@ -12,6 +12,7 @@ export const COMMAND_NAMES = [
   'serve',
   'hooks',
   'replay',
+  'mcp',
 ] as const;
 
 export type CommandName = (typeof COMMAND_NAMES)[number];

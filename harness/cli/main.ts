@@ -25,6 +25,7 @@ const COMMANDS: Record<CommandName, () => Promise<{ run: CommandMain }>> = {
   serve: () => import('./commands/serve-command.js'),
   hooks: () => import('./commands/hooks-command.js'),
   replay: () => import('./commands/replay-command.js'),
+  mcp: () => import('./commands/mcp-command.js'),
 };
 
 const agent = async (argv: string[]): Promise<number> =>

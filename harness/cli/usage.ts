@@ -7,7 +7,8 @@ export const USAGE = `usage:
         [--sandbox required|best-effort] [--verbose]
         [--answers FILE] [--no-subagents] [--continue | --resume ID [--fork-at EVENT_ID]] [--no-session]
         [--output-schema FILE] [--input-format text|stream-json] [--allowedTools R...] [--disallowedTools R...]
-        [--no-hooks] [--trust-workspace-hooks] [--trust-workspace-agents] [--record FILE]
+        [--no-hooks] [--trust-workspace-hooks] [--trust-workspace-agents] [--trust-workspace-mcp]
+        [--record FILE]
         (the task may also come on stdin)
   skate plan "task" [agent options]      plan under the plan policy: read-only but .skate/plan.md
   skate plan --edit [--workspace DIR]    open the plan in $EDITOR
@@ -23,6 +24,8 @@ export const USAGE = `usage:
   skate hooks list [--workspace DIR] [--json]       the hooks configured, from where, and whether they run
   skate hooks trust|revoke [--workspace DIR]        consent to the workspace's hooks as they are now, or take it back
   skate replay FILE [--execute-tools] [flags]       a --record run again with no model (tools run again, compared)
+  skate mcp list [--workspace DIR] [--json]         the MCP servers configured, from where, their state and consent
+  skate mcp trust|revoke NAME [--workspace DIR]     consent to a workspace's MCP server as its file is now, or take it back
   skate acp [--policy P] [--approval ask|auto|deny-writes] [--model M] [agent options]
                                          an ACP agent on stdin/stdout, for editors (Zed, JetBrains…)
   skate serve --listen HOST:PORT [--policy P] [--workspace DIR] [--approval ask|auto|deny-writes] [--token-file FILE]
@@ -57,6 +60,7 @@ options:
   --trust-workspace-hooks  run the workspace's hooks this once without a recorded consent
   --record FILE     write each model response and tool result to FILE, for skate replay
   --trust-workspace-agents offer the workspace's agent files that write or use the network, this once
+  --trust-workspace-mcp    use the workspace's MCP servers (.mcp.json, its settings) this once without a recorded consent
   settings: ~/.skate/settings.json, then <workspace>/.skate/settings.json; flags win (README, "Settings")
 `;
 

@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import type { ExecutorHealth } from '../../shared/executor-boot.js';
+import type { McpBootServer } from '../../shared/mcp-servers.js';
 import type { EnforcementLevel, ResolvedPolicy } from '../../shared/policy.js';
 import type { OutputLine, ToolDefinition, ToolResult } from '../../shared/tool.js';
 import type { ExecutorLauncher } from '../sandbox/executor-launch.js';
@@ -37,6 +38,8 @@ export interface SpawnExecutorOptions {
    * build and Node): `listTools` answers with them until the executor's own list has come.
    */
   expectedTools?: ToolDefinition[];
+  /** Run this MCP server as the executor's child and offer its tools instead of the executor's own. */
+  mcpServer?: McpBootServer;
 }
 
 /** An executor spawned but perhaps not ready yet: `ready` settles once it has listed its tools. */
@@ -318,6 +321,7 @@ async function startProcess(options: SpawnExecutorOptions): Promise<Connection> 
       ...(options.launcher && { launcher: options.launcher }),
       ...(options.diagnosticTools && { diagnosticTools: true }),
       ...(options.onLog && { onLog: options.onLog }),
+      ...(options.mcpServer && { mcpServer: options.mcpServer }),
     },
     {
       frame: (text) => rpc?.receive(text),

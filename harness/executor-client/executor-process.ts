@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { ExecutorBoot } from '../../shared/executor-boot.js';
+import type { McpBootServer } from '../../shared/mcp-servers.js';
 import type { EnforcementLevel, ResolvedPolicy } from '../../shared/policy.js';
 import { launcherFor } from '../sandbox/choose-launcher.js';
 import type { ExecutorLauncher } from '../sandbox/executor-launch.js';
@@ -17,6 +18,8 @@ export interface ExecutorProcessOptions {
   maxFrameBytes: number;
   /** Each line the executor writes to stderr. */
   onLog?(line: string): void;
+  /** See `ExecutorBoot.mcpServer`: it travels in the boot frame, never in argv or the environment. */
+  mcpServer?: McpBootServer;
 }
 
 export interface ExecutorExit {
@@ -105,6 +108,7 @@ export async function startExecutorProcess(
     commandWrapper: launch.commandWrapper,
     diagnosticTools: options.diagnosticTools ?? false,
     maxFrameBytes: options.maxFrameBytes,
+    ...(options.mcpServer && { mcpServer: options.mcpServer }),
   };
   channel.send(JSON.stringify(boot));
   return { child, channel, exited, enforcement: launch.enforcement };

@@ -112,6 +112,8 @@ export class AgentSession {
   private runTools: MetaTool[] = [];
   /** This agent's view of the tree's hooks; undefined when none run. */
   private readonly hooks: AgentHooks | undefined;
+  /** Lets the run's MCP servers stop once no agent of this process holds them. */
+  private readonly releaseMcp: (() => Promise<void>) | undefined;
   /** SessionStart's source for the next run, until it has fired for this session. */
   private sessionStart: 'startup' | 'resume' | 'clear' | undefined;
 
@@ -183,6 +185,7 @@ export class AgentSession {
       );
     }
     settings.onExecutorStarted?.(this.executor, this.currentPolicy);
+    this.releaseMcp = settings.mcp?.hold();
     this.hooks = settings.hooks?.forAgent({
       agent: settings.agent ?? [],
       workspace: this.workspace,
@@ -525,6 +528,7 @@ export class AgentSession {
     await this.fireSessionEnd();
     await this.titler.stop();
     await this.stopExecutor(this.executor, this.currentPolicy);
+    await this.releaseMcp?.();
     await this.sessionLog.close();
   }
 

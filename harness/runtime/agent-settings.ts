@@ -1,4 +1,5 @@
 import type { AgentPath } from '../../shared/engine-events.js';
+import type { McpBootServer } from '../../shared/mcp-servers.js';
 import type { NetworkPolicy, NetworkSetting, ResolvedPolicy } from '../../shared/policy.js';
 import type { AgentCatalogEntry } from '../agents/setup-agent-definitions.js';
 import type { ChildProviderInfo, ChildSession, ChildSessionInfo } from '../agents/spawn-agent-tool.js';
@@ -6,6 +7,7 @@ import type { ApprovalMode, ConversationLog, Emitter, MetaTool, ToolHost } from 
 import type { ToolRules } from '../engine/tool-rules.js';
 import type { ExecutorClient } from '../executor-client/executor-client.js';
 import type { HookRunner } from '../hooks/hook-runner.js';
+import type { McpPool } from '../mcp/mcp-pool.js';
 import type { NetworkGate } from '../network/network-gate.js';
 import type { ModelProvider } from '../provider/model-provider.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
@@ -36,6 +38,10 @@ export type ExecutorSettings =
        * agent); absent, a sandbox under an allowlist gets a gate of its own.
        */
       networkGate?: NetworkGate | undefined;
+      /** An MCP server's executor: it runs this server as its child and offers its tools (`harness/mcp/`). */
+      mcpServer?: McpBootServer | undefined;
+      /** How long its start (and its first tool listing) may take; the client's default otherwise. */
+      startupTimeoutMs?: number | undefined;
     }
   /** An executor served by `skate executor serve`; its server chose the policy, so no sub-agents. */
   | { kind: 'remote'; url: string; token: string };
@@ -148,6 +154,8 @@ export interface AgentSettings {
   subagents?: SubagentSettings | undefined;
   /** The hooks of the whole tree: every sub-agent gets the same ones, whatever its depth. */
   hooks?: HookRunner | undefined;
+  /** The run's MCP servers: their tools are offered to the main agent (not to sub-agents yet). */
+  mcp?: McpPool | undefined;
   answerer: Answerer;
   /**
    * Ask the user about connections the network proxy refuses (issue #21), with `ceiling` the

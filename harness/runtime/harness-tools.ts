@@ -77,6 +77,11 @@ export function harnessTools(input: HarnessToolsInput): MetaTool[] {
       }),
     );
   }
+  // MCP tools for the main agent: sub-agents are not handed the pool (yet).
+  // Planning changes nothing: only the tools a server marks read-only (its policy is narrowed from the run's, not from plan).
+  if (settings.mcp && depth === 0) {
+    tools.push(...settings.mcp.metaTools().filter((tool) => !planning || tool.definition.effect === 'read'));
+  }
   if (settings.answerer === 'user' || (settings.answerer === 'rules' && planning)) {
     tools.push(
       createAskUserTool({

@@ -157,7 +157,11 @@ export async function spawnExecutor(
   onSpawned?: () => void,
 ): Promise<ExecutorClient> {
   const { client, ready } = await launchExecutor(settings, policy, onNote, onSpawned);
-  await ready;
+  // One that failed to list its tools (an MCP server that did not start) must not be left running.
+  await ready.catch((error: unknown) => {
+    client.kill();
+    throw error;
+  });
   return client;
 }
 
@@ -187,6 +191,8 @@ async function launchExecutor(
     ...(settings.restartsOnExit && { restartsOnExit: settings.restartsOnExit }),
     ...(onSpawned && { onSpawned }),
     ...(expected && { expectedTools: expected }),
+    ...(settings.mcpServer && { mcpServer: settings.mcpServer }),
+    ...(settings.startupTimeoutMs && { startupTimeoutMs: settings.startupTimeoutMs }),
   });
   if (expected) traceStart('executor: tools recalled from its last start');
   void launched.ready.then(() => traceStart('executor: ready (tools listed)')).catch(() => undefined);

@@ -54,3 +54,22 @@ export function executorEnvironment(policy: ResolvedPolicy, from: NodeJS.Process
   }
   return env;
 }
+
+/**
+ * An MCP server's own `env` as it may pass into its sandbox: without the harness's secrets, by
+ * name or by value (a settings file naming `ANTHROPIC_API_KEY`, or pasting its value, gets neither through).
+ */
+export function withoutHarnessSecrets(
+  env: Record<string, string>,
+  from: NodeJS.ProcessEnv = process.env,
+): Record<string, string> {
+  const secretValues = new Set(heldValues);
+  for (const [name, value] of Object.entries(from)) {
+    if (value && isHarnessSecret(name)) secretValues.add(value);
+  }
+  return Object.fromEntries(
+    Object.entries(env).filter(
+      ([name, value]) => !isHarnessSecret(name) && !carriesSecret(value, secretValues),
+    ),
+  );
+}

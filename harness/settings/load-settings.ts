@@ -3,6 +3,7 @@ import { realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import type { HooksSettings } from '../../shared/hooks.js';
+import { McpJsonFile, type McpServers } from '../../shared/mcp-servers.js';
 import { isNarrowerOrEqual } from '../../shared/narrow-policy.js';
 import { networkNarrowerOrEqual } from '../../shared/network-allowlist.js';
 import { isWithin } from '../../shared/path-within.js';
@@ -24,12 +25,23 @@ export interface HookSource {
   sha256: string;
 }
 
+/** The MCP servers of one file (a settings file's `mcpServers`, a project's `.mcp.json`), kept apart as hooks are. */
+export interface McpSource {
+  scope: 'user' | 'workspace';
+  file: string;
+  servers: McpServers;
+  /** SHA-256 of the file's bytes as read: what consent is given to. */
+  sha256: string;
+}
+
 /** The settings of a run, layered: the user's file, then the workspace's (which may only narrow). */
-export type Settings = Omit<SettingsFile, '$schema' | 'hooks'> & {
+export type Settings = Omit<SettingsFile, '$schema' | 'hooks' | 'mcpServers'> & {
   /** The files that were read, in the order they apply. */
   files: string[];
   /** Each file's hooks, the user's first; not merged, since they are trusted differently. */
   hookSources: HookSource[];
+  /** Each file's MCP servers, the user's first; not merged, since they are trusted differently. */
+  mcpSources: McpSource[];
 };
 
 /** What the command line sets of what a settings file may also set. */
@@ -77,10 +89,13 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Settin
   if (userRead.status === 'read' && workspace)
     await refuseLinkIntoWorkspace(userFile, userRead.real, workspace, home);
   const user = withPolicyPath(parseSettingsFile(userFile, userRead), userFile);
-  const { $schema: _user, hooks: userHooks, ...base } = user ?? {};
+  const { $schema: _user, hooks: userHooks, mcpServers: userMcp, ...base } = user ?? {};
   const hookSources: HookSource[] = [];
   if (userHooks && userRead.status === 'read')
     hookSources.push({ scope: 'user', file: userFile, hooks: userHooks, sha256: sha256(userRead.data) });
+  const mcpSources: McpSource[] = [];
+  if (userMcp && userRead.status === 'read')
+    mcpSources.push({ scope: 'user', file: userFile, servers: userMcp, sha256: sha256(userRead.data) });
   const workspaceFile = workspace && path.join(workspace, '.skate', 'settings.json');
   const baselinePolicy = flags.policy ?? base.policy ?? DEFAULT_POLICY;
   let baseline: Promise<ResolvedPolicy> | undefined;
@@ -102,9 +117,36 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Settin
       ? withPolicyPath(parseSettingsFile(workspaceFile, projectRead), workspaceFile)
       : undefined;
   const files = [...(user ? [userFile] : []), ...(project && workspaceFile ? [workspaceFile] : [])];
-  if (!project || !workspaceFile || !workspace) return { ...base, files, hookSources };
+  // A project's .mcp.json (Claude Code's), read as its settings file is; its servers need consent.
+  const mcpJson = workspace ? await readMcpJson(workspace, baselineResolved) : undefined;
+  if (!project || !workspaceFile || !workspace) {
+    if (mcpJson) mcpSources.push(mcpJson);
+    return { ...base, files, hookSources, mcpSources };
+  }
 
-  const { $schema: _project, hooks: projectHooks, disableAllHooks: projectOff, ...narrowing } = project;
+  const {
+    $schema: _project,
+    hooks: projectHooks,
+    disableAllHooks: projectOff,
+    mcpServers: projectMcp,
+    ...narrowing
+  } = project;
+  if (projectMcp && projectRead?.status === 'read') {
+    mcpSources.push({
+      scope: 'workspace',
+      file: workspaceFile,
+      servers: projectMcp,
+      sha256: sha256(projectRead.data),
+    });
+  }
+  if (mcpJson) mcpSources.push(mcpJson);
+  if (narrowing.mcp?.workspaceServersHeadless !== undefined) {
+    throw new SettingsError(
+      workspaceFile,
+      'mcp.workspaceServersHeadless',
+      `only ${userFile} may let headless runs use a workspace's MCP servers: a repository's file would consent to its own code`,
+    );
+  }
   // A workspace's `disableAllHooks` turns off its own hooks only: the user's hooks are the user's rules
   // (a PreToolUse that blocks `rm -rf`), and a cloned repository must not be able to switch them off.
   if (projectHooks && projectRead?.status === 'read' && projectOff !== true) {
@@ -175,7 +217,36 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Settin
       );
     }
   }
-  return { ...base, ...narrowing, files, hookSources };
+  // A workspace may set its servers' timeouts (harmless); headless use of its servers it may not (above).
+  const mcp = narrowing.mcp || base.mcp ? { ...base.mcp, ...narrowing.mcp } : undefined;
+  return { ...base, ...narrowing, ...(mcp && { mcp }), files, hookSources, mcpSources };
+}
+
+/** `<workspace>/.mcp.json`, read as the baseline policy lets an agent read; undefined when there is none. */
+async function readMcpJson(
+  workspace: string,
+  policy: () => Promise<ResolvedPolicy>,
+): Promise<McpSource | undefined> {
+  const file = path.join(workspace, '.mcp.json');
+  const read = await readWorkspaceFile(file, { ...SETTINGS_BOUNDS, policy, within: workspace });
+  if (read.status === 'missing') return undefined;
+  if (read.status === 'refused') throw new SettingsError(file, undefined, read.message);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(read.data.toString('utf8'));
+  } catch (error) {
+    throw new SettingsError(file, undefined, `is not valid JSON (${(error as Error).message})`);
+  }
+  const parsed = McpJsonFile.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new SettingsError(
+      file,
+      issue?.path.map(String).join('.') || undefined,
+      issue?.message ?? 'is not valid',
+    );
+  }
+  return { scope: 'workspace', file, servers: parsed.data.mcpServers, sha256: sha256(read.data) };
 }
 
 function sha256(data: Buffer): string {

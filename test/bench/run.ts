@@ -16,6 +16,7 @@ import { benchFirstRequest } from './first-request-bench.js';
 import { benchFirstShell } from './first-shell-bench.js';
 import { benchGrep } from './grep-bench.js';
 import { benchHooks } from './hooks-bench.js';
+import { benchMcp } from './mcp-bench.js';
 import { benchNetworkProxy } from './network-proxy-bench.js';
 import { benchRpc } from './rpc-bench.js';
 import { benchServe } from './serve-bench.js';
@@ -81,6 +82,11 @@ const sections: readonly BenchSection[] = [
   },
   { name: 'sessions', what: 'sessions (load 100k events, appends)', run: () => benchSessions() },
   { name: 'turn1', what: 'turn-1 request bytes', run: () => benchTurn1() },
+  {
+    name: 'mcp',
+    what: 'an MCP tool call through Skate vs the SDK client directly',
+    run: ({ policy }) => benchMcp(policy),
+  },
   { name: 'subagents', what: 'sub-agents (ready time, 8 concurrent)', run: () => benchSubagents() },
   {
     name: 'tui',

@@ -30,6 +30,7 @@ describe('loadSettings', () => {
     expect(await loadSettings({ workspace: ws.path, home: home.path })).toEqual({
       files: [],
       hookSources: [],
+      mcpSources: [],
     });
     const userFile = await writeSettings(home.path, {
       model: 'claude-user',
@@ -51,6 +52,7 @@ describe('loadSettings', () => {
       env: { HTTPS_PROXY: 'http://proxy:3128' },
       files: [userFile, wsFile],
       hookSources: [],
+      mcpSources: [],
     });
   });
 
@@ -283,5 +285,30 @@ describe('loadSettings', () => {
     const target: NodeJS.ProcessEnv = { A: 'from the environment' };
     applySettingsEnv({ A: 'from settings', B: 'from settings' }, target);
     expect(target).toEqual({ A: 'from the environment', B: 'from settings' });
+  });
+});
+
+describe('loadSettings: MCP servers', () => {
+  it("keeps each file's servers apart with its hash, reads a project's .mcp.json, and refuses a workspace's headless consent", async () => {
+    await using home = await tempDir();
+    await using ws = await tempDir();
+    const userFile = await writeSettings(home.path, { mcpServers: { mine: { command: 'my-server' } } });
+    const mcpJson = path.join(ws.path, '.mcp.json');
+    const content = JSON.stringify({ mcpServers: { proj: { command: 'npx', args: ['-y', 'x'] } } });
+    await writeFile(mcpJson, content);
+    const settings = await loadSettings({ workspace: ws.path, home: home.path });
+    expect(settings.mcpSources).toEqual([
+      expect.objectContaining({ scope: 'user', file: userFile, servers: { mine: { command: 'my-server' } } }),
+      {
+        scope: 'workspace',
+        file: mcpJson,
+        servers: { proj: { command: 'npx', args: ['-y', 'x'] } },
+        sha256: createHash('sha256').update(content).digest('hex'),
+      },
+    ]);
+    const wsFile = await writeSettings(ws.path, { mcp: { workspaceServersHeadless: true } });
+    const error = await settingsError(loadSettings({ workspace: ws.path, home: home.path }));
+    expect(error.file).toBe(wsFile);
+    expect(error.key).toBe('mcp.workspaceServersHeadless');
   });
 });

@@ -1,0 +1,173 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { McpBootServer } from '../../shared/mcp-servers.js';
+import type { ToolOutcome } from '../define-tool.js';
+
+/** One tool as the server lists it, with what Skate needs of its annotations. */
+export interface McpToolInfo {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  /** `readOnlyHint`: calls need no approval. */
+  readOnly: boolean;
+}
+
+/** The MCP server this executor runs as its child, spoken to with the SDK's client over stdio. */
+export interface McpChild {
+  /** Starts the server when it is not running (first use, or after it stopped) and lists its tools. */
+  tools(): Promise<McpToolInfo[]>;
+  call(
+    name: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    timeoutMs: number,
+  ): Promise<ToolOutcome>;
+  close(): Promise<void>;
+}
+
+export interface McpChildOptions {
+  /** `ExecutorBoot.commandWrapper`: the server runs as confined as a shell command. */
+  wrapper: readonly string[];
+  cwd: string;
+}
+
+interface Connection {
+  client: Client;
+  transport: StdioClientTransport;
+  tools: McpToolInfo[];
+}
+
+/** Lines of the server's stderr kept to explain a failed start. */
+const STDERR_TAIL_LINES = 8;
+
+export function createMcpChild(server: McpBootServer, options: McpChildOptions): McpChild {
+  let connection: Promise<Connection> | undefined;
+  const stderrTail: string[] = [];
+  const label = `MCP server "${server.name}"`;
+
+  const connect = async (): Promise<Connection> => {
+    const [{ Client }, { StdioClientTransport }] = await Promise.all([
+      import('@modelcontextprotocol/sdk/client/index.js'),
+      import('@modelcontextprotocol/sdk/client/stdio.js'),
+    ]);
+    const [command, ...args] = [...options.wrapper, server.command, ...server.args] as [string, ...string[]];
+    // The transport adds the executor's own (already scrubbed) PATH, HOME and the like.
+    const transport = new StdioClientTransport({
+      command,
+      args,
+      env: server.env,
+      cwd: options.cwd,
+      stderr: 'pipe',
+    });
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      for (const line of chunk.toString('utf8').split('\n')) {
+        if (!line.trim()) continue;
+        stderrTail.push(line.slice(0, 300));
+        if (stderrTail.length > STDERR_TAIL_LINES) stderrTail.shift();
+      }
+    });
+    const client = new Client({ name: 'skate', version: '0.1.0' });
+    const started = (async () => {
+      await client.connect(transport);
+      const tools: McpToolInfo[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.listTools(cursor ? { cursor } : undefined);
+        for (const tool of page.tools) {
+          tools.push({
+            name: tool.name,
+            description: tool.description ?? tool.title ?? '',
+            inputSchema: tool.inputSchema as Record<string, unknown>,
+            readOnly: tool.annotations?.readOnlyHint === true,
+          });
+        }
+        cursor = page.nextCursor;
+      } while (cursor);
+      return tools;
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`${label} did not start within ${server.startTimeoutMs} ms`)),
+        server.startTimeoutMs,
+      );
+    });
+    try {
+      const tools = await Promise.race([started, timedOut]);
+      // Once it ends (killed, crashed), the next call starts it again.
+      // The client's, not the transport's: that one is the client's own, which fails the calls running.
+      client.onclose = () => {
+        connection = undefined;
+      };
+      return { client, transport, tools };
+    } catch (error) {
+      await transport.close().catch(() => undefined);
+      const tail = stderrTail.length > 0 ? `; its stderr ended:\n${stderrTail.join('\n')}` : '';
+      throw new Error(`${label} could not start: ${(error as Error).message}${tail}`);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  const connected = (): Promise<Connection> => {
+    connection ??= connect().catch((error: unknown) => {
+      connection = undefined;
+      throw error;
+    });
+    return connection;
+  };
+
+  return {
+    tools: async () => (await connected()).tools,
+    async call(name, args, signal, timeoutMs) {
+      const { client } = await connected();
+      let result: Awaited<ReturnType<Client['callTool']>>;
+      try {
+        result = await client.callTool({ name, arguments: args }, undefined, {
+          signal,
+          timeout: timeoutMs,
+          resetTimeoutOnProgress: true,
+        });
+      } catch (error) {
+        if (signal.aborted) return { output: `${name} was cancelled`, isError: true, code: 'cancelled' };
+        return {
+          output: `${label} failed during the call of ${name}: ${(error as Error).message}`,
+          isError: true,
+          code: 'failed',
+        };
+      }
+      const output = contentText(result);
+      return result.isError === true ? { output, isError: true, code: 'failed' } : { output };
+    },
+    async close() {
+      const open = connection;
+      connection = undefined;
+      await open?.then((c) => c.transport.close()).catch(() => undefined);
+    },
+  };
+}
+
+/** A result's content as text for the model: text as is, other kinds named. */
+function contentText(result: Record<string, unknown>): string {
+  const content = Array.isArray(result.content) ? (result.content as Record<string, unknown>[]) : [];
+  const parts = content.map((block) => {
+    switch (block.type) {
+      case 'text':
+        return String(block.text ?? '');
+      case 'image':
+      case 'audio':
+        return `[${block.type} ${String(block.mimeType ?? '')}, ${String(block.data ?? '').length} base64 characters]`;
+      case 'resource': {
+        const resource = (block.resource ?? {}) as Record<string, unknown>;
+        return typeof resource.text === 'string' ? resource.text : `[resource ${String(resource.uri ?? '')}]`;
+      }
+      case 'resource_link':
+        return `[resource ${String(block.uri ?? '')}${block.name ? ` (${String(block.name)})` : ''}]`;
+      default:
+        return `[${String(block.type)} content]`;
+    }
+  });
+  if (parts.length === 0 && result.structuredContent !== undefined)
+    return JSON.stringify(result.structuredContent);
+  return parts.join('\n');
+}

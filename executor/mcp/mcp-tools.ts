@@ -1,0 +1,37 @@
+import * as z from 'zod';
+import { ToolName } from '../../shared/tool.js';
+import { defineTool } from '../define-tool.js';
+import type { LazyTool } from '../tool-registry.js';
+import type { McpChild, McpToolInfo } from './mcp-child.js';
+
+/** MCP arguments are an object; the server checks them against its own schema. */
+const ANY_ARGUMENTS = z.looseObject({});
+
+/**
+ * The server's tools as this executor's own, under their MCP names (the harness adds
+ * `mcp__<server>__`). A name the Messages API would refuse is left out, and said on stderr.
+ */
+export function mcpTools(child: McpChild, listed: readonly McpToolInfo[], timeoutMs: number): LazyTool[] {
+  const tools: LazyTool[] = [];
+  for (const info of listed) {
+    if (!ToolName.safeParse(info.name).success) {
+      process.stderr.write(
+        `skate executor: MCP tool ${JSON.stringify(info.name.slice(0, 80))} left out: its name is not a valid tool name\n`,
+      );
+      continue;
+    }
+    const effect = info.readOnly ? 'read' : 'execute';
+    const tool = defineTool({
+      name: info.name,
+      description: info.description,
+      effect,
+      input: ANY_ARGUMENTS,
+      run: (input, ctx) => child.call(info.name, input, ctx.signal, timeoutMs),
+    });
+    tools.push({
+      definition: { name: info.name, description: info.description, effect, inputSchema: info.inputSchema },
+      load: async () => tool,
+    });
+  }
+  return tools;
+}

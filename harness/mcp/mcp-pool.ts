@@ -1,0 +1,136 @@
+import { isHttpServer } from '../../shared/mcp-servers.js';
+import type { ResolvedPolicy } from '../../shared/policy.js';
+import type { MetaTool } from '../engine/engine-types.js';
+import type { SandboxMode } from '../sandbox/choose-launcher.js';
+import { McpServerHandle, type McpServerState } from './mcp-server-handle.js';
+import type { McpServerEntry } from './setup-mcp.js';
+
+/** Tool names the Messages API accepts are 64 characters at most. */
+const MAX_TOOL_NAME = 64;
+/** A server's description of a tool is its own text: kept to this in the request. */
+const MAX_DESCRIPTION_CHARS = 2048;
+
+export const DEFAULT_IDLE_STOP_SECONDS = 300;
+export const DEFAULT_START_TIMEOUT_SECONDS = 30;
+
+export interface McpPoolOptions {
+  servers: readonly McpServerEntry[];
+  workspace: string;
+  sandbox: SandboxMode;
+  agentPolicy: () => Promise<ResolvedPolicy>;
+  idleStopSeconds?: number | undefined;
+  startTimeoutSeconds?: number | undefined;
+  note(line: string): void;
+  onLog?: ((line: string) => void) | undefined;
+  /** Start the servers whose tools are not remembered, to list them (false for `skate mcp list`). */
+  discover?: boolean;
+}
+
+/** One row of `skate mcp list` and of the run's notes. */
+export interface McpServerRow {
+  name: string;
+  scope: McpServerEntry['scope'];
+  file: string;
+  state: McpServerState | { status: 'unsupported'; reason: string };
+}
+
+/**
+ * The run's MCP servers: each stdio server a handle with an executor of its own, offered to the
+ * model as `mcp__<server>__<tool>` meta tools that go through the engine's one tool-call path
+ * (rules, hooks, approvals). Shared by the agents of one process; the last one to let go stops them.
+ */
+export class McpPool {
+  private readonly handles: McpServerHandle[] = [];
+  private readonly rows: McpServerRow[] = [];
+  private holders = 0;
+
+  private constructor() {}
+
+  /**
+   * The servers with their tools: remembered ones at once, the others started now (in parallel)
+   * to list theirs. A server that fails to start is said, never dropped silently.
+   */
+  static async create(options: McpPoolOptions): Promise<McpPool> {
+    const pool = new McpPool();
+    const idleMs = (options.idleStopSeconds ?? DEFAULT_IDLE_STOP_SECONDS) * 1000;
+    const startTimeoutMs = (options.startTimeoutSeconds ?? DEFAULT_START_TIMEOUT_SECONDS) * 1000;
+    for (const entry of options.servers) {
+      if (isHttpServer(entry.config)) {
+        const reason = 'remote (http/sse) MCP servers are not connected yet; only stdio servers run';
+        pool.rows.push({ ...rowOf(entry), state: { status: 'unsupported', reason } });
+        options.note(`MCP server "${entry.name}" (${entry.file}) is not used: ${reason}`);
+        continue;
+      }
+      const handle = new McpServerHandle({
+        name: entry.name,
+        config: entry.config,
+        workspace: options.workspace,
+        sandbox: options.sandbox,
+        agentPolicy: options.agentPolicy,
+        idleMs,
+        startTimeoutMs,
+        onLog: options.onLog,
+      });
+      pool.handles.push(handle);
+      pool.rows.push({ ...rowOf(entry), state: { status: 'configured' } });
+    }
+    await Promise.all(
+      pool.handles.map(async (handle) => {
+        if ((await handle.recall()) || options.discover === false) return;
+        await handle.discover().catch((error: Error) => {
+          options.note(`MCP server "${handle.name}" offers no tools this run: ${error.message}`);
+        });
+      }),
+    );
+    return pool;
+  }
+
+  /** Each server's tools as meta tools, under their MCP annotations' effect (`readOnlyHint`: no approval). */
+  metaTools(): MetaTool[] {
+    const tools: MetaTool[] = [];
+    for (const handle of this.handles) {
+      for (const tool of handle.knownTools()) {
+        const name = `mcp__${handle.name}__${tool.name}`;
+        if (name.length > MAX_TOOL_NAME) continue;
+        tools.push({
+          definition: {
+            name,
+            description: tool.description.slice(0, MAX_DESCRIPTION_CHARS),
+            effect: tool.effect,
+            inputSchema: tool.inputSchema,
+          },
+          run: (call) => handle.call(tool.name, call.input, call.signal),
+        });
+      }
+    }
+    return tools;
+  }
+
+  /** Every server as configured, and where it is now. */
+  list(): McpServerRow[] {
+    return this.rows.map((row) => {
+      const handle = this.handles.find((h) => h.name === row.name);
+      return handle ? { ...row, state: handle.state() } : row;
+    });
+  }
+
+  /** An agent that uses the servers; its release stops them once no agent holds them. */
+  hold(): () => Promise<void> {
+    this.holders++;
+    let released = false;
+    return async () => {
+      if (released) return;
+      released = true;
+      this.holders--;
+      if (this.holders === 0) await this.stopAll();
+    };
+  }
+
+  async stopAll(): Promise<void> {
+    await Promise.all(this.handles.map((handle) => handle.stop()));
+  }
+}
+
+function rowOf(entry: McpServerEntry): Omit<McpServerRow, 'state'> {
+  return { name: entry.name, scope: entry.scope, file: entry.file };
+}

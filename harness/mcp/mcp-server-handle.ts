@@ -1,0 +1,186 @@
+import path from 'node:path';
+import type { McpBootServer, McpStdioServer } from '../../shared/mcp-servers.js';
+import { narrowPolicy } from '../../shared/narrow-policy.js';
+import type { ResolvedPolicy } from '../../shared/policy.js';
+import type { ToolDefinition, ToolResult } from '../../shared/tool.js';
+import type { ExecutorClient } from '../executor-client/executor-client.js';
+import type { SandboxMode } from '../sandbox/choose-launcher.js';
+import { withoutHarnessSecrets } from '../sandbox/executor-env.js';
+import { manifestMemory } from './mcp-manifest-memory.js';
+
+/** Where a server is: configured → manifest known → started → stopped (when idle), or failed to start. */
+export type McpServerState =
+  | { status: 'configured' }
+  | { status: 'known'; tools: number }
+  | { status: 'starting' }
+  | { status: 'running'; tools: number; pid?: number }
+  | { status: 'failed'; reason: string };
+
+export interface McpServerHandleOptions {
+  name: string;
+  config: McpStdioServer;
+  /** The real workspace: relative write paths are resolved against it. */
+  workspace: string;
+  sandbox: SandboxMode;
+  /** The agent's policy; the server's is narrowed from it, never wider. */
+  agentPolicy: () => Promise<ResolvedPolicy>;
+  idleMs: number;
+  startTimeoutMs: number;
+  onLog?: ((line: string) => void) | undefined;
+}
+
+/**
+ * One stdio server: an executor of its own, under a policy narrowed from the agent's (default:
+ * read as the agent reads, write nothing, network off), which runs the server as its child.
+ * Started at the first call (or to learn the tools when none are remembered), stopped when idle.
+ */
+export class McpServerHandle {
+  readonly name: string;
+  private tools: ToolDefinition[] | undefined;
+  private executor: Promise<ExecutorClient> | undefined;
+  private client: ExecutorClient | undefined;
+  private failed: string | undefined;
+  private running = 0;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private readonly boot: McpBootServer;
+
+  constructor(private readonly options: McpServerHandleOptions) {
+    this.name = options.name;
+    const { config } = options;
+    this.boot = {
+      name: options.name,
+      command: config.command,
+      args: config.args ?? [],
+      env: withoutHarnessSecrets(config.env ?? {}),
+      startTimeoutMs: options.startTimeoutMs,
+    };
+  }
+
+  private memory() {
+    const { command, args, env } = this.boot;
+    return manifestMemory({ name: this.name, command, args, env, policy: this.options.config.policy ?? {} });
+  }
+
+  /** The tools remembered from its last start; undefined when it has to be started to list them. */
+  async recall(): Promise<ToolDefinition[] | undefined> {
+    this.tools ??= await this.memory().recall();
+    return this.tools;
+  }
+
+  /** Starts it to list its tools (and keeps it running until idle); rejects naming the server. */
+  async discover(): Promise<ToolDefinition[]> {
+    await this.started();
+    this.scheduleIdleStop();
+    return this.tools ?? [];
+  }
+
+  /** Its tools as known now (remembered or listed). */
+  knownTools(): ToolDefinition[] {
+    return this.tools ?? [];
+  }
+
+  state(): McpServerState {
+    if (this.failed !== undefined) return { status: 'failed', reason: this.failed };
+    if (this.executor)
+      return this.tools ? { status: 'running', tools: this.tools.length } : { status: 'starting' };
+    return this.tools ? { status: 'known', tools: this.tools.length } : { status: 'configured' };
+  }
+
+  /** One call; every failure (a start that failed or timed out, a server that died) is a result naming the server. */
+  async call(tool: string, input: unknown, signal: AbortSignal): Promise<ToolResult> {
+    this.running++;
+    clearTimeout(this.idleTimer);
+    try {
+      let executor: ExecutorClient;
+      try {
+        executor = await this.started();
+      } catch (error) {
+        return {
+          output: `The MCP server "${this.name}" could not be started: ${(error as Error).message}`,
+          isError: true,
+          code: 'unavailable',
+        };
+      }
+      return await executor.callTool(tool, input, { signal });
+    } catch (error) {
+      if (signal.aborted) return { output: `${tool} was cancelled.`, isError: true, code: 'cancelled' };
+      return {
+        output: `The MCP server "${this.name}" failed during the call of ${tool}: ${(error as Error).message}`,
+        isError: true,
+        code: 'failed',
+      };
+    } finally {
+      this.running--;
+      this.scheduleIdleStop();
+    }
+  }
+
+  /** Stops its executor (and with it the server); the next call starts it again. */
+  async stop(): Promise<void> {
+    clearTimeout(this.idleTimer);
+    const executor = this.executor;
+    this.executor = undefined;
+    this.client = undefined;
+    const client = await executor?.catch(() => undefined);
+    await client?.shutdown().catch(() => client.kill());
+  }
+
+  private scheduleIdleStop(): void {
+    clearTimeout(this.idleTimer);
+    if (this.running > 0 || !this.executor) return;
+    this.idleTimer = setTimeout(() => void this.stop(), this.options.idleMs);
+    this.idleTimer.unref();
+  }
+
+  private started(): Promise<ExecutorClient> {
+    this.executor ??= this.spawn().catch((error: unknown) => {
+      this.executor = undefined;
+      this.failed = (error as Error).message;
+      throw error;
+    });
+    return this.executor;
+  }
+
+  private async spawn(): Promise<ExecutorClient> {
+    const { options } = this;
+    const policy = await this.policy();
+    const { spawnExecutor } = await import('../runtime/start-executor.js');
+    const client = await spawnExecutor(
+      {
+        kind: 'local',
+        policy,
+        sandbox: options.sandbox,
+        mcpServer: this.boot,
+        // The executor's own boot, then the server's start and listing (bounded inside by startTimeoutMs).
+        startupTimeoutMs: options.startTimeoutMs + 15_000,
+        ...(options.onLog && { onLog: options.onLog }),
+      },
+      policy,
+    );
+    const tools = await client.listTools();
+    this.failed = undefined;
+    this.tools = tools;
+    this.memory().remember(tools);
+    this.client = client;
+    client.onExit(() => {
+      // It died or was stopped: the next call starts a new one.
+      if (this.client !== client) return;
+      this.client = undefined;
+      this.executor = undefined;
+    });
+    return client;
+  }
+
+  /** The agent's policy, narrowed: the server's write paths and network, never more than the agent's. */
+  private async policy(): Promise<ResolvedPolicy> {
+    const agent = await this.options.agentPolicy();
+    const declared = this.options.config.policy ?? {};
+    const write = (declared.write ?? []).map((dir) => path.resolve(this.options.workspace, dir));
+    const name = `mcp-${this.name.toLowerCase().replace(/[^a-z0-9-]/g, '-')}`.slice(0, 63);
+    return narrowPolicy(agent, {
+      name,
+      ...(write.length > 0 ? { writePaths: write } : { readOnly: true }),
+      network: declared.network ?? 'off',
+    });
+  }
+}

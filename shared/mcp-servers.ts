@@ -1,0 +1,100 @@
+import * as z from 'zod';
+import { NetworkSetting } from './policy.js';
+
+/** A server's name: it becomes part of its tools' names (`mcp__<server>__<tool>`), 64 characters at most. */
+export const McpServerName = z.string().regex(/^[a-zA-Z0-9_-]{1,32}$/, '1–32 letters, digits, _ and -');
+
+/**
+ * What a server's sandbox may do beyond the default (read as the agent reads, write nothing,
+ * network off). Never wider than the agent's policy: it is narrowed against it.
+ */
+export const McpServerPolicy = z
+  .object({
+    write: z
+      .array(z.string().min(1))
+      .optional()
+      .describe(
+        'Directories the server may write (absolute, or relative to the workspace); kept only where the agent may write.',
+      ),
+    network: NetworkSetting.optional().describe(
+      'The server\'s network: "off" (default), "on" (as the agent\'s), or {"allow": [...hosts]}; kept only where the agent\'s reaches.',
+    ),
+  })
+  .strict();
+export type McpServerPolicy = z.infer<typeof McpServerPolicy>;
+
+const VARIABLE_NAME = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a variable name');
+
+/** A local server Skate runs (Claude Code's `.mcp.json` stdio shape), confined in an executor of its own. */
+export const McpStdioServer = z.object({
+  type: z.literal('stdio').optional(),
+  command: z.string().min(1).describe("The program to run (found on the sandbox's PATH)."),
+  args: z.array(z.string()).optional(),
+  env: z
+    .record(VARIABLE_NAME, z.string())
+    .optional()
+    .describe("Variables for this server alone; Skate's and the providers' credentials never reach it."),
+  policy: McpServerPolicy.optional(),
+});
+export type McpStdioServer = z.infer<typeof McpStdioServer>;
+
+/** A remote server (Streamable HTTP or SSE): nothing runs locally. */
+export const McpHttpServer = z.object({
+  type: z.enum(['http', 'sse']),
+  url: z.url(),
+  headers: z.record(z.string(), z.string()).optional(),
+});
+export type McpHttpServer = z.infer<typeof McpHttpServer>;
+
+export const McpServerConfig = z.union([McpHttpServer, McpStdioServer]);
+export type McpServerConfig = z.infer<typeof McpServerConfig>;
+
+/** Whether a configured server is a remote one (nothing runs locally). */
+export function isHttpServer(config: McpServerConfig): config is McpHttpServer {
+  return config.type === 'http' || config.type === 'sse';
+}
+
+export const McpServers = z.record(McpServerName, McpServerConfig);
+export type McpServers = z.infer<typeof McpServers>;
+
+/** A project's `.mcp.json`, as Claude Code writes it. */
+export const McpJsonFile = z.object({ mcpServers: McpServers });
+export type McpJsonFile = z.infer<typeof McpJsonFile>;
+
+/** How Skate treats MCP servers (the user's settings file; a workspace's may only narrow). */
+export const McpSettings = z
+  .object({
+    workspaceServersHeadless: z
+      .boolean()
+      .optional()
+      .describe(
+        'Let headless runs (-p, ACP, serve) use the servers a workspace names (its .mcp.json, its settings) without a recorded consent, as --trust-workspace-mcp does. Only in ~/.skate/settings.json.',
+      ),
+    idleStopSeconds: z
+      .number()
+      .positive()
+      .optional()
+      .describe(
+        'A started server with no call for this long is stopped (default 300); its next call starts it again.',
+      ),
+    startTimeoutSeconds: z
+      .number()
+      .positive()
+      .optional()
+      .describe(
+        'How long a server may take to start and list its tools (default 30) before its calls fail naming it.',
+      ),
+  })
+  .strict();
+export type McpSettings = z.infer<typeof McpSettings>;
+
+/** The stdio server an executor runs as its child (`ExecutorBoot.mcpServer`); travels in the boot frame, never argv. */
+export const McpBootServer = z.object({
+  name: McpServerName,
+  command: z.string().min(1),
+  args: z.array(z.string()),
+  env: z.record(z.string(), z.string()),
+  /** How long starting the server and listing its tools may take. */
+  startTimeoutMs: z.number().int().positive(),
+});
+export type McpBootServer = z.infer<typeof McpBootServer>;
