@@ -4,12 +4,12 @@ import { skateTerminal } from '../support/skate-terminal.js';
 import { hasTmux } from '../support/tmux-terminal.js';
 
 /**
- * The network (#21) in the terminal UI as #24 asks: a refusal of the allowlist proxy is a line in
- * the conversation like a hook's decision, the badge says the allowlist, and after `Space n` the
+ * The network (#21) in the terminal UI as #24 asks: a host off the list is asked about, and refused
+ * ("Never") it is a line in the conversation like a hook's decision, the badge says the allowlist, and after `Space n` the
  * status bar's "restarting the executor…" ends with the restart (real tmux, real proxy, real curl).
  */
 const tmux = await hasTmux();
-const COMMAND = 'curl -sS --max-time 5 http://refused.example.com/ 2>&1 | head -c 80';
+const COMMAND = 'curl -sS --max-time 30 http://refused.example.com/ 2>&1 | head -c 80';
 
 const REPLIES: FakeReply[] = [
   {
@@ -35,6 +35,9 @@ describe.skipIf(!tmux)(
         const { terminal } = s;
         await terminal.waitFor('[ NET: 1 host ]');
         await s.send('fetch it');
+        // A person is at this terminal, so the refused host is asked about first (#21); "Never" refuses it.
+        await terminal.waitFor('Never (this session)', 60_000);
+        await terminal.type('3');
         const screen = await terminal.waitFor('The proxy said no.', 60_000);
         expect(screen).toMatch(/network: refused refused\.example\.com:80 \([^)]+\)/);
         const rows = screen.replace(/\n+$/, '').split('\n');
