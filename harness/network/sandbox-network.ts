@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { copyFile, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -97,6 +98,19 @@ export function caEnvironment(bundle: string): Record<string, string> {
   };
 }
 
+/** Network directories not yet released, removed at exit if still there (a TUI closed by SIGHUP exits without releasing). */
+const unreleased = new Set<string>();
+let removeAtExit = false;
+
+function track(dir: string): void {
+  unreleased.add(dir);
+  if (removeAtExit) return;
+  removeAtExit = true;
+  process.on('exit', () => {
+    for (const left of unreleased) rmSync(left, { recursive: true, force: true });
+  });
+}
+
 /**
  * Prepares a sandbox's network beyond its namespace: for `on` and an allowlist, a private host
  * directory bound read-only at `SANDBOX_NET_DIR` with a copy of the host's CA bundle; under an
@@ -110,9 +124,11 @@ export async function prepareSandboxNetwork(
   const network = policy.network;
   if (network.mode === 'off') return undefined;
   const dir = await mkdtemp(path.join(tmpdir(), 'skate-net-'));
+  track(dir);
   const release = async (proxy?: AllowlistProxy): Promise<void> => {
     await proxy?.close().catch(() => undefined);
     await rm(dir, { recursive: true, force: true });
+    unreleased.delete(dir);
   };
   try {
     const env: Record<string, string> = {};
