@@ -1,7 +1,7 @@
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import type { ContentBlock, StopReason } from '../../shared/conversation.js';
 import type { TokenUsage } from '../../shared/engine-events.js';
-import { type CompletedMessage, toolUseBlock } from './message-accumulator.js';
+import { type CompletedMessage, partialContent, toolUseBlock } from './message-accumulator.js';
 import type { ProviderEvent } from './model-provider.js';
 import type { StreamAccumulator } from './stream-with-retries.js';
 
@@ -109,11 +109,7 @@ export function createChatAccumulator(): StreamAccumulator<ChatCompletionChunk> 
       };
     },
     partial() {
-      return blocks.flatMap((block, index): ContentBlock[] => {
-        const done = finished[index];
-        if (done) return [done];
-        return block.type === 'text' && block.text !== '' ? [{ type: 'text', text: block.text }] : [];
-      });
+      return partialContent(blocks, finished);
     },
   };
 }

@@ -38,6 +38,21 @@ export function toolUseBlock(
   return { type: 'tool_use', id, name, input: {}, rawInput: json, inputError: problem };
 }
 
+/**
+ * What streamed so far, for every provider's accumulator: finished blocks, and open text blocks as
+ * far as they went (open tool calls and thinking are left out).
+ */
+export function partialContent(
+  blocks: readonly { type: string; text?: string }[],
+  finished: readonly (ContentBlock | undefined)[],
+): ContentBlock[] {
+  return blocks.flatMap((block, index): ContentBlock[] => {
+    const done = finished[index];
+    if (done) return [done];
+    return block.type === 'text' && block.text ? [{ type: 'text', text: block.text }] : [];
+  });
+}
+
 export interface CompletedMessage {
   message: Message;
   stopReason: StopReason;
@@ -181,13 +196,7 @@ export function createMessageAccumulator(onDebug: (line: string) => void = () =>
       };
     },
     partial() {
-      const content: ContentBlock[] = [];
-      blocks.forEach((block, index) => {
-        const done = finished[index];
-        if (done) content.push(done);
-        else if (block.type === 'text' && block.text !== '') content.push({ type: 'text', text: block.text });
-      });
-      return content;
+      return partialContent(blocks, finished);
     },
   };
 }

@@ -2,7 +2,7 @@ import { APIError } from 'openai/core/error';
 import type { ResponseStreamEvent, ResponseUsage } from 'openai/resources/responses/responses';
 import type { ContentBlock, StopReason } from '../../shared/conversation.js';
 import type { TokenUsage } from '../../shared/engine-events.js';
-import { type CompletedMessage, toolUseBlock } from './message-accumulator.js';
+import { type CompletedMessage, partialContent, toolUseBlock } from './message-accumulator.js';
 import type { ProviderEvent } from './model-provider.js';
 import type { StreamAccumulator } from './stream-with-retries.js';
 
@@ -141,11 +141,7 @@ export function createResponsesAccumulator(): StreamAccumulator<ResponseStreamEv
       return { message, ...end };
     },
     partial() {
-      return blocks.flatMap((block, index): ContentBlock[] => {
-        const done = finished[index];
-        if (done) return [done];
-        return block.type === 'text' && block.text !== '' ? [{ type: 'text', text: block.text }] : [];
-      });
+      return partialContent(blocks, finished);
     },
   };
 }
