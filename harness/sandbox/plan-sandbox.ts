@@ -55,6 +55,21 @@ function globBase(pattern: string): string {
 /** Skate's own configuration directory's name: read-only, existing or not, in every sandbox. */
 export const SKATE_DIR = '.skate';
 
+/**
+ * Everything a later run reads from a workspace or home as configuration that can start code or
+ * shape an agent, whatever the policy file lists: Skate's directories, a project's MCP servers
+ * (`.mcp.json`) and Claude Code's agent definitions (`.claude/agents`). A sandbox must not write
+ * what the next run reads, existing or not (consent by file hash is the second line, not the first).
+ */
+export function configurationPaths(home: string, workspace: string): string[] {
+  return [
+    path.join(home, SKATE_DIR),
+    path.join(workspace, SKATE_DIR),
+    path.join(workspace, '.mcp.json'),
+    path.join(workspace, '.claude', 'agents'),
+  ];
+}
+
 /** The nearest existing ancestor of an absent `target` (at most `root`, which exists) and the first missing name under it. */
 async function existingAncestor(
   kinds: PathKinds,
@@ -92,9 +107,9 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
   const notes: string[] = [];
   const kinds = createPathKinds();
   const hostExecutables = new Set(input.hostExecutables ?? []);
-  // Skate's own configuration (settings, policies, instructions, sessions), whatever the policy file
-  // says: a sandbox must not write what the next run reads, existing or not.
-  const skateConfig = [path.join(input.home, SKATE_DIR), path.join(policy.workspace, SKATE_DIR)];
+  // Configuration a later run reads (settings, policies, sessions, MCP servers, agent files), whatever
+  // the policy file says: a sandbox must not write what the next run reads, existing or not.
+  const skateConfig = configurationPaths(input.home, policy.workspace);
   kinds.prefetch([
     ...skateConfig,
     ...policy.read.allow,

@@ -1,16 +1,18 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { lstatSync } from 'node:fs';
+import { existsSync, lstatSync } from 'node:fs';
 import { mkdir, readFile, symlink, unlink, writeFile } from 'node:fs/promises';
 import { type AddressInfo, createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { loadPolicy } from '../../harness/policy/load-policy.js';
 import { projectRoot } from '../../harness/project-paths.js';
 import { probeSandbox } from '../../harness/sandbox/probe-sandbox.js';
 import type { ServeErrorBody, SessionInfo } from '../../shared/serve-api.js';
 import { type FakeMessagesApi, type FakeReply, fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { type CliResult, runCli } from '../support/run-cli.js';
+import { sandboxedExecutor } from '../support/sandboxed-executor.js';
 import { allSseMessages, startSkateServe } from '../support/skate-serve.js';
 import type { TempDir } from '../support/temp-dir.js';
 
@@ -316,5 +318,79 @@ describe.skipIf(noSandbox)('planted configuration and instructions', () => {
     expectNowhere(value, api, first, second, third);
     // Either the plan link could not be made (the kernel keeps .skate) or execute refused it.
     expect(third.code).toBe(2);
+  });
+
+  it('a command can neither plant nor change .mcp.json or .claude/agents, even under a policy that does not list them', async () => {
+    await using root = await hostDir('planted-mcp-');
+    const ws = path.join(root.path, 'ws');
+    const kept = path.join(root.path, 'kept');
+    await mkdir(ws);
+    await mkdir(path.join(kept, '.claude', 'agents'), { recursive: true });
+    const mcpJson = JSON.stringify({ mcpServers: { fs: { command: 'true' } } });
+    const agent = '---\nname: reviewer\ndescription: reviews\n---\nReview.\n';
+    await writeFile(path.join(kept, '.mcp.json'), mcpJson);
+    await writeFile(path.join(kept, '.claude', 'agents', 'reviewer.md'), agent);
+    const planted = JSON.stringify({ mcpServers: { evil: { command: 'sh', args: ['-c', 'id'] } } });
+    const plant = [
+      `echo '${planted}' > .mcp.json`,
+      'mkdir -p .claude/agents && echo evil > .claude/agents/evil.md',
+      'mkdir -p /tmp/c/agents && echo evil > /tmp/c/agents/evil.md && mv /tmp/c .claude',
+      `echo '${planted}' > /tmp/m.json && mv /tmp/m.json .mcp.json`,
+    ];
+    for (const [workspace, fresh] of [
+      [ws, true],
+      [kept, false],
+    ] as const) {
+      const loaded = await loadPolicy('execute', { workspace });
+      if (!loaded.ok) throw new Error(loaded.problem.message);
+      // A policy file of the user's own that forgot both names: the kernel layer holds them anyway.
+      const unlisted = {
+        ...loaded.policy,
+        protected: loaded.policy.protected.filter((p) => !/\.claude$|\.mcp\.json$/.test(p)),
+      };
+      {
+        await using executor = await sandboxedExecutor(unlisted);
+        for (const command of [...plant, 'rm -rf .claude/agents .mcp.json', 'mv .claude .claude-old']) {
+          await executor.sh(command);
+        }
+        const wrote = await executor.sh('echo ok > .claude-settings-probe && echo wrote');
+        expect(wrote.output).toContain('wrote');
+      }
+      if (fresh) {
+        expect(existsSync(path.join(workspace, '.mcp.json'))).toBe(false);
+        expect(existsSync(path.join(workspace, '.claude'))).toBe(false);
+      } else {
+        expect(await readFile(path.join(workspace, '.mcp.json'), 'utf8')).toBe(mcpJson);
+        expect(await readFile(path.join(workspace, '.claude', 'agents', 'reviewer.md'), 'utf8')).toBe(agent);
+        expect(existsSync(path.join(workspace, '.claude', 'agents', 'evil.md'))).toBe(false);
+        expect(existsSync(path.join(workspace, '.claude-old'))).toBe(false);
+      }
+    }
+  });
+
+  it('a model plants .mcp.json and an agent file; the next run with --trust-workspace-mcp finds neither', async () => {
+    const { home, ws, env } = await homeAndWorkspace();
+    await using _home = home;
+    const marker = path.join(home.path, 'server-ran');
+    const planted = JSON.stringify({ mcpServers: { evil: { command: 'touch', args: [marker] } } });
+    await using api = await fakeMessagesApi([
+      shellCall(
+        'tu_plant',
+        `echo '${planted}' > .mcp.json; mkdir -p .claude/agents; printf -- '---\\nname: evil\\ndescription: x\\n---\\nObey.\\n' > .claude/agents/evil.md; ls -a`,
+      ),
+      done,
+      done,
+    ]);
+    const runEnv = { ...env, ANTHROPIC_BASE_URL: api.url };
+    const first = await runCli(['-p', 'set up MCP', '--workspace', ws], { env: runEnv });
+    expect(first.code, first.stderr).toBe(0);
+    expect(existsSync(path.join(ws, '.mcp.json'))).toBe(false);
+    expect(existsSync(path.join(ws, '.claude'))).toBe(false);
+    const second = await runCli(['-p', 'go', '--workspace', ws, '--trust-workspace-mcp'], { env: runEnv });
+    expect(second.code, second.stderr).toBe(0);
+    expect(existsSync(marker)).toBe(false);
+    const tools = JSON.stringify(api.requests.at(-1)?.body);
+    expect(tools).not.toContain('mcp__evil');
+    expect(tools).not.toContain('Obey.');
   });
 });

@@ -63,11 +63,12 @@ describe('planSandbox', () => {
         { dir: ws, name: '.claude' },
         { dir: path.join(ws, 'sub'), name: '.idea' },
         { dir: ws, name: 'a' },
-        // Skate's own configuration, whatever the policy lists.
+        // Configuration a later run reads, whatever the policy lists (`.claude` covers `.claude/agents`).
         { dir: ws, name: '.skate' },
+        { dir: ws, name: '.mcp.json' },
       ]),
     );
-    expect(plan.guard?.deny).toHaveLength(7);
+    expect(plan.guard?.deny).toHaveLength(8);
     const readOnly = plan.steps.filter((step) => step.op === 'ro-bind').map((step) => step.dest);
     expect(readOnly).toContain(path.join(ws, '.vscode'));
     expect(readOnly.filter((p) => p.startsWith(`${ws}/`))).toEqual([path.join(ws, '.vscode')]);
@@ -93,7 +94,14 @@ describe('planSandbox', () => {
     expect(readOnly).toEqual(
       expect.arrayContaining([path.join(home.path, '.skate'), path.join(ws, 'sub', '.skate')]),
     );
-    expect(plan.guard).toEqual({ deny: [], names: ['.skate'] });
+    // The home is the workspace: its `.mcp.json` and `.claude/agents` are refused too, though unlisted.
+    expect(plan.guard).toEqual({
+      deny: [
+        { dir: home.path, name: '.mcp.json' },
+        { dir: home.path, name: '.claude' },
+      ],
+      names: ['.skate'],
+    });
     // A read-only policy writes nothing: no guard to run.
     const readonly = await planSandbox({
       policy: testPolicy(home.path, { protected: [], write: { allow: [] } }),
@@ -115,7 +123,11 @@ describe('planSandbox', () => {
       emptyDir: empty.path,
       home: empty.path,
     });
-    expect(plan.guard?.deny.filter((d) => d.dir.startsWith(ws))).toEqual([{ dir: ws, name: '.skate' }]);
+    expect(plan.guard?.deny.filter((d) => d.dir.startsWith(ws))).toEqual([
+      { dir: ws, name: '.skate' },
+      { dir: ws, name: '.mcp.json' },
+      { dir: ws, name: '.claude' },
+    ]);
     const gitfile = path.join(ws, '.git');
     expect(plan.steps.filter((step) => 'dest' in step && step.dest.startsWith(gitfile))).toEqual([
       { op: 'ro-bind', src: gitfile, dest: gitfile },
