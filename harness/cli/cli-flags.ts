@@ -193,7 +193,8 @@ export function parseAgentArgs(args: string[]) {
 
 /**
  * The flags every agent run shares (`-p`, `plan`, `execute`), checked, over the settings files
- * (`~/.skate/settings.json`, then the workspace's): flags win, then SKATE_MODEL for the model,
+ * (`~/.skate/settings.json`, then the workspace's): flags win, then SKATE_MODEL (or Claude Code's
+ * ANTHROPIC_MODEL) for the model,
  * then the files, then the defaults. Applies the settings' `env` to this process.
  */
 export async function agentFlags(
@@ -281,7 +282,11 @@ export async function agentFlags(
     ...(values['add-dir'] && { addDirs: values['add-dir'] }),
     outputFormat: flagged.outputFormat,
     inputFormat: flagged.inputFormat,
-    model: values.model ?? (process.env.SKATE_MODEL || undefined) ?? settings.model,
+    model:
+      values.model ??
+      (process.env.SKATE_MODEL || undefined) ??
+      (process.env.ANTHROPIC_MODEL || undefined) ??
+      settings.model,
     maxTurns: flagged.maxTurns ?? settings.maxTurns ?? DEFAULT_MAX_TURNS,
     maxTokens: flagged.maxTokens ?? settings.maxTokens ?? DEFAULT_MAX_TOKENS,
     thinkingBudgetTokens: flagged.thinkingBudget ?? settings.thinkingBudget,

@@ -16,10 +16,10 @@ async function writeSettings(dir: string, content: unknown): Promise<string> {
 const hello = { type: 'message' as const, blocks: [{ type: 'text' as const, text: 'Hello.' }] };
 
 describe('settings files', () => {
-  it('layers ~/.skate/settings.json, the workspace file, SKATE_MODEL and flags; env reaches the harness', async () => {
+  it('layers ~/.skate/settings.json, the workspace file, SKATE_MODEL / ANTHROPIC_MODEL and flags; env reaches the harness', async () => {
     await using home = await hostDir('settings-home-');
     await using ws = await tempDir();
-    await using api = await fakeMessagesApi([hello, hello, hello]);
+    await using api = await fakeMessagesApi([hello, hello, hello, hello, hello]);
     // The API's address comes only from the user's settings, not from the environment.
     const userFile = await writeSettings(home.path, {
       model: 'claude-from-user',
@@ -30,6 +30,7 @@ describe('settings files', () => {
     const env: NodeJS.ProcessEnv = { ...process.env, HOME: home.path, ANTHROPIC_API_KEY: 'sk-ant-test' };
     delete env.ANTHROPIC_BASE_URL;
     delete env.SKATE_MODEL;
+    delete env.ANTHROPIC_MODEL;
 
     const first = await runCli(['-p', 'hi', '--workspace', ws.path, '--verbose'], { env });
     expect(first.code, first.stderr).toBe(0);
@@ -50,6 +51,18 @@ describe('settings files', () => {
     );
     expect(third.code, third.stderr).toBe(0);
     expect(api.requests[2]!.body).toMatchObject({ model: 'claude-flag', max_tokens: 99 });
+
+    // Claude Code's variable, for scripts written for it: over the files, under SKATE_MODEL.
+    const fourth = await runCli(['-p', 'hi', '--workspace', ws.path], {
+      env: { ...env, ANTHROPIC_MODEL: 'claude-anthropic-env' },
+    });
+    expect(fourth.code, fourth.stderr).toBe(0);
+    expect(api.requests[3]!.body?.model).toBe('claude-anthropic-env');
+    const fifth = await runCli(['-p', 'hi', '--workspace', ws.path], {
+      env: { ...env, ANTHROPIC_MODEL: 'claude-anthropic-env', SKATE_MODEL: 'claude-env' },
+    });
+    expect(fifth.code, fifth.stderr).toBe(0);
+    expect(api.requests[4]!.body?.model).toBe('claude-env');
   });
 
   it('refuses a bad or widening workspace file with one line naming file, key and problem', async () => {
