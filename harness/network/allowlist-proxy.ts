@@ -324,7 +324,9 @@ export async function startAllowlistProxy(
         socket.end('HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\n\r\n');
         return;
       }
-      splice(socket, upstream, head, ESTABLISHED);
+      // Said at once: the client's first bytes are on their way while the tunnel is handed over.
+      socket.write(ESTABLISHED);
+      splice(socket, upstream, head, EMPTY);
       return;
     }
     // A web port: the tunnel must carry TLS to the very host the CONNECT named, checked before
