@@ -12,6 +12,9 @@ const SOURCES = [
   'guard-walk.c',
   'guard-calls.c',
   'output-relay.c',
+  'net-forward.c',
+  'splice-channel.c',
+  'splice-joint.c',
 ];
 
 mkdirSync('dist/bin', { recursive: true });

@@ -44,6 +44,11 @@
  *
  * Exit status: the command's, or 128+signal when it was killed by a signal.
  *
+ *   skate-confine --net-forward SOCKET PORT[=HOST:PORT]...   (net-forward.h)
+ *   skate-confine --splice-channel [IDLE_MS]                  (splice-channel.h)
+ *
+ * the two ends of the allowlist proxy's kernel-side data path (issue #21).
+ *
  *   skate-confine --limit-data PID MIB
  *
  * caps the data segment (RLIMIT_DATA, soft and hard: private writable memory,
@@ -72,7 +77,9 @@
 #include <unistd.h>
 
 #include "create-guard.h"
+#include "net-forward.h"
 #include "output-relay.h"
+#include "splice-channel.h"
 
 #ifndef SYS_landlock_create_ruleset
 #define SYS_landlock_create_ruleset 444
@@ -343,6 +350,8 @@ int main(int argc, char **argv) {
   if (argc == 4 && strcmp(argv[1], "--limit-data") == 0) return limit_data(argv[2], argv[3]);
   /* First: nothing inherited goes further unless an option below passes it on. */
   shut_above_stdio(1);
+  if (argc >= 2 && strcmp(argv[1], "--net-forward") == 0) return net_forward_main(argc, argv);
+  if (argc >= 2 && strcmp(argv[1], "--splice-channel") == 0) return splice_channel_main(argc, argv);
   int landlock = 0, subreaper = 0, pin = 0, pipe_output = 0, i;
   pid_t parent = getppid();
   const char *oom = NULL;

@@ -1,5 +1,6 @@
 import type { Message } from '../../shared/conversation.js';
 import type { EngineCommand, EngineEvent, ImageInput } from '../../shared/engine-events.js';
+import type { NetworkPolicy, NetworkSetting } from '../../shared/policy.js';
 import type { AcpCommand } from './prompt-command.js';
 import type { PromptOutcome } from './stop-reason.js';
 
@@ -17,6 +18,13 @@ export interface AcpAgentHandle {
   readonly mode: AcpMode;
   /** The model of the next turns. */
   readonly model: string;
+  /** The network the tools have now (an allowlist changes as network questions are answered). */
+  readonly network: NetworkPolicy;
+  /**
+   * Sets the tools' network, as `Space n` does: between allowlists the proxy's list changes at
+   * once, otherwise the executor is restarted. Resolves to the network now enforced.
+   */
+  setNetwork(setting: NetworkSetting): Promise<NetworkPolicy>;
   /** The conversation so far, for `session/load`. */
   history(): readonly Message[];
   /** Every engine event of the agent and its sub-agents, in order; returns the unsubscribe. */

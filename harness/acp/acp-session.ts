@@ -13,7 +13,7 @@ import type { EngineCommand, EngineEvent } from '../../shared/engine-events.js';
 import { resolvePolicy } from '../runtime/start-executor.js';
 import { readWorkspaceFile } from '../workspace-files/read-workspace-file.js';
 import type { AcpAgentHandle, AcpMode } from './acp-agent-port.js';
-import { configChange, configOptions } from './config-options.js';
+import { configChange, configOptions, type NetworkChoice } from './config-options.js';
 import { historyUpdates } from './history-updates.js';
 import { approvalChoice, approvalOptions, questionAnswer, questionOptions } from './permission-options.js';
 import { planEntries } from './plan-entries.js';
@@ -72,6 +72,8 @@ export class AcpSession {
   /** "Always allow" / "always reject", by tool name, for the rest of the session. */
   private readonly remembered = new Map<string, 'approve' | 'reject'>();
   private running: AbortController | undefined;
+  /** The last allowlist the session's tools ran under: where the network option's `allowlist` goes. */
+  private allowlist: NetworkChoice['allowlist'];
   /** Said once, at the start of the next prompt (a session/new response cannot carry updates). */
   private pendingNotes: string[] = [];
 
@@ -87,7 +89,14 @@ export class AcpSession {
   }
 
   get configOptions(): SessionConfigOption[] {
-    return configOptions(this.agent.model, this.modes);
+    return configOptions(this.agent.model, this.modes, this.networkChoice());
+  }
+
+  /** The network now and the allowlist to go back to (remembered, as `Space n` does). */
+  private networkChoice(): NetworkChoice {
+    const current = this.agent.network;
+    if (current.mode === 'allowlist') this.allowlist = current;
+    return { current, allowlist: this.allowlist };
   }
 
   get workspace(): string {
@@ -157,9 +166,18 @@ export class AcpSession {
 
   /** `session/set_config_option`: the model or the mode; resolves to every option's value after it. */
   async setConfigOption(configId: string, value: unknown): Promise<SessionConfigOption[]> {
-    const change = configChange({ configId, value }, this.agent.model, this.modes);
+    const change = configChange({ configId, value }, this.agent.model, this.modes, this.networkChoice());
     if (change.kind === 'mode') await this.setMode(change.mode);
-    else {
+    else if (change.kind === 'network') {
+      if (this.running)
+        throw RequestError.invalidRequest(undefined, 'cannot change the network while a prompt runs');
+      if (this.agent.mode === 'plan')
+        throw RequestError.invalidRequest(
+          undefined,
+          'planning runs with the network off; switch to execute first',
+        );
+      await this.agent.setNetwork(change.network);
+    } else {
       if (this.running)
         throw RequestError.invalidRequest(undefined, 'cannot switch models while a prompt runs');
       await this.agent.apply({ type: 'set_model', model: change.model });

@@ -4,11 +4,21 @@ import {
   type SessionConfigSelectOption,
   type SessionModeState,
 } from '@agentclientprotocol/sdk';
+import { type NetworkPolicy, type NetworkSetting, networkLabel } from '../../shared/policy.js';
 import { isDeprecated, knownModels } from '../provider/model-catalog.js';
 import type { AcpMode } from './acp-agent-port.js';
 
 /** A session config option set by the client, as the change it asks for. */
-export type ConfigChange = { kind: 'model'; model: string } | { kind: 'mode'; mode: AcpMode };
+export type ConfigChange =
+  | { kind: 'model'; model: string }
+  | { kind: 'mode'; mode: AcpMode }
+  | { kind: 'network'; network: NetworkSetting };
+
+/** The session's network now, and the last allowlist it ran under (what `allowlist` goes back to). */
+export interface NetworkChoice {
+  current: NetworkPolicy;
+  allowlist: Extract<NetworkPolicy, { mode: 'allowlist' }> | undefined;
+}
 
 /**
  * The session's config options: the model (from Skate's model list, the
@@ -16,7 +26,11 @@ export type ConfigChange = { kind: 'model'; model: string } | { kind: 'mode'; mo
  * older `modes`: clients that take config options use them instead.
  * https://agentclientprotocol.com/protocol/session-config-options
  */
-export function configOptions(model: string, modes: SessionModeState): SessionConfigOption[] {
+export function configOptions(
+  model: string,
+  modes: SessionModeState,
+  network?: NetworkChoice,
+): SessionConfigOption[] {
   return [
     {
       id: 'mode',
@@ -40,7 +54,39 @@ export function configOptions(model: string, modes: SessionModeState): SessionCo
       currentValue: model,
       options: modelOptions(model),
     },
+    ...(network ? [networkOption(network)] : []),
   ];
+}
+
+/**
+ * The network of the session's tools (issue #21), as `Space n` and serve's `set_network` set it:
+ * off, the allowlist the session ran under (offered once there is one), or on. Between two
+ * allowlists the proxy's list changes at once; otherwise the executor is restarted.
+ */
+function networkOption({ current, allowlist }: NetworkChoice): SessionConfigOption {
+  const list = current.mode === 'allowlist' ? current : allowlist;
+  return {
+    id: 'network',
+    name: 'Network',
+    description:
+      "What the agent's tools may reach: nothing, the hosts of the allowlist (through Skate's proxy), or everything.",
+    category: '_network',
+    type: 'select',
+    currentValue: current.mode,
+    options: [
+      { value: 'off', name: 'Off', description: 'No network for tools.' },
+      ...(list
+        ? [
+            {
+              value: 'allowlist',
+              name: `Allowlist (${networkLabel(list)})`,
+              description: `Only ${list.allow.join(', ') || 'no host'}${list.deny.length > 0 ? `, never ${list.deny.join(', ')}` : ''}, through Skate's proxy.`,
+            },
+          ]
+        : []),
+      { value: 'on', name: 'On', description: 'Any host.' },
+    ],
+  };
 }
 
 /** Reads a `session/set_config_option` request; an unknown option or value is the client's mistake. */
@@ -48,12 +94,13 @@ export function configChange(
   request: { configId: string; value: unknown },
   model: string,
   modes: SessionModeState,
+  network?: NetworkChoice,
 ): ConfigChange {
-  const option = configOptions(model, modes).find((each) => each.id === request.configId);
+  const option = configOptions(model, modes, network).find((each) => each.id === request.configId);
   if (option?.type !== 'select') {
     throw RequestError.invalidParams(
       { configId: request.configId },
-      `unknown config option ${request.configId}: Skate's are mode and model`,
+      `unknown config option ${request.configId}: Skate's are mode, model and network`,
     );
   }
   const values = (option.options as SessionConfigSelectOption[]).map((each) => each.value);
@@ -62,6 +109,16 @@ export function configChange(
       { configId: request.configId, value: request.value },
       `${String(request.value)} is not a value of ${request.configId}: one of ${values.join(', ')}`,
     );
+  }
+  if (option.id === 'network') {
+    const list = network?.current.mode === 'allowlist' ? network.current : network?.allowlist;
+    return {
+      kind: 'network',
+      network:
+        request.value === 'allowlist' && list
+          ? { allow: list.allow, deny: list.deny }
+          : (request.value as 'off' | 'on'),
+    };
   }
   return option.id === 'model'
     ? { kind: 'model', model: request.value }

@@ -1,5 +1,6 @@
 import type { Message } from '../../shared/conversation.js';
 import type { EngineCommand, EngineEvent, ImageInput } from '../../shared/engine-events.js';
+import type { NetworkPolicy, NetworkSetting } from '../../shared/policy.js';
 import type { ToolEffect } from '../../shared/tool.js';
 import { planFilePath } from '../planning/plan-file.js';
 import { AgentRuntimeError } from '../runtime/agent-runtime-error.js';
@@ -103,6 +104,17 @@ class RuntimeAgent implements AcpAgentHandle {
 
   get model(): string {
     return this.agent.model;
+  }
+
+  get network(): NetworkPolicy {
+    return this.agent.networkNow ?? { mode: 'off' };
+  }
+
+  async setNetwork(setting: NetworkSetting): Promise<NetworkPolicy> {
+    if (this.mode === 'plan') {
+      throw new AgentRuntimeError('settings', 'planning runs with the network off; switch to execute first');
+    }
+    return this.agent.setNetwork(setting);
   }
 
   history(): readonly Message[] {

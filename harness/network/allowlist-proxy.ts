@@ -6,6 +6,7 @@ import { addressNeedsExplicitPort, type HostPattern, normalizeHost } from '../..
 import { gateConnections } from '../executor-relay/connection-gate.js';
 import { scanClientHello } from './client-hello-sni.js';
 import type { NetworkGate } from './network-gate.js';
+import { startSpliceRelay } from './splice-relay.js';
 
 /** How much the proxy holds and how long it waits: it runs in the harness, so a sandbox must not be able to exhaust it. */
 export interface ProxyLimits {
@@ -55,6 +56,9 @@ export interface AllowlistProxy {
 const defaultLookup: ProxyLookup = async (host) =>
   (await dnsLookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
 
+const EMPTY = Buffer.alloc(0);
+const ESTABLISHED = Buffer.from('HTTP/1.1 200 Connection Established\r\n\r\n', 'latin1');
+
 /** Hop-by-hop headers (RFC 9110 §7.6.1) and the proxy's own: never passed on. */
 const HOP_BY_HOP = new Set([
   'connection',
@@ -88,6 +92,8 @@ export async function startAllowlistProxy(
   const lookup = options.lookup ?? defaultLookup;
   const { gate } = options;
   const tunnels = new Set<net.Socket>();
+  // Admitted tunnels are joined in the kernel by a helper; without it (no native build) here.
+  const relay = startSpliceRelay(limits.idleTimeoutMs);
 
   const deny = (host: string, port: number, reason: NetworkDenialReason): Reached => {
     gate.denied({ host: host.slice(0, 256), port, reason, at: new Date().toISOString() });
@@ -121,6 +127,8 @@ export async function startAllowlistProxy(
     new Promise((resolve, reject) => {
       const target = dial(address, port);
       const socket = net.connect({ host: target.address, port: target.port });
+      // Read nothing here: the tunnel's bytes are the relay's (a paused socket never starts reading).
+      socket.pause();
       const timer = setTimeout(() => socket.destroy(new Error('connect timeout')), limits.connectTimeoutMs);
       socket.once('connect', () => {
         clearTimeout(timer);
@@ -133,16 +141,23 @@ export async function startAllowlistProxy(
       });
     });
 
-  /** Joins two sockets until either ends, errs or idles. */
-  const splice = (client: net.Socket, upstream: net.Socket): void => {
+  /**
+   * Joins two sockets until either ends, errs or idles, after writing what each side is still
+   * owed: in the kernel (the relay) when it can take them, else here.
+   */
+  const splice = (client: net.Socket, upstream: net.Socket, toUpstream: Buffer, toClient: Buffer): void => {
+    client.setNoDelay(true);
+    upstream.setNoDelay(true);
+    upstream.on('error', () => upstream.destroy());
+    if (relay?.hand(client, upstream, toUpstream, toClient)) return;
+    if (toClient.length > 0) client.write(toClient);
+    if (toUpstream.length > 0) upstream.write(toUpstream);
     tunnels.add(upstream);
     const end = (): void => {
       client.destroy();
       upstream.destroy();
     };
     for (const socket of [client, upstream]) {
-      // A relay must not hold back a small write (a TLS handshake's) waiting for an ACK.
-      socket.setNoDelay(true);
       socket.on('error', end);
       socket.on('close', end);
       socket.setTimeout(limits.idleTimeoutMs, end);
@@ -279,9 +294,7 @@ export async function startAllowlistProxy(
         lines.push(`${request.rawHeaders[i]}: ${request.rawHeaders[i + 1]}`);
       }
       lines.push(`Host: ${target.host}`, '', '');
-      upstream.write(lines.join('\r\n'));
-      if (head.length > 0) upstream.write(head);
-      splice(socket, upstream);
+      splice(socket, upstream, Buffer.concat([Buffer.from(lines.join('\r\n'), 'latin1'), head]), EMPTY);
     });
   });
 
@@ -311,14 +324,14 @@ export async function startAllowlistProxy(
         socket.end('HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\n\r\n');
         return;
       }
-      socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      if (head.length > 0) upstream.write(head);
-      splice(socket, upstream);
+      // Said at once: the client's first bytes are on their way while the tunnel is handed over.
+      socket.write(ESTABLISHED);
+      splice(socket, upstream, head, EMPTY);
       return;
     }
     // A web port: the tunnel must carry TLS to the very host the CONNECT named, checked before
     // the upstream sees a single packet.
-    socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+    socket.write(ESTABLISHED);
     const hello = await readClientHello(socket, head, limits.headerTimeoutMs);
     if (hello === undefined) return;
     const sni = hello.scan.kind === 'hello' ? hello.scan.serverName : undefined;
@@ -344,8 +357,7 @@ export async function startAllowlistProxy(
       socket.destroy();
       return;
     }
-    upstream.write(hello.bytes);
-    splice(socket, upstream);
+    splice(socket, upstream, hello.bytes, EMPTY);
   };
 
   await new Promise<void>((resolve, reject) => {
@@ -359,12 +371,15 @@ export async function startAllowlistProxy(
 
   return {
     connections,
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      // First: the tunnels the relay holds end, and the server's close need not ask it about them.
+      await relay?.close();
+      await new Promise<void>((resolve) => {
         for (const upstream of tunnels) upstream.destroy();
         server.close(() => resolve());
         server.closeAllConnections();
-      }),
+      });
+    },
   };
 }
 

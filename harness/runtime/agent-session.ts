@@ -445,6 +445,14 @@ export class AgentSession {
   }
 
   /**
+   * The network in force now, without asking the executor: under an allowlist it changes as
+   * questions are answered ("Allow for this session", "Never"), so a frontend showing it reads it here.
+   */
+  get networkNow(): NetworkPolicy | undefined {
+    return this.currentPolicy?.network;
+  }
+
+  /**
    * The network the running executor reports; under an allowlist, the list in force now (it may
    * have changed since the executor started).
    */

@@ -134,6 +134,7 @@ export class ServeSession {
   }
 
   info(): SessionInfo {
+    this.syncNetwork();
     const status = this.running ? 'running' : this.agent ? 'idle' : 'stopped';
     return {
       id: this.id,
@@ -387,7 +388,19 @@ export class ServeSession {
     this.touch();
   }
 
+  /**
+   * Takes the live agent's list as the session's: an answer to a network question ("Allow for
+   * this session", "Never") changes it without a `set_network`, and it must outlive an idle stop.
+   */
+  private syncNetwork(): void {
+    const now = this.agent?.networkNow;
+    if (!now || this.mode === 'plan' || now.mode !== 'allowlist' || this.network.mode !== 'allowlist') return;
+    this.network = now;
+    this.spec.policy = { ...this.spec.policy, network: now };
+  }
+
   private async stopAgent(): Promise<void> {
+    this.syncNetwork();
     const agent = this.agent;
     this.agent = undefined;
     this.unsubscribe?.();

@@ -122,4 +122,87 @@ describe.skipIf(!support.available)('a refused host over skate serve (HTTP + SSE
       await new Promise<void>((resolve) => target.close(() => resolve()));
     }
   }, 120_000);
+  it("shows a host allowed for the session in the session's network at once, and keeps it for the next prompt", async () => {
+    await using home = await hostDir('serve-net-home-');
+    await using ws = await hostDir('serve-net-ws-');
+    const hits: string[] = [];
+    const target = http.createServer((request, response) => {
+      hits.push(request.url ?? '');
+      response.end('reached\n');
+    });
+    await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+    const port = (target.address() as AddressInfo).port;
+    const shellCall = (name: string) => ({
+      type: 'message' as const,
+      blocks: [
+        {
+          type: 'tool_use' as const,
+          id: `tu_${name}`,
+          name: 'shell',
+          input: {
+            command: `curl -sS --max-time 60 --noproxy '' -x "$HTTP_PROXY" http://127.0.0.1:${port}/${name}`,
+          },
+        },
+      ],
+      stopReason: 'tool_use' as const,
+    });
+    try {
+      await using api = await fakeMessagesApi([
+        shellCall('first'),
+        { type: 'message', blocks: [{ type: 'text', text: 'Fetched.' }] },
+        shellCall('again'),
+        { type: 'message', blocks: [{ type: 'text', text: 'Fetched again.' }] },
+      ]);
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        HOME: home.path,
+        ANTHROPIC_API_KEY: 'sk-ant-test',
+        ANTHROPIC_BASE_URL: api.url,
+      };
+      delete env.SKATE_MODEL;
+      await using server = await startSkateServe(
+        ['--workspace', ws.path, '--approval', 'auto', '--network', 'on'],
+        env,
+      );
+      const created = await session(server, { network: { allow: ['example.com'] } });
+      const prompt = (text: string) =>
+        server.request(`/v1/sessions/${created.id}/prompt`, {
+          method: 'POST',
+          headers: JSON_BODY,
+          body: JSON.stringify({ text }),
+        });
+      const stream = sseMessages(await prompt('fetch it'));
+      const seen = await readUntil(stream, 'ask_user_request');
+      const question = seen.at(-1)!.data as Extract<StreamMessage, { type: 'ask_user_request' }>;
+      const answered = await server.request(`/v1/sessions/${created.id}/commands`, {
+        method: 'POST',
+        headers: JSON_BODY,
+        body: JSON.stringify({
+          type: 'ask_user_response',
+          requestId: question.requestId,
+          answers: ['Allow for this session'],
+        }),
+      });
+      expect(answered.status).toBe(202);
+      await readUntil(stream, 'result', seen);
+      expect(hits).toEqual(['/first']);
+      // The session's own record, over HTTP, names the host the answer added.
+      const info = (await (await server.request(`/v1/sessions/${created.id}`)).json()) as SessionInfo;
+      expect(info.network).toEqual({
+        allow: expect.arrayContaining(['example.com', `127.0.0.1:${port}`]),
+        deny: [],
+      });
+      expect((info.network as { allow: string[] }).allow).toHaveLength(2);
+      const listed = (await (await server.request('/v1/sessions')).json()) as { sessions: SessionInfo[] };
+      expect(listed.sessions.find((each) => each.id === created.id)?.network).toEqual(info.network);
+      // The next prompt reaches it without a question.
+      const events: SseMessage[] = [];
+      for await (const message of sseMessages(await prompt('again'))) events.push(message);
+      expect(events.some((m) => m.event === 'ask_user_request')).toBe(false);
+      expect(hits).toEqual(['/first', '/again']);
+    } finally {
+      target.closeAllConnections();
+      await new Promise<void>((resolve) => target.close(() => resolve()));
+    }
+  }, 120_000);
 });

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
@@ -85,6 +86,39 @@ async function httpUpstream(): Promise<Upstream> {
   return upstream;
 }
 
+/** Pids of this process's splice relays (`skate-confine --splice-channel`). */
+function spliceHelpers(): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number)
+    .filter((pid) => {
+      try {
+        return (
+          readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes('--splice-channel') &&
+          parentOf(pid) === process.pid
+        );
+      } catch {
+        return false;
+      }
+    });
+}
+
+function parentOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+}
+
+/** Sockets a process holds (its channel to the harness and its tunnels' two sides). */
+function socketsOf(pid: number): number {
+  return readdirSync(`/proc/${pid}/fd`).filter((fd) => {
+    try {
+      return readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith('socket:');
+    } catch {
+      return false;
+    }
+  }).length;
+}
+
 /** Public-looking addresses the fake resolver hands out, one per host (RFC 5737 documentation range). */
 const ADDRESSES: Record<string, string> = {
   'allowed.test': '203.0.113.1',
@@ -156,8 +190,44 @@ server.listen(9999, '127.0.0.1', () => {
 setTimeout(() => process.exit(0), 3000);
 `;
 
+/**
+ * In-sandbox client: CONNECT to `target`, then two TLS ClientHellos in one write, naming `first`
+ * and then `second`: what an admitted tunnel carries after the check.
+ */
+const TWO_HELLOS = `
+const net = require('node:net'), tls = require('node:tls'), { Duplex } = require('node:stream');
+const [target, first, second] = process.argv.slice(2);
+const hello = (name) => new Promise((resolve) => {
+  const wire = new Duplex({ read() {}, write(chunk, _e, done) { resolve(chunk); done(); } });
+  tls.connect({ socket: wire, servername: name, rejectUnauthorized: false }).on('error', () => {});
+});
+Promise.all([hello(first), hello(second)]).then(([a, b]) => {
+  const socket = net.connect(3128, '127.0.0.1', () => socket.write('CONNECT ' + target + ' HTTP/1.1\\r\\nHost: ' + target + '\\r\\n\\r\\n'));
+  socket.once('data', (chunk) => { console.log('PROXY', chunk.toString().split('\\r\\n')[0]); socket.write(Buffer.concat([a, b])); });
+  socket.on('error', (e) => console.log('ERR', e.code));
+  socket.on('close', () => { console.log('CLOSED'); process.exit(0); });
+  setTimeout(() => { console.log('TIMEOUT'); process.exit(0); }, 3000);
+});
+`;
+
+/** In-sandbox client: two plain requests pipelined on one connection to the proxy, every answer's status line out. */
+const PIPELINED = `
+const net = require('node:net');
+const [first, second] = process.argv.slice(2);
+const request = (host) => 'GET http://' + host + '/ HTTP/1.1\\r\\nHost: ' + host + '\\r\\n\\r\\n';
+const socket = net.connect(3128, '127.0.0.1', () => socket.write(request(first) + request(second)));
+let seen = '';
+socket.on('data', (chunk) => (seen += chunk));
+socket.on('error', (e) => console.log('ERR', e.code));
+const done = () => { for (const line of seen.split('\\r\\n')) if (line.startsWith('HTTP/')) console.log(line); process.exit(0); };
+socket.on('close', done);
+setTimeout(done, 3000);
+`;
+
 const SCRIPTS: Record<string, string> = {
   'sni.js': SNI_CLIENT,
+  'two-hellos.js': TWO_HELLOS,
+  'pipelined.js': PIPELINED,
   'upgrade.js': UPGRADE_CLIENT,
   'relay.js': RELAY,
   'raw-socket.js': RAW_SOCKET,
@@ -318,6 +388,46 @@ describe.skipIf(noSandbox)('network allowlist: the proxy is the one way out', ()
     expect(allowedTls.connections).toBe(before + 1);
     expect(allowedTls.received.at(-1)?.charCodeAt(0)).toBe(0x16);
     expect(allowedTls.received.at(-1)).toContain('allowed.test');
+  });
+
+  it('carries a second ClientHello in an admitted tunnel to that host only, and refuses a tunnel whose first names another', async () => {
+    const before = { allowed: allowedTls.connections, refused: refused.connections };
+    // Admitted on the first hello's name: the second (another host's) goes down the same tunnel,
+    // to the address the CONNECT host resolved to, and nowhere else.
+    expect(await sh(`${NODE} two-hellos.js allowed.test:443 allowed.test refused.test`)).toContain(
+      'PROXY HTTP/1.1 200',
+    );
+    expect(allowedTls.connections).toBe(before.allowed + 1);
+    expect(refused.connections).toBe(before.refused);
+    // The other name only checked the first: the order cannot be turned round.
+    await sh(`${NODE} two-hellos.js allowed.test:443 refused.test allowed.test`);
+    expect(allowedTls.connections).toBe(before.allowed + 1);
+    expect(refused.connections).toBe(before.refused);
+    expect(denials.at(-1)).toMatchObject({ host: 'refused.test', reason: 'sni_mismatch' });
+  });
+
+  it('judges each pipelined plain request on its own: an allowed one cannot carry a refused one', async () => {
+    const before = { allowed: allowedHttp.received.length, refused: refused.connections };
+    const statuses = (await sh(`${NODE} pipelined.js allowed.test refused.test`))
+      .split('\n')
+      .filter((line) => line.startsWith('HTTP/'));
+    expect(statuses[0]).toBe('HTTP/1.1 200 OK');
+    // The second is answered 403 (or its connection closed first): never passed on.
+    expect(statuses.slice(1).every((line) => line.startsWith('HTTP/1.1 403'))).toBe(true);
+    expect(allowedHttp.received.slice(before.allowed)).toEqual(['GET / host=allowed.test']);
+    expect(refused.connections).toBe(before.refused);
+  });
+
+  it("joins admitted tunnels outside the sandbox and lets each go when it ends (the relay's sockets on the host)", async () => {
+    const relays = spliceHelpers();
+    expect(relays).toHaveLength(1);
+    const sockets = (): number => socketsOf(relays[0]!);
+    const idle = sockets();
+    await sh(`${NODE} sni.js allowed.test:443 allowed.test`);
+    // The stand-in closes each connection after 300 ms; the helper lets both sockets go then.
+    await expect.poll(sockets, { timeout: 5_000 }).toBe(idle);
+    // The relay runs beside the harness, not in the sandbox: its parent is this process.
+    expect(parentOf(relays[0]!)).toBe(process.pid);
   });
 
   it('lets a redirect from an allowed host to a refused one go no further than the proxy', async () => {

@@ -245,7 +245,7 @@ describe('skate acp, the protocol layer', () => {
       // Clients that take config options read the mode there.
       expect(editor.updates.at(-1)?.update).toMatchObject({
         sessionUpdate: 'config_option_update',
-        configOptions: [{ id: 'mode', currentValue: 'plan' }, { id: 'model' }],
+        configOptions: [{ id: 'mode', currentValue: 'plan' }, { id: 'model' }, { id: 'network' }],
       });
       await expect(ctx.request(methods.agent.session.setMode, { sessionId, modeId: 'yolo' })).rejects.toThrow(
         /unknown mode yolo/,

@@ -170,7 +170,7 @@ describe('skate acp: session/fork', () => {
         cwd: process.cwd(),
       });
       expect(fork.sessionId).toBe('forked-open');
-      expect(fork.configOptions).toHaveLength(2);
+      expect(fork.configOptions).toHaveLength(3);
       const stored = await ctx.request<{ sessionId: string }>('session/fork', {
         sessionId: 'not-open-here',
         cwd: process.cwd(),
@@ -285,7 +285,7 @@ describe('skate acp: config options and commands', () => {
       expect(
         editor.updates.find((n) => n.update.sessionUpdate === 'config_option_update')?.update,
       ).toMatchObject({
-        configOptions: [{ id: 'mode' }, { id: 'model', currentValue: 'claude-haiku-4-5' }],
+        configOptions: [{ id: 'mode' }, { id: 'model', currentValue: 'claude-haiku-4-5' }, { id: 'network' }],
       });
       expect(await say('/model')).toBe('end_turn');
       expect(await say('/compact now please')).toBe('end_turn');

@@ -18,6 +18,7 @@ import { createCommandInbox } from '../../../harness/engine/command-inbox.js';
 import type { CommandInbox } from '../../../harness/engine/engine-types.js';
 import type { Message } from '../../../shared/conversation.js';
 import type { EngineEvent } from '../../../shared/engine-events.js';
+import type { NetworkPolicy } from '../../../shared/policy.js';
 
 /** What a scripted prompt can do: emit events and wait for the answers, as the engine would. */
 export interface Run {
@@ -41,6 +42,8 @@ export interface ScriptedOptions {
   id?: string;
   workspace?: string;
   model?: string;
+  /** The tools' network at the start (default off). */
+  network?: NetworkPolicy;
   /** What `fork` returns. */
   forked?: () => AcpAgentHandle;
   /** What a command does besides being recorded (a compaction that waits, say). */
@@ -63,6 +66,15 @@ export function scriptedAgent(
     workspace: options.workspace ?? process.cwd(),
     mode: 'execute' as AcpMode,
     model: options.model ?? 'claude-test',
+    network: options.network ?? { mode: 'off' },
+    async setNetwork(setting) {
+      const network: NetworkPolicy =
+        typeof setting === 'string'
+          ? { mode: setting }
+          : { mode: 'allowlist', allow: setting.allow, deny: setting.deny ?? [] };
+      (handle as { network: NetworkPolicy }).network = network;
+      return network;
+    },
     modes: [] as AcpMode[],
     commands: [],
     prompts: [],
