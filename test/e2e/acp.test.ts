@@ -206,7 +206,11 @@ describe('skate acp, driven by the ACP SDK client as an editor would', () => {
       });
       expect(editor.updates.at(-1)?.update).toMatchObject({
         sessionUpdate: 'config_option_update',
-        configOptions: [{ id: 'mode', currentValue: 'plan' }, { id: 'model' }],
+        configOptions: [
+          { id: 'mode', currentValue: 'plan' },
+          { id: 'model' },
+          { id: 'network', currentValue: 'off' },
+        ],
       });
       return (
         await ctx.request(methods.agent.session.prompt, {
