@@ -329,6 +329,7 @@ export function createSpawnAgentTool(options: SpawnAgentToolOptions): MetaTool {
           ...(options.toolRules && { toolRules: options.toolRules }),
           maxTurns: plan.maxTurns,
           systemPrompt: prompt.text,
+          systemCachePrefix: prompt.prefixLength,
           session: session
             ? { kind: 'child', log: session.log, sessionId: session.sessionId }
             : { kind: 'none' },

@@ -613,6 +613,8 @@ export class AgentSession {
           thinkingBudgetTokens: settings.model.thinkingBudgetTokens,
         }),
         ...(settings.systemPrompt && { systemPrompt: settings.systemPrompt }),
+        ...(settings.systemPrompt &&
+          settings.systemCachePrefix !== undefined && { systemCachePrefix: settings.systemCachePrefix }),
         ...(this.instructions.text && { projectInstructions: this.instructions.text }),
         ...(appendedSystemPrompt(this.settings) && {
           appendSystemPrompt: appendedSystemPrompt(this.settings),

@@ -112,6 +112,19 @@ describe('worktree sub-agents', () => {
     const notes = await readFile(path.join(ws.path, 'notes.txt'), 'utf8');
     expect(notes).toBe(`line1\n${first}\nline3\n`);
     expect(notes).not.toContain('<<<<<<<');
+    // Siblings share their dispatch prefix (worktrees and policy names are below it), cached on its own.
+    const spawned = ['s1', 's2'].map(
+      (id) => JSON.parse(resultOf(run.stdout, id).output).dispatch.prefix_sha256,
+    );
+    expect(spawned[0]).toBe(spawned[1]);
+    const children = api.requests.filter((r) =>
+      JSON.stringify(r.body?.system).includes('# You are a sub-agent'),
+    );
+    const systems = children.map((r) => r.body?.system as { text: string; cache_control?: unknown }[]);
+    expect(systems.map((s) => s.length)).toEqual([2, 2]);
+    expect(systems[0]?.[0]?.text).toBe(systems[1]?.[0]?.text);
+    expect(systems[0]?.[0]?.cache_control).toEqual({ type: 'ephemeral' });
+    expect(systems[0]?.[1]?.text).not.toBe(systems[1]?.[1]?.text);
     // Nothing of the worktrees is left.
     expect(await readdir(path.join(home.path, '.cache', 'skate', 'worktrees')).catch(() => [])).toEqual([]);
   });
