@@ -218,7 +218,8 @@ export function createSpawnAgentTool(options: SpawnAgentToolOptions): MetaTool {
       let { policy } = plan;
       const extraNotGranted: string[] = [];
       let worktree: AgentWorktree | undefined;
-      if ((input.isolation ?? plan.definition?.isolation) === 'worktree') {
+      // Either may ask for a worktree; the call cannot take away its definition's.
+      if (input.isolation === 'worktree' || plan.definition?.isolation === 'worktree') {
         if (!options.worktrees)
           return failure(agentId, 'policy', 'worktree isolation is not available to this agent');
         if (policy.write.allow.length === 0) {
