@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type FakeReply, fakeMessagesApi } from '../support/fake-messages-api.js';
@@ -165,5 +165,33 @@ describe('worktree sub-agents', () => {
     expect(await readFile(path.join(ws.path, 'notes.txt'), 'utf8')).toBe(
       'LINE1\nline2\nline3\nline4 uncommitted\nline5 by the agent\n',
     );
+  });
+
+  it('an agent file asks for a worktree: the call cannot turn it off, and the child writes only its copy', async () => {
+    await using ws = await hostDir('wt-def-');
+    await using home = await hostDir('wt-home-');
+    await writeFile(path.join(ws.path, 'notes.txt'), NOTES);
+    await mkdir(path.join(home.path, '.skate', 'agents'), { recursive: true });
+    await writeFile(
+      path.join(home.path, '.skate', 'agents', 'writer.md'),
+      '---\nname: writer\ndescription: Writes in its own worktree.\nisolation: worktree\n---\nYou write.\n',
+    );
+    await using api = await fakeMessagesApi([
+      tools(['s1', 'spawn_agent', { agent: 'writer', task: 'rewrite notes', isolation: 'none' }]),
+      tools(['w', 'write_file', { path: 'notes.txt', content: 'rewritten\n' }], done('rewritten')),
+      text('not applied'),
+    ]);
+    const run = await runCli(['-p', 'go', '--output-format', 'stream-json', '--workspace', ws.path], {
+      env: env(home.path, api.url),
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const report = JSON.parse(resultOf(run.stdout, 's1').output);
+    expect(report.agent).toBe('writer');
+    expect(report.worktree).toMatchObject({
+      diff_id: 'agent-1',
+      files: [{ path: 'notes.txt', status: 'modified' }],
+    });
+    // Not applied, so the workspace is as it was.
+    expect(await readFile(path.join(ws.path, 'notes.txt'), 'utf8')).toBe(NOTES);
   });
 });
