@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AgentChange } from '../../../harness/agents/agent-worktree.js';
 import { refusal } from '../../../harness/agents/apply-agent-diff-tool.js';
@@ -5,7 +6,9 @@ import { childPolicyFor } from '../../../harness/agents/child-policy.js';
 import { mergeThreeWay } from '../../../harness/agents/merge-three-way.js';
 import { isolatedPolicy } from '../../../harness/agents/worktree-policy.js';
 import { resolvePolicy } from '../../../harness/runtime/start-executor.js';
+import { isNarrowerOrEqual, narrowPolicy } from '../../../shared/narrow-policy.js';
 import { isWithin } from '../../../shared/path-within.js';
+import type { ResolvedPolicy } from '../../../shared/policy.js';
 
 const WS = '/home/u/project';
 const TREE = '/home/u/.cache/skate/worktrees/1-ab/agent-1-1/tree';
@@ -46,6 +49,62 @@ describe('isolatedPolicy', () => {
     const narrowed = childPolicyFor(parent, { read_only: true }, { name: 'agent-1' });
     if (!narrowed.ok) throw new Error(narrowed.message);
     expect(isolatedPolicy(narrowed.policy, TREE).write.allow).toEqual([]);
+  });
+});
+
+describe('isolatedPolicy (properties)', () => {
+  const paths = fc.constantFrom('/ws', '/ws/src', '/ws/src/a', '/ws/.git', '/ws/.skate', '/ws2', '/tmp', '/');
+  const parentArb: fc.Arbitrary<ResolvedPolicy> = fc.record({
+    name: fc.constant('parent'),
+    workspace: fc.constant('/ws'),
+    read: fc.record({
+      allow: fc.constant(['/']),
+      deny: fc.array(fc.constantFrom('/ws/**/.env', '/ws2', '/ws/.env')),
+    }),
+    write: fc.record({ allow: fc.array(paths, { maxLength: 3 }) }),
+    protected: fc.array(fc.constantFrom('/ws/.git', '/ws/.skate', '/ws/src/a', '/ws2/x'), { maxLength: 3 }),
+    network: fc.constantFrom({ mode: 'off' as const }, { mode: 'on' as const }),
+    environment: fc.record({ allow: fc.subarray(['PATH', 'HOME']), set: fc.constant({}) }),
+    limits: fc.constant({ commandTimeoutSeconds: 10, outputBytes: 100, memoryMiB: 100, processes: 10 }),
+  });
+  const writePaths = fc.option(fc.array(paths, { maxLength: 3 }), { nil: undefined });
+  const tree = '/cache/wt/agent-1-1/tree';
+  const back = (p: string): string =>
+    p === tree ? '/ws' : p.startsWith(`${tree}/`) ? `/ws${p.slice(tree.length)}` : p;
+
+  it('is the narrowed child moved onto the worktree: writes only there, nothing wider on any other axis', () => {
+    fc.assert(
+      fc.property(parentArb, writePaths, fc.boolean(), (parent, wanted, readOnly) => {
+        const narrowed = narrowPolicy(parent, {
+          ...(wanted && { writePaths: wanted }),
+          ...(readOnly && { readOnly: true }),
+        });
+        const isolated = isolatedPolicy(narrowed, tree);
+        // Every write root is in the worktree, none in the parent's workspace or anywhere else.
+        for (const root of isolated.write.allow) expect(isWithin(tree, root)).toBe(true);
+        // Moved back, the write roots are the narrowed ones that lay in the workspace.
+        expect(isolated.write.allow.map(back)).toEqual(
+          narrowed.write.allow.filter((r) => isWithin('/ws', r)),
+        );
+        // What is protected or hidden in the workspace is protected or hidden in the worktree too.
+        for (const p of narrowed.protected.filter((q) => isWithin('/ws', q)))
+          expect(isolated.protected).toContain(p === '/ws' ? tree : `${tree}${p.slice(3)}`);
+        for (const d of narrowed.read.deny) expect(isolated.read.deny).toContain(d);
+        // Moved back onto the workspace, it is a narrowing of the parent on every axis.
+        const movedBack: ResolvedPolicy = {
+          ...isolated,
+          workspace: '/ws',
+          write: { allow: isolated.write.allow.map(back) },
+          protected: narrowed.protected,
+          read: narrowed.read,
+        };
+        expect(isNarrowerOrEqual(movedBack, parent)).toBe(true);
+        expect(isolated.network).toEqual(narrowed.network);
+        expect(isolated.environment).toEqual(narrowed.environment);
+        expect(isolated.limits).toEqual(narrowed.limits);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 
