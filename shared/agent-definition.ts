@@ -12,6 +12,13 @@ export const AgentBudget = z
   .strict();
 export type AgentBudget = z.infer<typeof AgentBudget>;
 
+/**
+ * Where a writing child writes: `none` (the parent's workspace, within its write roots) or
+ * `worktree` (its own copy, the only root it may write; its changes come back as a diff).
+ */
+export const AgentIsolation = z.enum(['none', 'worktree']);
+export type AgentIsolation = z.infer<typeof AgentIsolation>;
+
 /** Where an agent file was found: the user's own (`~/.skate/agents`) or a workspace's. */
 export const AgentScope = z.enum(['user', 'workspace']);
 export type AgentScope = z.infer<typeof AgentScope>;
@@ -34,6 +41,7 @@ export const AgentFrontMatter = z
     result_schema: z.enum(['generic', 'implementer', 'reviewer']).optional(),
     max_turns: z.number().int().positive().optional(),
     budget: AgentBudget.optional(),
+    isolation: AgentIsolation.optional(),
   })
   .strict();
 export type AgentFrontMatter = z.infer<typeof AgentFrontMatter>;

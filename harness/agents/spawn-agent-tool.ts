@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { AgentBudget } from '../../shared/agent-definition.js';
+import { AgentBudget, AgentIsolation } from '../../shared/agent-definition.js';
 import type { DispatchFailure, DispatchRecord } from '../../shared/dispatch-telemetry.js';
 import type { AgentPath } from '../../shared/engine-events.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
@@ -12,6 +12,8 @@ import type { ModelProvider } from '../provider/model-provider.js';
 import type { AgentSession } from '../runtime/agent-session.js';
 import type { AgentSettings, ChildExecutorInfo } from '../runtime/agent-settings.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
+import type { AgentDiffStore } from './agent-diff-store.js';
+import { type AgentWorktree, createAgentWorktree } from './agent-worktree.js';
 import { planDispatch } from './dispatch-plan.js';
 import { ensureWriteRoots } from './ensure-write-roots.js';
 import { inputJsonSchema } from './input-json-schema.js';
@@ -20,6 +22,7 @@ import { runSubAgent, type SubAgentFailureCode, type SubAgentOutcome, totalToken
 import type { AgentCatalogEntry } from './setup-agent-definitions.js';
 import { createSubAgentEmitter } from './sub-agent-emitter.js';
 import { subAgentSystemPrompt } from './sub-agent-prompt.js';
+import { isolatedPolicy } from './worktree-policy.js';
 
 export const SpawnAgentInput = z.object({
   agent: z
@@ -56,6 +59,9 @@ export const SpawnAgentInput = z.object({
   ),
   budget: AgentBudget.optional().describe(
     'Its token budget: total (input, cached or not, plus output, over its whole run) and output_per_response. Exceeding it ends it as budget_exceeded.',
+  ),
+  isolation: AgentIsolation.optional().describe(
+    'worktree: it writes only in its own copy of the workspace (your uncommitted changes included), and its changes come back as a diff (worktree.diff_id in the result) that you apply with apply_agent_diff, conflicts reported. For writers that may touch the same files. Default none.',
   ),
 });
 export type SpawnAgentInput = z.infer<typeof SpawnAgentInput>;
@@ -140,6 +146,8 @@ export interface SpawnAgentToolOptions {
   onChildExited?(info: ChildExecutorInfo): void;
   /** The tree's hooks: each child gets them, so delegating cannot skip a hook. */
   hooks?: HookRunner | undefined;
+  /** Where `isolation: "worktree"` children's worktrees and diffs are kept; none: not offered. */
+  worktrees?: AgentDiffStore | undefined;
   /**
    * Starts a child agent: `createAgentSession`, passed in so that this tool
    * (which the runtime offers) does not import the runtime back.
@@ -207,10 +215,44 @@ export function createSpawnAgentTool(options: SpawnAgentToolOptions): MetaTool {
       });
       if (!planned.ok) return failure(agentId, planned.code, planned.message);
       const { plan } = planned;
-      const { policy } = plan;
-      const parentRoots = options.parentPolicy.write.allow;
+      let { policy } = plan;
+      const extraNotGranted: string[] = [];
+      let worktree: AgentWorktree | undefined;
+      // Either may ask for a worktree; the call cannot take away its definition's.
+      if (input.isolation === 'worktree' || plan.definition?.isolation === 'worktree') {
+        if (!options.worktrees)
+          return failure(agentId, 'policy', 'worktree isolation is not available to this agent');
+        if (policy.write.allow.length === 0) {
+          extraNotGranted.push('isolation worktree: it may write nothing, so it runs without one');
+        } else {
+          try {
+            worktree = await createAgentWorktree({
+              workspace: options.parentPolicy.workspace,
+              policy: options.parentPolicy,
+              dir: options.worktrees.worktreeDir(agentId),
+            });
+          } catch (error) {
+            return failure(
+              agentId,
+              'executor',
+              `its worktree could not be made: ${(error as Error).message}`,
+            );
+          }
+          policy = isolatedPolicy(policy, worktree.path);
+          call.emit({
+            type: 'info',
+            agent,
+            message: `sub-agent ${agentId} works in its own worktree ${worktree.path} (${worktree.copied} files copied${worktree.skipped.length > 0 ? `; left out: ${worktree.skipped.slice(0, 5).join('; ')}${worktree.skipped.length > 5 ? '; …' : ''}` : ''})`,
+          });
+        }
+      }
+      const parentRoots = worktree ? [worktree.path] : options.parentPolicy.write.allow;
       const missing = policy.write.allow.filter((root) => !parentRoots.includes(root));
-      const notGranted = [...plan.notGranted, ...(await ensureWriteRoots(missing, parentRoots))];
+      const notGranted = [
+        ...plan.notGranted,
+        ...extraNotGranted,
+        ...(await ensureWriteRoots(missing, parentRoots)),
+      ];
       const writes = policy.write.allow.length > 0 ? policy.write.allow.join(', ') : 'nothing';
       call.emit({
         type: 'info',
@@ -257,7 +299,7 @@ export function createSpawnAgentTool(options: SpawnAgentToolOptions): MetaTool {
         policy,
         executor: session.executorClient,
       });
-      const outcome = await runSubAgent({
+      const running = runSubAgent({
         start: options.startChild,
         contract,
         maxTurns: plan.maxTurns,
@@ -288,6 +330,7 @@ export function createSpawnAgentTool(options: SpawnAgentToolOptions): MetaTool {
           ...(options.toolRules && { toolRules: options.toolRules }),
           maxTurns: plan.maxTurns,
           systemPrompt: prompt.text,
+          systemCachePrefix: prompt.prefixLength,
           session: session
             ? { kind: 'child', log: session.log, sessionId: session.sessionId }
             : { kind: 'none' },
@@ -319,10 +362,22 @@ export function createSpawnAgentTool(options: SpawnAgentToolOptions): MetaTool {
         onStarted: (session) => options.onChildSpawned?.(childInfo(session)),
         onStopped: (session) => options.onChildExited?.(childInfo(session)),
       }).finally(() => session?.close?.());
+      let outcome: SubAgentOutcome;
+      let changes: Record<string, unknown> | undefined;
+      try {
+        outcome = await running;
+        if (worktree && options.worktrees && !call.signal.aborted)
+          changes = await worktreeChanges(agentId, worktree, options.worktrees, (message) =>
+            call.emit({ type: 'warn', agent, message }),
+          );
+      } finally {
+        // Done, failed or cancelled: the worktree goes; only its diff (in memory) is kept.
+        await worktree?.remove();
+      }
       call.addUsage(outcome.usage);
       const record = dispatchRecord(agentId, plan.definition?.name, contract, outcome, prompt.prefixSha256);
       call.emit({ type: 'dispatch_end', agent, parentCallId: call.callId, record });
-      return report(agentId, session?.sessionId, notGranted, outcome, record);
+      return report(agentId, session?.sessionId, notGranted, outcome, record, changes);
     },
   };
 }
@@ -387,12 +442,14 @@ function report(
   notGranted: readonly string[],
   outcome: SubAgentOutcome,
   record: DispatchRecord,
+  worktree?: Record<string, unknown> | undefined,
 ): ToolResult {
   const about = {
     agent_id: agentId,
     ...(record.agent_name !== undefined && { agent: record.agent_name }),
     ...(sessionId !== undefined && { session_id: sessionId }),
     ...(notGranted.length > 0 && { not_granted: notGranted }),
+    ...(worktree && { worktree }),
     usage: usageSummary(record),
     // The whole record: `skate sessions show` reads the session's telemetry back from it.
     dispatch: record,
@@ -423,6 +480,33 @@ function prettyJson(value: { usage: unknown; dispatch: unknown } & Record<string
   return JSON.stringify({ ...value, usage: marks.usage, dispatch: marks.dispatch }, null, 2)
     .replace(JSON.stringify(marks.usage), JSON.stringify(value.usage))
     .replace(JSON.stringify(marks.dispatch), JSON.stringify(value.dispatch));
+}
+
+/**
+ * A worktree child's changes as its result tells them: the files, the diff to read, and the id
+ * `apply_agent_diff` takes (kept in the store; none when it changed nothing).
+ */
+async function worktreeChanges(
+  agentId: string,
+  worktree: AgentWorktree,
+  store: AgentDiffStore,
+  warn: (message: string) => void,
+): Promise<Record<string, unknown>> {
+  try {
+    const diff = await worktree.collect();
+    if (diff.changes.length === 0) return { files: [] };
+    const id = store.put(agentId, diff);
+    return {
+      diff_id: id,
+      files: diff.changes.map((change) => ({ path: change.path, status: change.status })),
+      diff: diff.text,
+      ...(diff.truncated && { diff_truncated: true }),
+      apply: `apply_agent_diff with agent_id "${id}"`,
+    };
+  } catch (error) {
+    warn(`the changes of ${agentId} could not be read back: ${(error as Error).message}`);
+    return { error: `its changes could not be read back: ${(error as Error).message}` };
+  }
 }
 
 function failure(agentId: string | undefined, code: SubAgentFailureCode, message: string): ToolResult {

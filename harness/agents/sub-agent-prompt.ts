@@ -23,6 +23,8 @@ export interface SubAgentPromptInput {
 export interface SubAgentPrompt {
   text: string;
   prefixSha256: string;
+  /** Characters of `text` the prefix takes: where the provider puts a cache breakpoint. */
+  prefixLength: number;
 }
 
 /**
@@ -33,10 +35,8 @@ export interface SubAgentPrompt {
  */
 export function subAgentSystemPrompt(input: SubAgentPromptInput): SubAgentPrompt {
   const { policy } = input;
-  const base =
-    input.role ??
-    input.parentSystemPrompt ??
-    defaultSystemPrompt({ workspace: policy.workspace, policyName: policy.name });
+  // Nothing of one child in the prefix: its policy's name and its workspace (a worktree's differs) go below.
+  const base = input.role ?? input.parentSystemPrompt ?? defaultSystemPrompt();
   const writes = policy.write.allow.length > 0 ? policy.write.allow.join(', ') : 'nothing (read-only)';
   const prefix = [
     base,
@@ -53,6 +53,7 @@ export function subAgentSystemPrompt(input: SubAgentPromptInput): SubAgentPrompt
     [
       '# You are a sub-agent',
       'Another agent started you to do one task on your own. Nobody can answer questions: decide on your best judgement and state your assumptions in your result.',
+      `- Workspace: ${policy.workspace}. Relative paths resolve against it. Sandbox policy: "${policy.name}".`,
       `- You may write: ${writes}. Network: ${policy.network.mode === 'allowlist' ? `only ${policy.network.allow.join(', ') || 'no host'}, through a proxy (HTTP_PROXY)` : policy.network.mode}. The kernel enforces this; a denial is final.`,
       ...input.notGranted.map((line) => `- Asked for but not granted: ${line}.`),
     ].join('\n'),
@@ -61,6 +62,7 @@ export function subAgentSystemPrompt(input: SubAgentPromptInput): SubAgentPrompt
   return {
     text: `${prefix}\n\n${own}`,
     prefixSha256: createHash('sha256').update(prefix).digest('hex'),
+    prefixLength: prefix.length,
   };
 }
 

@@ -13,6 +13,7 @@ export const COMMAND_NAMES = [
   'hooks',
   'replay',
   'mcp',
+  'agents',
 ] as const;
 
 export type CommandName = (typeof COMMAND_NAMES)[number];

@@ -26,6 +26,7 @@ const COMMANDS: Record<CommandName, () => Promise<{ run: CommandMain }>> = {
   hooks: () => import('./commands/hooks-command.js'),
   replay: () => import('./commands/replay-command.js'),
   mcp: () => import('./commands/mcp-command.js'),
+  agents: () => import('./commands/agents-command.js'),
 };
 
 const agent = async (argv: string[]): Promise<number> =>

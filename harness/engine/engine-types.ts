@@ -89,6 +89,8 @@ export interface RunRequest {
   thinkingBudgetTokens?: number;
   /** Replaces the default system prompt. */
   systemPrompt?: string;
+  /** Characters at the start of `systemPrompt` its siblings share (a sub-agent's dispatch prefix): a cache breakpoint goes there. */
+  systemCachePrefix?: number;
   /** The project's instructions (AGENTS.md files), after the base prompt and before what is appended. */
   projectInstructions?: string;
   /** Appended to the system prompt (default or replaced). */

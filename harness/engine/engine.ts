@@ -154,6 +154,8 @@ export class Engine {
       const modelRequest = (): ModelRequest => ({
         model: request.model,
         system,
+        ...(request.systemPrompt !== undefined &&
+          request.systemCachePrefix !== undefined && { systemCachePrefix: request.systemCachePrefix }),
         // A snapshot: the conversation grows after the request is made.
         messages: [...state.messages],
         tools: toolset.modelTools,

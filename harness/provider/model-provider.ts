@@ -11,6 +11,11 @@ export interface ModelTool {
 export interface ModelRequest {
   model: string;
   system: string;
+  /**
+   * Characters at the start of `system` that siblings share (a sub-agent's dispatch prefix): a
+   * provider that caches by prefix may mark that boundary too.
+   */
+  systemCachePrefix?: number | undefined;
   messages: readonly Message[];
   tools: readonly ModelTool[];
   maxTokens: number;

@@ -11,6 +11,8 @@ const EPHEMERAL: Anthropic.CacheControlEphemeral = { type: 'ephemeral' };
  * breakpoints on the stable prefix (system prompt, last tool) and on the
  * conversation so far (last cacheable block of the last message): three of the
  * four the API allows. https://platform.claude.com/docs/en/build-with-claude/prompt-caching
+ * A sub-agent's system prompt gets the fourth at the end of its dispatch prefix, so siblings
+ * read each other's cache up to there (its own part, after it, differs per child).
  */
 export function toAnthropicParams(request: ModelRequest): Anthropic.MessageCreateParamsStreaming {
   const messages = request.messages.map(toMessageParam);
@@ -20,13 +22,23 @@ export function toAnthropicParams(request: ModelRequest): Anthropic.MessageCreat
     max_tokens: request.maxTokens,
     stream: true,
     // An empty text block is a 400, so an empty system prompt is left out.
-    ...(request.system ? { system: [{ type: 'text', text: request.system, cache_control: EPHEMERAL }] } : {}),
+    ...(request.system ? { system: systemBlocks(request.system, request.systemCachePrefix) } : {}),
     messages,
     ...(request.tools.length > 0 ? { tools: request.tools.map(toTool) } : {}),
     ...(request.thinkingBudgetTokens !== undefined
       ? { thinking: { type: 'enabled', budget_tokens: request.thinkingBudgetTokens } }
       : {}),
   };
+}
+
+/** The system prompt as text blocks: split at the shared prefix when there is one, each block a breakpoint. */
+function systemBlocks(system: string, prefix: number | undefined): Anthropic.TextBlockParam[] {
+  if (prefix === undefined || prefix <= 0 || prefix >= system.length || system.slice(prefix).trim() === '')
+    return [{ type: 'text', text: system, cache_control: EPHEMERAL }];
+  return [
+    { type: 'text', text: system.slice(0, prefix), cache_control: EPHEMERAL },
+    { type: 'text', text: system.slice(prefix), cache_control: EPHEMERAL },
+  ];
 }
 
 function toTool(tool: ModelTool, index: number, tools: readonly ModelTool[]): Anthropic.Tool {

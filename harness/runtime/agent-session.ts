@@ -10,6 +10,7 @@ import {
 } from '../../shared/policy.js';
 import { applyRunOverrides } from '../../shared/run-overrides.js';
 import type { RuntimeCommand } from '../../shared/runtime-command.js';
+import { AgentDiffStore } from '../agents/agent-diff-store.js';
 import { createCompleteTaskTool } from '../agents/complete-task-tool.js';
 import { filterToolHost } from '../agents/filtered-tool-host.js';
 import type { ResultContract } from '../agents/result-contracts.js';
@@ -104,6 +105,8 @@ export class AgentSession {
   /** Every dispatch of this agent's direct children, in the order they ended. */
   private readonly dispatches: DispatchRecord[] = [];
   private closed = false;
+  /** Worktree children's diffs waiting for `apply_agent_diff`; their directories go when this agent closes. */
+  private readonly worktrees = new AgentDiffStore();
   /** Where each message of the conversation is in the session log, for `fork` at a message. */
   private refs = new WeakMap<Message, MessageRef>();
   private readonly logListeners = new Set<(logged: LoggedMessage) => void>();
@@ -537,6 +540,7 @@ export class AgentSession {
     await this.titler.stop();
     await this.stopExecutor(this.executor, this.currentPolicy);
     await this.releaseMcp?.();
+    await this.worktrees.close();
     await this.sessionLog.close();
   }
 
@@ -617,6 +621,8 @@ export class AgentSession {
           thinkingBudgetTokens: settings.model.thinkingBudgetTokens,
         }),
         ...(settings.systemPrompt && { systemPrompt: settings.systemPrompt }),
+        ...(settings.systemPrompt &&
+          settings.systemCachePrefix !== undefined && { systemCachePrefix: settings.systemCachePrefix }),
         ...(this.instructions.text && { projectInstructions: this.instructions.text }),
         ...(appendedSystemPrompt(this.settings) && {
           appendSystemPrompt: appendedSystemPrompt(this.settings),
@@ -686,6 +692,7 @@ export class AgentSession {
       sessionLog: this.sessionLog,
       projectInstructions: this.instructions.text,
       startChild: createAgentSession,
+      worktrees: { store: this.worktrees, executor: () => this.executor },
     });
   }
 

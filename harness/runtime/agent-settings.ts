@@ -140,6 +140,8 @@ export interface AgentSettings {
   maxTurns: number;
   /** Replaces the default system prompt. */
   systemPrompt?: string | undefined;
+  /** Characters at the start of `systemPrompt` shared with siblings (a sub-agent's dispatch prefix), cached on their own. */
+  systemCachePrefix?: number | undefined;
   /** Appended to the system prompt (before what the activity adds). */
   appendSystemPrompt?: string | undefined;
   session: SessionSettings;

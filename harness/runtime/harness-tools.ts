@@ -1,7 +1,10 @@
 import type { ResolvedPolicy } from '../../shared/policy.js';
+import type { AgentDiffStore } from '../agents/agent-diff-store.js';
+import { createApplyAgentDiffTool } from '../agents/apply-agent-diff-tool.js';
 import { createAskUserTool } from '../agents/ask-user-tool.js';
 import { createSpawnAgentTool, type SpawnAgentToolOptions } from '../agents/spawn-agent-tool.js';
 import type { MetaTool } from '../engine/engine-types.js';
+import type { ExecutorClient } from '../executor-client/executor-client.js';
 import { PLANNING_CHILD_CONTEXT, PLANNING_PROMPT, planHandoff } from '../planning/planning-prompts.js';
 import type { ModelProvider } from '../provider/model-provider.js';
 import type { AgentSettings } from './agent-settings.js';
@@ -30,6 +33,8 @@ export interface HarnessToolsInput {
   /** This agent's project instructions (AGENTS.md), passed on to its children. */
   projectInstructions?: string | undefined;
   startChild: SpawnAgentToolOptions['startChild'];
+  /** This agent's worktree children's diffs, and its executor (through which they are applied). */
+  worktrees?: { store: AgentDiffStore; executor(): ExecutorClient } | undefined;
 }
 
 /**
@@ -46,6 +51,8 @@ export function harnessTools(input: HarnessToolsInput): MetaTool[] {
   const depth = sub?.depth ?? 0;
   const maxDepth = sub?.maxDepth ?? 2;
   if (sub && depth < maxDepth && policy && settings.executor.kind === 'local') {
+    const readOnlyChildren = Boolean(sub.readOnly) || planning || settings.approval === 'deny-writes';
+    const worktrees = readOnlyChildren ? undefined : input.worktrees;
     tools.push(
       createSpawnAgentTool({
         parentPolicy: policy,
@@ -63,7 +70,7 @@ export function harnessTools(input: HarnessToolsInput): MetaTool[] {
         ...(sub.budgetMs !== undefined && { budgetMs: sub.budgetMs }),
         ...(sub.agents && { agents: sub.agents }),
         // A planning or deny-writes agent must not write through a child (an asking one asks before each spawn).
-        readOnlyChildren: Boolean(sub.readOnly) || planning || settings.approval === 'deny-writes',
+        readOnlyChildren,
         diagnosticTools: settings.executor.diagnosticTools,
         ...(settings.toolRules && { toolRules: settings.toolRules }),
         ...(settings.executor.onSandboxNote && { onSandboxNote: settings.executor.onSandboxNote }),
@@ -73,9 +80,19 @@ export function harnessTools(input: HarnessToolsInput): MetaTool[] {
         ...(sub.onChildSpawned && { onChildSpawned: sub.onChildSpawned }),
         ...(sub.onChildExited && { onChildExited: sub.onChildExited }),
         ...(settings.hooks && { hooks: settings.hooks }),
+        ...(worktrees && { worktrees: worktrees.store }),
         startChild: input.startChild,
       }),
     );
+    if (worktrees) {
+      tools.push(
+        createApplyAgentDiffTool({
+          store: worktrees.store,
+          policy: () => policy,
+          executor: worktrees.executor,
+        }),
+      );
+    }
   }
   // MCP tools for the main agent: sub-agents are not handed the pool (yet).
   // Planning changes nothing: only the tools a server marks read-only (its policy is narrowed from the run's, not from plan).

@@ -11,6 +11,7 @@ import type { ResolvedPolicy } from '../../shared/policy.js';
 import { testPolicy } from '../support/policies.js';
 import { benchColdStart } from './cold-start-bench.js';
 import { benchCreateGuard } from './create-guard-bench.js';
+import { benchDispatchCache } from './dispatch-cache-bench.js';
 import { benchTextDeltas } from './engine-bench.js';
 import { benchFirstRequest } from './first-request-bench.js';
 import { benchFirstShell } from './first-shell-bench.js';
@@ -88,6 +89,11 @@ const sections: readonly BenchSection[] = [
     run: ({ policy }) => benchMcp(policy),
   },
   { name: 'subagents', what: 'sub-agents (ready time, 8 concurrent)', run: () => benchSubagents() },
+  {
+    name: 'dispatch-cache',
+    what: "4 sibling sub-agents' prompt-cache hit rate, with and without the dispatch-prefix breakpoint",
+    run: () => benchDispatchCache(),
+  },
   {
     name: 'tui',
     what: 'terminal UI (keys with 5k blocks, streaming, 100k-event first frame)',

@@ -59,4 +59,29 @@ describe('toAnthropicParams', () => {
       { type: 'tool_use', id: 't', name: 'x', input: {}, cache_control: { type: 'ephemeral' } },
     ]);
   });
+
+  it('splits a sub-agent system prompt at its dispatch prefix: four breakpoints at most, the text unchanged', () => {
+    const prefix = 'SHARED PREFIX: base prompt, instructions, contract';
+    const system = `${prefix}\n\n# You are a sub-agent\n# Your task\nfix it`;
+    const params = toAnthropicParams({
+      ...base,
+      system,
+      systemCachePrefix: prefix.length,
+      tools: [{ name: 'read_file', description: 'reads', inputSchema: {} }],
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'go' }] }],
+    });
+    expect(params.system).toEqual([
+      { type: 'text', text: prefix, cache_control: { type: 'ephemeral' } },
+      { type: 'text', text: system.slice(prefix.length), cache_control: { type: 'ephemeral' } },
+    ]);
+    const blocks = params.system as { text: string }[];
+    expect(blocks.map((block) => block.text).join('')).toBe(system);
+    expect(JSON.stringify(params).match(/"cache_control"/g)).toHaveLength(4);
+    // No split where there is nothing after the prefix, or the offset is out of range.
+    for (const at of [0, system.length, system.length + 5]) {
+      expect(toAnthropicParams({ ...base, system, systemCachePrefix: at }).system).toEqual([
+        { type: 'text', text: system, cache_control: { type: 'ephemeral' } },
+      ]);
+    }
+  });
 });
