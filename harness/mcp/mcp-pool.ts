@@ -1,4 +1,3 @@
-import { isHttpServer } from '../../shared/mcp-servers.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import type { MetaTool } from '../engine/engine-types.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
@@ -31,11 +30,11 @@ export interface McpServerRow {
   name: string;
   scope: McpServerEntry['scope'];
   file: string;
-  state: McpServerState | { status: 'unsupported'; reason: string };
+  state: McpServerState;
 }
 
 /**
- * The run's MCP servers: each stdio server a handle with an executor of its own, offered to the
+ * The run's MCP servers: each server (stdio or remote) a handle with an executor of its own, offered to the
  * model as `mcp__<server>__<tool>` meta tools that go through the engine's one tool-call path
  * (rules, hooks, approvals). Shared by the agents of one process; the last one to let go stops them.
  */
@@ -55,12 +54,6 @@ export class McpPool {
     const idleMs = (options.idleStopSeconds ?? DEFAULT_IDLE_STOP_SECONDS) * 1000;
     const startTimeoutMs = (options.startTimeoutSeconds ?? DEFAULT_START_TIMEOUT_SECONDS) * 1000;
     for (const entry of options.servers) {
-      if (isHttpServer(entry.config)) {
-        const reason = 'remote (http/sse) MCP servers are not connected yet; only stdio servers run';
-        pool.rows.push({ ...rowOf(entry), state: { status: 'unsupported', reason } });
-        options.note(`MCP server "${entry.name}" (${entry.file}) is not used: ${reason}`);
-        continue;
-      }
       const handle = new McpServerHandle({
         name: entry.name,
         config: entry.config,
