@@ -32,7 +32,10 @@ export async function createMcpTransport(
     return { transport: new SSEClientTransport(url, { requestInit, ...(fetch && { fetch }) }) };
   }
   const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
-  const [command, ...args] = [...options.wrapper, server.command, ...server.args] as [string, ...string[]];
+  // Without `--pipe-output`: the server speaks JSON-RPC on the socket it was given, so copying its
+  // output through skate-confine into a pipe would only add a process hop to every answer.
+  const wrapper = options.wrapper.filter((arg) => arg !== '--pipe-output');
+  const [command, ...args] = [...wrapper, server.command, ...server.args] as [string, ...string[]];
   // The transport adds the executor's own (already scrubbed) PATH, HOME and the like.
   const transport = new StdioClientTransport({
     command,
