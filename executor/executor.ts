@@ -177,7 +177,12 @@ function mcpRegistration(
   let registered: Promise<void> | undefined;
   const childOf = (): Promise<McpChild> => {
     child ??= import('./mcp/mcp-child.js').then(({ createMcpChild }) =>
-      createMcpChild(server, { wrapper: boot.commandWrapper, cwd: boot.policy.workspace }),
+      createMcpChild(server, {
+        wrapper: boot.commandWrapper,
+        cwd: boot.policy.workspace,
+        // Only inside the kernel sandbox is the proxy's socket bound in (and the only way out).
+        viaProxy: boot.enforcement === 'kernel' && boot.policy.network.mode === 'allowlist',
+      }),
     );
     return child;
   };

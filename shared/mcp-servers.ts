@@ -38,11 +38,18 @@ export const McpStdioServer = z.object({
 });
 export type McpStdioServer = z.infer<typeof McpStdioServer>;
 
-/** A remote server (Streamable HTTP or SSE): nothing runs locally. */
+/**
+ * A remote server (Streamable HTTP or SSE): nothing of the server runs locally. Skate connects to it
+ * from an executor of its own whose network is the URL's host and port alone; `headers` (often
+ * `Authorization`) travel in that executor's boot frame and reach nothing else.
+ */
 export const McpHttpServer = z.object({
   type: z.enum(['http', 'sse']),
-  url: z.url(),
-  headers: z.record(z.string(), z.string()).optional(),
+  url: z.url({ protocol: /^https?$/ }).describe("The server's endpoint, http:// or https://."),
+  headers: z
+    .record(z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'an HTTP header name'), z.string())
+    .optional()
+    .describe('Sent with every request to this server alone; never logged, never in an environment.'),
 });
 export type McpHttpServer = z.infer<typeof McpHttpServer>;
 
@@ -89,7 +96,8 @@ export const McpSettings = z
 export type McpSettings = z.infer<typeof McpSettings>;
 
 /** The stdio server an executor runs as its child (`ExecutorBoot.mcpServer`); travels in the boot frame, never argv. */
-export const McpBootServer = z.object({
+export const McpBootStdioServer = z.object({
+  type: z.literal('stdio').optional(),
   name: McpServerName,
   command: z.string().min(1),
   args: z.array(z.string()),
@@ -97,4 +105,34 @@ export const McpBootServer = z.object({
   /** How long starting the server and listing its tools may take. */
   startTimeoutMs: z.number().int().positive(),
 });
+export type McpBootStdioServer = z.infer<typeof McpBootStdioServer>;
+
+/** The remote server an executor connects to (its network is the URL's host and port alone). */
+export const McpBootRemoteServer = z.object({
+  type: z.enum(['http', 'sse']),
+  name: McpServerName,
+  url: z.url({ protocol: /^https?$/ }),
+  headers: z.record(z.string(), z.string()),
+  /** How long connecting and listing its tools may take. */
+  startTimeoutMs: z.number().int().positive(),
+});
+export type McpBootRemoteServer = z.infer<typeof McpBootRemoteServer>;
+
+/** The server an MCP executor speaks to: a child it runs (stdio), or a remote one it connects to. */
+export const McpBootServer = z.union([McpBootRemoteServer, McpBootStdioServer]);
 export type McpBootServer = z.infer<typeof McpBootServer>;
+
+/**
+ * The one host pattern a remote server's executor may reach: `host:port` when the URL names a port
+ * (a loopback server is reachable only so), the bare host (ports 80 and 443, TLS server name
+ * checked, never a loopback or link-local answer) when it does not.
+ */
+export function remoteServerPattern(url: string): string {
+  const parsed = new URL(url);
+  return parsed.port ? `${parsed.hostname}:${parsed.port}` : parsed.hostname;
+}
+
+/** Whether an MCP executor's server is a remote one (it connects rather than runs). */
+export function isRemoteBoot(server: McpBootServer): server is McpBootRemoteServer {
+  return server.type === 'http' || server.type === 'sse';
+}

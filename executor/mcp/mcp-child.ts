@@ -1,7 +1,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpBootServer } from '../../shared/mcp-servers.js';
 import type { ToolOutcome } from '../define-tool.js';
+import { createMcpTransport, type McpTransportOptions } from './mcp-transport.js';
 
 /** One tool as the server lists it, with what Skate needs of its annotations. */
 export interface McpToolInfo {
@@ -12,7 +13,7 @@ export interface McpToolInfo {
   readOnly: boolean;
 }
 
-/** The MCP server this executor runs as its child, spoken to with the SDK's client over stdio. */
+/** The MCP server this executor speaks to with the SDK's client: its child over stdio, or a remote one. */
 export interface McpChild {
   /** Starts the server when it is not running (first use, or after it stopped) and lists its tools. */
   tools(): Promise<McpToolInfo[]>;
@@ -25,15 +26,11 @@ export interface McpChild {
   close(): Promise<void>;
 }
 
-export interface McpChildOptions {
-  /** `ExecutorBoot.commandWrapper`: the server runs as confined as a shell command. */
-  wrapper: readonly string[];
-  cwd: string;
-}
+export type McpChildOptions = McpTransportOptions;
 
 interface Connection {
   client: Client;
-  transport: StdioClientTransport;
+  transport: Transport;
   tools: McpToolInfo[];
 }
 
@@ -46,20 +43,11 @@ export function createMcpChild(server: McpBootServer, options: McpChildOptions):
   const label = `MCP server "${server.name}"`;
 
   const connect = async (): Promise<Connection> => {
-    const [{ Client }, { StdioClientTransport }] = await Promise.all([
+    const [{ Client }, { transport, stderr }] = await Promise.all([
       import('@modelcontextprotocol/sdk/client/index.js'),
-      import('@modelcontextprotocol/sdk/client/stdio.js'),
+      createMcpTransport(server, options),
     ]);
-    const [command, ...args] = [...options.wrapper, server.command, ...server.args] as [string, ...string[]];
-    // The transport adds the executor's own (already scrubbed) PATH, HOME and the like.
-    const transport = new StdioClientTransport({
-      command,
-      args,
-      env: server.env,
-      cwd: options.cwd,
-      stderr: 'pipe',
-    });
-    transport.stderr?.on('data', (chunk: Buffer) => {
+    stderr?.on('data', (chunk: Buffer) => {
       for (const line of chunk.toString('utf8').split('\n')) {
         if (!line.trim()) continue;
         stderrTail.push(line.slice(0, 300));

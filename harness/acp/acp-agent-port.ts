@@ -1,6 +1,7 @@
 import type { Message } from '../../shared/conversation.js';
 import type { EngineCommand, EngineEvent, ImageInput } from '../../shared/engine-events.js';
 import type { NetworkPolicy, NetworkSetting } from '../../shared/policy.js';
+import type { McpServerEntry } from '../mcp/setup-mcp.js';
 import type { AcpCommand } from './prompt-command.js';
 import type { PromptOutcome } from './stop-reason.js';
 
@@ -67,5 +68,7 @@ export interface AcpAgentFactory {
      * a new session forked from one as it is stored.
      */
     session: { kind: 'new' } | { kind: 'resume'; id: string } | { kind: 'fork'; id: string };
+    /** The MCP servers the client sent for this session, beside the run's own. */
+    mcpServers?: readonly McpServerEntry[];
   }): Promise<AcpAgentHandle>;
 }

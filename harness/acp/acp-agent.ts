@@ -20,6 +20,7 @@ import { deleteSession } from '../session/delete-session.js';
 import { SessionError } from '../session/session-error.js';
 import { listSessions } from '../session/session-store.js';
 import type { AcpAgentFactory, AcpAgentHandle } from './acp-agent-port.js';
+import { mcpServersFromClient } from './acp-mcp-servers.js';
 import { AcpSession } from './acp-session.js';
 import { listPage } from './session-listing.js';
 
@@ -94,11 +95,16 @@ export function createAcpAgent(options: AcpAgentOptions): SkateAcpAgent {
     const previous = sessions.get(params.sessionId);
     sessions.delete(params.sessionId);
     await previous?.close();
+    const servers = mcpServersFromClient(params.mcpServers ?? []);
     const handle = await started(
-      options.agents.open({ workspace, session: { kind: 'resume', id: params.sessionId } }),
+      options.agents.open({
+        workspace,
+        session: { kind: 'resume', id: params.sessionId },
+        mcpServers: servers.entries,
+      }),
     );
     const session = begin(handle, client, params.sessionId);
-    noteMcpServers(session, params.mcpServers ?? [], options.log);
+    noteMcpProblems(session, servers.problems, options.log);
     return session;
   };
 
@@ -110,8 +116,8 @@ export function createAcpAgent(options: AcpAgentOptions): SkateAcpAgent {
         agentCapabilities: {
           loadSession: true,
           promptCapabilities: { image: true, embeddedContext: true },
-          // MCP servers are not started yet: session/new accepts them and says so.
-          mcpCapabilities: { http: false, sse: false },
+          // A client's servers (stdio, http, sse), each confined in an executor of its own.
+          mcpCapabilities: { http: true, sse: true },
           sessionCapabilities: {
             resume: {},
             close: {},
@@ -128,16 +134,14 @@ export function createAcpAgent(options: AcpAgentOptions): SkateAcpAgent {
       methods.agent.session.new,
       explained(async ({ params, client }) => {
         const workspace = await workspaceOf(params.cwd);
-        const handle = await started(options.agents.open({ workspace, session: { kind: 'new' } }));
+        const servers = mcpServersFromClient(params.mcpServers);
+        const handle = await started(
+          options.agents.open({ workspace, session: { kind: 'new' }, mcpServers: servers.entries }),
+        );
         const session = begin(handle, client);
-        noteMcpServers(session, params.mcpServers, options.log);
+        noteMcpProblems(session, servers.problems, options.log);
         afterResponse(() => session.announceCommands());
-        return {
-          sessionId: session.id,
-          modes: session.modes,
-          configOptions: session.configOptions,
-          _meta: mcpMeta(params.mcpServers),
-        };
+        return { sessionId: session.id, modes: session.modes, configOptions: session.configOptions };
       }),
     )
     .onRequest(
@@ -146,11 +150,7 @@ export function createAcpAgent(options: AcpAgentOptions): SkateAcpAgent {
         const session = await continueSession(params, client);
         await session.replay();
         session.announceCommands();
-        return {
-          modes: session.modes,
-          configOptions: session.configOptions,
-          _meta: mcpMeta(params.mcpServers),
-        };
+        return { modes: session.modes, configOptions: session.configOptions };
       }),
     )
     .onRequest(
@@ -158,11 +158,7 @@ export function createAcpAgent(options: AcpAgentOptions): SkateAcpAgent {
       explained(async ({ params, client }) => {
         const session = await continueSession(params, client);
         afterResponse(() => session.announceCommands());
-        return {
-          modes: session.modes,
-          configOptions: session.configOptions,
-          _meta: mcpMeta(params.mcpServers ?? []),
-        };
+        return { modes: session.modes, configOptions: session.configOptions };
       }),
     )
     .onRequest(
@@ -214,13 +210,19 @@ export function createAcpAgent(options: AcpAgentOptions): SkateAcpAgent {
       explained(async ({ params, client }): Promise<ForkSessionResponse> => {
         const workspace = await workspaceOf(params.cwd);
         const open = sessions.get(params.sessionId);
+        const servers = mcpServersFromClient((params.mcpServers ?? []) as McpServer[]);
+        // A fork of an open session keeps its agent's servers; one of a stored session gets the client's.
         const handle = await started(
           open && open.workspace === workspace
             ? open.fork()
-            : options.agents.open({ workspace, session: { kind: 'fork', id: params.sessionId } }),
+            : options.agents.open({
+                workspace,
+                session: { kind: 'fork', id: params.sessionId },
+                mcpServers: servers.entries,
+              }),
         );
         const session = begin(handle, client);
-        noteMcpServers(session, params.mcpServers ?? [], options.log);
+        noteMcpProblems(session, servers.problems, options.log);
         afterResponse(() => session.announceCommands());
         return { sessionId: session.id, modes: session.modes, configOptions: session.configOptions };
       }),
@@ -331,20 +333,14 @@ async function workspaceOf(cwd: string): Promise<string> {
   return cwd;
 }
 
-/** MCP servers from the editor are not started yet; the user and the client are told, never silently. */
-function noteMcpServers(
+/** A client's MCP servers Skate could not use: the user and the client are told, never silently. */
+function noteMcpProblems(
   session: AcpSession,
-  servers: readonly { name: string }[],
+  problems: readonly string[],
   log: (line: string) => void,
 ): void {
-  if (servers.length === 0) return;
-  const names = servers.map((server) => server.name).join(', ');
-  const message = `Skate does not support MCP servers yet; these were not started: ${names}.`;
-  log(message);
-  session.noteForNextPrompt(message);
-}
-
-function mcpMeta(servers: readonly McpServer[]): Record<string, unknown> | undefined {
-  if (servers.length === 0) return undefined;
-  return { skate: { unsupportedMcpServers: servers.map((server) => server.name) } };
+  for (const problem of problems) {
+    log(problem);
+    session.noteForNextPrompt(`${problem}.`);
+  }
 }

@@ -22,20 +22,37 @@ export type AcpAgentSettings = Omit<
 /** ACP sessions on the agent runtime: one `AgentSession` each, recorded like any other Skate session. */
 export function createRuntimeAgents(settings: AcpAgentSettings): AcpAgentFactory {
   return {
-    async open({ workspace, session }) {
+    async open({ workspace, session, mcpServers }) {
       const stored: AgentSettings['session'] =
         session.kind === 'fork'
           ? { kind: 'resume', id: session.id, forkAt: await lastEventOf(workspace, session.id) }
           : session;
+      // The client's MCP servers are this session's, beside the run's own.
+      const mcp = mcpServers?.length
+        ? await (await import('../mcp/client-mcp-pool.js')).clientMcpPool({
+            servers: mcpServers,
+            base: settings.mcp,
+            workspace,
+            executor: settings.executor,
+            note: (line) => settings.onNote?.(line),
+          })
+        : settings.mcp;
       // The editor answers approvals and questions: ask_user is offered.
       // A host off the allowlist becomes a question too (a form, where the client offers one).
-      const agent = await createAgentSession({
-        ...settings,
-        workspace,
-        session: stored,
-        answerer: 'user',
-        askNetwork: {},
-      });
+      let agent: AgentSession;
+      try {
+        agent = await createAgentSession({
+          ...settings,
+          ...(mcp && { mcp }),
+          workspace,
+          session: stored,
+          answerer: 'user',
+          askNetwork: {},
+        });
+      } catch (error) {
+        if (mcp !== settings.mcp) await mcp?.stopAll();
+        throw error;
+      }
       return RuntimeAgent.start(agent, settings.approval);
     },
   };

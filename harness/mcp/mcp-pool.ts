@@ -1,4 +1,3 @@
-import { isHttpServer } from '../../shared/mcp-servers.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import type { MetaTool } from '../engine/engine-types.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
@@ -24,6 +23,11 @@ export interface McpPoolOptions {
   onLog?: ((line: string) => void) | undefined;
   /** Start the servers whose tools are not remembered, to list them (false for `skate mcp list`). */
   discover?: boolean;
+  /**
+   * A pool whose servers this one offers too (the run's, under an ACP session's own): shared, held
+   * while this one is; a name it already has is not redefined.
+   */
+  base?: McpPool | undefined;
 }
 
 /** One row of `skate mcp list` and of the run's notes. */
@@ -31,11 +35,11 @@ export interface McpServerRow {
   name: string;
   scope: McpServerEntry['scope'];
   file: string;
-  state: McpServerState | { status: 'unsupported'; reason: string };
+  state: McpServerState;
 }
 
 /**
- * The run's MCP servers: each stdio server a handle with an executor of its own, offered to the
+ * The run's MCP servers: each server (stdio or remote) a handle with an executor of its own, offered to the
  * model as `mcp__<server>__<tool>` meta tools that go through the engine's one tool-call path
  * (rules, hooks, approvals). Shared by the agents of one process; the last one to let go stops them.
  */
@@ -44,23 +48,25 @@ export class McpPool {
   private readonly rows: McpServerRow[] = [];
   private holders = 0;
 
-  private constructor() {}
+  private constructor(private readonly base?: McpPool) {}
 
   /**
    * The servers with their tools: remembered ones at once, the others started now (in parallel)
    * to list theirs. A server that fails to start is said, never dropped silently.
    */
   static async create(options: McpPoolOptions): Promise<McpPool> {
-    const pool = new McpPool();
+    const pool = new McpPool(options.base);
+    const taken = new Set(options.base?.list().map((row) => row.name));
     const idleMs = (options.idleStopSeconds ?? DEFAULT_IDLE_STOP_SECONDS) * 1000;
     const startTimeoutMs = (options.startTimeoutSeconds ?? DEFAULT_START_TIMEOUT_SECONDS) * 1000;
     for (const entry of options.servers) {
-      if (isHttpServer(entry.config)) {
-        const reason = 'remote (http/sse) MCP servers are not connected yet; only stdio servers run';
-        pool.rows.push({ ...rowOf(entry), state: { status: 'unsupported', reason } });
-        options.note(`MCP server "${entry.name}" (${entry.file}) is not used: ${reason}`);
+      if (taken.has(entry.name)) {
+        options.note(
+          `MCP server "${entry.name}" (${entry.file}) is not used: ${entry.name} is already defined`,
+        );
         continue;
       }
+      taken.add(entry.name);
       const handle = new McpServerHandle({
         name: entry.name,
         config: entry.config,
@@ -87,7 +93,7 @@ export class McpPool {
 
   /** Each server's tools as meta tools, under their MCP annotations' effect (`readOnlyHint`: no approval). */
   metaTools(): MetaTool[] {
-    const tools: MetaTool[] = [];
+    const tools: MetaTool[] = this.base?.metaTools() ?? [];
     for (const handle of this.handles) {
       for (const tool of handle.knownTools()) {
         const name = `mcp__${handle.name}__${tool.name}`;
@@ -108,24 +114,27 @@ export class McpPool {
 
   /** Every server as configured, and where it is now. */
   list(): McpServerRow[] {
-    return this.rows.map((row) => {
+    const own = this.rows.map((row) => {
       const handle = this.handles.find((h) => h.name === row.name);
       return handle ? { ...row, state: handle.state() } : row;
     });
+    return [...(this.base?.list() ?? []), ...own];
   }
 
   /** An agent that uses the servers; its release stops them once no agent holds them. */
   hold(): () => Promise<void> {
     this.holders++;
+    const releaseBase = this.base?.hold();
     let released = false;
     return async () => {
       if (released) return;
       released = true;
       this.holders--;
-      if (this.holders === 0) await this.stopAll();
+      await Promise.all([this.holders === 0 ? this.stopAll() : undefined, releaseBase?.()]);
     };
   }
 
+  /** Stops this pool's own servers (a base pool's are its own to stop). */
   async stopAll(): Promise<void> {
     await Promise.all(this.handles.map((handle) => handle.stop()));
   }

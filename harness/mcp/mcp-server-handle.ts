@@ -1,12 +1,18 @@
 import path from 'node:path';
-import type { McpBootServer, McpStdioServer } from '../../shared/mcp-servers.js';
+import {
+  isHttpServer,
+  type McpBootServer,
+  type McpServerConfig,
+  remoteServerPattern,
+} from '../../shared/mcp-servers.js';
 import { narrowPolicy } from '../../shared/narrow-policy.js';
+import { compileAllowlist, judgeHost } from '../../shared/network-allowlist.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import type { ToolDefinition, ToolResult } from '../../shared/tool.js';
 import type { ExecutorClient } from '../executor-client/executor-client.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
-import { withoutHarnessSecrets } from '../sandbox/executor-env.js';
-import { manifestMemory } from './mcp-manifest-memory.js';
+import { withholdValue, withoutHarnessSecrets } from '../sandbox/executor-env.js';
+import { type ManifestMemory, manifestMemory } from './mcp-manifest-memory.js';
 
 /** Where a server is: configured → manifest known → started → stopped (when idle), or failed to start. */
 export type McpServerState =
@@ -18,7 +24,7 @@ export type McpServerState =
 
 export interface McpServerHandleOptions {
   name: string;
-  config: McpStdioServer;
+  config: McpServerConfig;
   /** The real workspace: relative write paths are resolved against it. */
   workspace: string;
   sandbox: SandboxMode;
@@ -30,8 +36,9 @@ export interface McpServerHandleOptions {
 }
 
 /**
- * One stdio server: an executor of its own, under a policy narrowed from the agent's (default:
- * read as the agent reads, write nothing, network off), which runs the server as its child.
+ * One server: an executor of its own, under a policy narrowed from the agent's (default: read as
+ * the agent reads, write nothing, network off), which runs a stdio server as its child or connects
+ * to a remote one (its network then the URL's host and port alone, through the allowlist proxy).
  * Started at the first call (or to learn the tools when none are remembered), stopped when idle.
  */
 export class McpServerHandle {
@@ -47,18 +54,34 @@ export class McpServerHandle {
   constructor(private readonly options: McpServerHandleOptions) {
     this.name = options.name;
     const { config } = options;
-    this.boot = {
-      name: options.name,
-      command: config.command,
-      args: config.args ?? [],
-      env: withoutHarnessSecrets(config.env ?? {}),
-      startTimeoutMs: options.startTimeoutMs,
-    };
+    if (isHttpServer(config)) {
+      const headers = withoutHarnessSecrets(config.headers ?? {});
+      // A header's value (or the credential after its scheme) reaches no other sandbox's environment.
+      for (const value of Object.values(headers)) {
+        withholdValue(value);
+        const credential = /^\S+\s+(\S+)$/.exec(value)?.[1];
+        if (credential) withholdValue(credential);
+      }
+      this.boot = {
+        type: config.type,
+        name: options.name,
+        url: config.url,
+        headers,
+        startTimeoutMs: options.startTimeoutMs,
+      };
+    } else {
+      this.boot = {
+        name: options.name,
+        command: config.command,
+        args: config.args ?? [],
+        env: withoutHarnessSecrets(config.env ?? {}),
+        startTimeoutMs: options.startTimeoutMs,
+      };
+    }
   }
 
   private memory() {
-    const { command, args, env } = this.boot;
-    return manifestMemory({ name: this.name, command, args, env, policy: this.options.config.policy ?? {} });
+    return serverManifest(this.name, this.options.config);
   }
 
   /** The tools remembered from its last start; undefined when it has to be started to list them. */
@@ -171,16 +194,76 @@ export class McpServerHandle {
     return client;
   }
 
-  /** The agent's policy, narrowed: the server's write paths and network, never more than the agent's. */
+  /** The policy its executor runs under (see `mcpServerPolicy`). */
   private async policy(): Promise<ResolvedPolicy> {
-    const agent = await this.options.agentPolicy();
-    const declared = this.options.config.policy ?? {};
-    const write = (declared.write ?? []).map((dir) => path.resolve(this.options.workspace, dir));
-    const name = `mcp-${this.name.toLowerCase().replace(/[^a-z0-9-]/g, '-')}`.slice(0, 63);
-    return narrowPolicy(agent, {
+    return mcpServerPolicy(
+      this.name,
+      this.options.config,
+      await this.options.agentPolicy(),
+      this.options.workspace,
+    );
+  }
+}
+
+/**
+ * Where a server's tools are remembered. Its `env` or `headers` (tokens, often) go into the key's
+ * hash only, as they reach its executor: without the harness's secrets.
+ */
+export function serverManifest(name: string, config: McpServerConfig): ManifestMemory {
+  if (isHttpServer(config)) {
+    const headers = withoutHarnessSecrets(config.headers ?? {});
+    return manifestMemory({
       name,
-      ...(write.length > 0 ? { writePaths: write } : { readOnly: true }),
-      network: declared.network ?? 'off',
+      command: `${config.type} ${config.url}`,
+      args: [],
+      env: headers,
+      policy: {},
     });
   }
+  return manifestMemory({
+    name,
+    command: config.command,
+    args: config.args ?? [],
+    env: withoutHarnessSecrets(config.env ?? {}),
+    policy: config.policy ?? {},
+  });
+}
+
+/**
+ * A server's executor policy: the agent's, narrowed. A stdio server gets its declared write paths
+ * and network, never more than the agent's. A remote one writes nothing and reaches exactly its
+ * URL's host and port: the user (or a workspace they consented to) named that server, as they name
+ * a provider, so the agent's network being off does not stop it; a host the agent's policy denies
+ * does (it throws, naming the server).
+ */
+export function mcpServerPolicy(
+  name: string,
+  config: McpServerConfig,
+  agent: ResolvedPolicy,
+  workspace: string,
+): ResolvedPolicy {
+  const label = `mcp-${name.toLowerCase().replace(/[^a-z0-9-]/g, '-')}`.slice(0, 63);
+  if (isHttpServer(config)) {
+    const narrowed = narrowPolicy(agent, { name: label, readOnly: true, network: 'off' });
+    const deny = agent.network.mode === 'allowlist' ? agent.network.deny : [];
+    const url = new URL(config.url);
+    const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+    const verdict = judgeHost(
+      compileAllowlist({ allow: [remoteServerPattern(config.url)], deny }),
+      url.hostname,
+      port,
+    );
+    if (!verdict.allowed)
+      throw new Error(
+        `${url.host} is ${verdict.reason === 'denied' ? "on the agent's deny list" : 'not a host'}`,
+      );
+    return { ...narrowed, network: { mode: 'allowlist', allow: [remoteServerPattern(config.url)], deny } };
+  }
+  const declared = config.policy ?? {};
+  const write = (declared.write ?? []).map((dir) => path.resolve(workspace, dir));
+  return narrowPolicy(agent, {
+    name: label,
+    ...(write.length > 0 ? { writePaths: write } : { readOnly: true }),
+    network: declared.network ?? 'off',
+  });
 }

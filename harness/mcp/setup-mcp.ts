@@ -2,11 +2,11 @@ import { isHttpServer, type McpServerConfig } from '../../shared/mcp-servers.js'
 import type { ConsentStore } from '../consent/consent-store.js';
 import type { McpSource } from '../settings/load-settings.js';
 
-/** A server the run may use: where it was named, and what it is. */
+/** A server the run may use: where it was named (a settings file, or an ACP client's session), and what it is. */
 export interface McpServerEntry {
   name: string;
   config: McpServerConfig;
-  scope: McpSource['scope'];
+  scope: McpSource['scope'] | 'client';
   file: string;
 }
 

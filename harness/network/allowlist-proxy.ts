@@ -263,6 +263,8 @@ export async function startAllowlistProxy(
       });
       request.pipe(upstream);
       request.on('error', () => upstream.destroy());
+      // A client gone mid-answer (an event stream it stopped reading, an executor that exited) frees the upstream.
+      response.on('close', () => upstream.destroy());
     });
   });
 

@@ -1,10 +1,9 @@
 import { parseArgs } from 'node:util';
-import { isHttpServer, type McpServerConfig } from '../../../shared/mcp-servers.js';
+import type { McpServerConfig } from '../../../shared/mcp-servers.js';
 import { createConsentStore } from '../../consent/consent-store.js';
-import { manifestMemory } from '../../mcp/mcp-manifest-memory.js';
+import { serverManifest } from '../../mcp/mcp-server-handle.js';
 import { describeServer, mcpConsentSubject } from '../../mcp/setup-mcp.js';
 import { resolveWorkspace } from '../../runtime/start-executor.js';
-import { withoutHarnessSecrets } from '../../sandbox/executor-env.js';
 import { loadSettings } from '../../settings/load-settings.js';
 import { inertText, jsonFor } from '../../terminal/inert-text.js';
 import { type CommandMain, parsed, WORKSPACE_JSON } from '../cli-flags.js';
@@ -102,14 +101,7 @@ export const run: CommandMain = async (args) => {
 };
 
 async function stateOf(name: string, config: McpServerConfig): Promise<string> {
-  if (isHttpServer(config)) return 'not used: remote (http/sse) servers are not connected yet';
-  const tools = await manifestMemory({
-    name,
-    command: config.command,
-    args: config.args ?? [],
-    env: withoutHarnessSecrets(config.env ?? {}),
-    policy: config.policy ?? {},
-  }).recall();
+  const tools = await serverManifest(name, config).recall();
   return tools
     ? `manifest known (${tools.length} tools): starts at its first call`
     : 'configured: starts at the next run to list its tools';

@@ -298,19 +298,49 @@ describe('skate acp, the protocol layer', () => {
     });
   });
 
-  it('accepts MCP servers but says they were not started, in the response and at the first prompt', async () => {
+  it("hands the client's MCP servers (stdio, http, sse) to the session's agent, and says which it cannot use", async () => {
     const agent = scriptedAgent(async () => ({ status: 'complete' }));
     await asEditor([agent], select('allow_once'), async (ctx, editor) => {
       const created = await ctx.request(methods.agent.session.new, {
         cwd: process.cwd(),
-        mcpServers: [{ name: 'github', command: 'gh-mcp', args: [], env: [] }],
+        mcpServers: [
+          { name: 'git hub', command: 'gh-mcp', args: ['--stdio'], env: [{ name: 'GH_TOKEN', value: 't' }] },
+          {
+            type: 'http',
+            name: 'docs',
+            url: 'https://docs.example/mcp',
+            headers: [{ name: 'Authorization', value: 'Bearer x' }],
+          },
+          { type: 'sse', name: 'old', url: 'http://127.0.0.1:9/sse', headers: [] },
+          { type: 'http', name: 'ftp', url: 'ftp://files.example/mcp', headers: [] },
+        ],
       });
-      expect(created._meta).toEqual({ skate: { unsupportedMcpServers: ['github'] } });
+      expect(created._meta).toBeUndefined();
+      expect(editor.opened[0]?.mcpServers).toEqual([
+        {
+          name: 'git_hub',
+          scope: 'client',
+          file: 'the ACP client',
+          config: { command: 'gh-mcp', args: ['--stdio'], env: { GH_TOKEN: 't' } },
+        },
+        {
+          name: 'docs',
+          scope: 'client',
+          file: 'the ACP client',
+          config: { type: 'http', url: 'https://docs.example/mcp', headers: { Authorization: 'Bearer x' } },
+        },
+        {
+          name: 'old',
+          scope: 'client',
+          file: 'the ACP client',
+          config: { type: 'sse', url: 'http://127.0.0.1:9/sse', headers: {} },
+        },
+      ]);
       await ctx.request(methods.agent.session.prompt, {
         sessionId: created.sessionId,
         prompt: [{ type: 'text', text: 'x' }],
       });
-      expect(JSON.stringify(editor.updates[0]?.update)).toContain('not started: github');
+      expect(JSON.stringify(editor.updates[0]?.update)).toContain('\\"ftp\\" is not used');
     });
   });
 
