@@ -111,7 +111,7 @@ export function networkNarrowerOrEqual(child: NetworkPolicy, parent: NetworkPoli
   }
 }
 
-const REASON_TEXT: Record<NetworkDenialReason, string> = {
+export const REASON_TEXT: Record<NetworkDenialReason, string> = {
   not_allowed: 'not on the allowlist',
   denied: 'on the deny list',
   invalid_host: 'not a host name',

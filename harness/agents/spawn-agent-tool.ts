@@ -11,6 +11,7 @@ import type { HookRunner } from '../hooks/hook-runner.js';
 import type { ModelProvider } from '../provider/model-provider.js';
 import type { AgentSession } from '../runtime/agent-session.js';
 import type { AgentSettings, ChildExecutorInfo } from '../runtime/agent-settings.js';
+import type { ExecutorRegistry } from '../runtime/executor-registry.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
 import { planDispatch } from './dispatch-plan.js';
 import { ensureWriteRoots } from './ensure-write-roots.js';
@@ -140,6 +141,8 @@ export interface SpawnAgentToolOptions {
   onChildExited?(info: ChildExecutorInfo): void;
   /** The tree's hooks: each child gets them, so delegating cannot skip a hook. */
   hooks?: HookRunner | undefined;
+  /** Where each child reports its executor (the terminal UI's executor panel). */
+  executors?: ExecutorRegistry | undefined;
   /**
    * Starts a child agent: `createAgentSession`, passed in so that this tool
    * (which the runtime offers) does not import the runtime back.
@@ -312,6 +315,7 @@ export function createSpawnAgentTool(options: SpawnAgentToolOptions): MetaTool {
           }),
           answerer: 'nobody',
           ...(options.hooks && { hooks: options.hooks }),
+          ...(options.executors && { executors: options.executors }),
           events: createSubAgentEmitter(call.emit, call.callId),
           agent,
           tools: plan.tools ? new Set(plan.tools) : undefined,

@@ -1,6 +1,7 @@
 import { isHttpServer } from '../../shared/mcp-servers.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import type { MetaTool } from '../engine/engine-types.js';
+import type { ExecutorRegistry } from '../runtime/executor-registry.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
 import { McpServerHandle, type McpServerState } from './mcp-server-handle.js';
 import type { McpServerEntry } from './setup-mcp.js';
@@ -112,6 +113,11 @@ export class McpPool {
       const handle = this.handles.find((h) => h.name === row.name);
       return handle ? { ...row, state: handle.state() } : row;
     });
+  }
+
+  /** Each server's executor is reported to `registry` from now on (the terminal UI's executor panel). */
+  reportTo(registry: ExecutorRegistry): void {
+    for (const handle of this.handles) handle.reportTo(registry);
   }
 
   /** An agent that uses the servers; its release stops them once no agent holds them. */

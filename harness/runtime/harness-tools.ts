@@ -73,6 +73,7 @@ export function harnessTools(input: HarnessToolsInput): MetaTool[] {
         ...(sub.onChildSpawned && { onChildSpawned: sub.onChildSpawned }),
         ...(sub.onChildExited && { onChildExited: sub.onChildExited }),
         ...(settings.hooks && { hooks: settings.hooks }),
+        ...(settings.executors && { executors: settings.executors }),
         startChild: input.startChild,
       }),
     );

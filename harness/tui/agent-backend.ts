@@ -3,6 +3,7 @@ import type { EngineCommand, EngineEvent } from '../../shared/engine-events.js';
 import type { NetworkPolicy, ResolvedPolicy } from '../../shared/policy.js';
 import type { RuntimeCommand } from '../../shared/runtime-command.js';
 import type { ApprovalMode } from '../engine/engine-types.js';
+import type { ExecutorRegistry } from '../runtime/executor-registry.js';
 import type { LoggedMessage, MessageRef } from '../runtime/logged-message.js';
 
 /**
@@ -35,6 +36,8 @@ export interface AgentBackend {
   answer(command: EngineCommand): boolean;
   /** Carries out a state-changing command; resolves to the agent to drive next. */
   apply(command: RuntimeCommand): Promise<AgentBackend>;
+  /** Where this agent and those started from it report their executors (the executor panel); none without. */
+  readonly executors?: Pick<ExecutorRegistry, 'rows' | 'subscribe'> | undefined;
   /** The network the running executor reports (under an allowlist, the list in force). */
   network(): Promise<NetworkPolicy>;
   close(): Promise<void>;
