@@ -26,12 +26,14 @@ import type {
 } from '../engine/engine-types.js';
 import { addUsage } from '../engine/token-usage.js';
 import type { ExecutorClient } from '../executor-client/executor-client.js';
+import { isNotableHookDecision } from '../hooks/hook-decision-line.js';
 import type { AgentHooks } from '../hooks/hook-verdict.js';
 import { createNetworkAsker } from '../network/network-asker.js';
 import type { NetworkGate } from '../network/network-gate.js';
 import { planFilePath } from '../planning/plan-file.js';
 import { readPlan } from '../planning/read-plan.js';
 import type { ModelProvider } from '../provider/model-provider.js';
+import type { PlacedNotice } from '../session/notices-from-events.js';
 import { sessionFile } from '../session/session-paths.js';
 import { AgentRuntimeError } from './agent-runtime-error.js';
 import type { AgentSettings, SessionSettings } from './agent-settings.js';
@@ -155,8 +157,10 @@ export class AgentSession {
     this.emitter = {
       emit: (event) => {
         this.trackCommand(event);
-        if (this.tracking && sameAgent(event.agent, own))
-          this.tracking.observe(event, (name) => !this.metaToolNames.has(name));
+        if (sameAgent(event.agent, own)) {
+          this.tracking?.observe(event, (name) => !this.metaToolNames.has(name));
+          this.recordNotice(event);
+        }
         if (event.type === 'dispatch_end' && event.agent.length === (settings.agent ?? []).length + 1)
           this.dispatches.push(event.record);
         settings.events?.emit(event);
@@ -261,6 +265,11 @@ export class AgentSession {
   /** The agent's current executor (replaced by `setNetwork`). */
   get executorClient(): ExecutorClient {
     return this.executor;
+  }
+
+  /** The notices of the conversation this session was opened with (resumed, continued, forked), placed among its messages. */
+  get historyNotices(): readonly PlacedNotice[] {
+    return this.sessionLog.historyNotices;
   }
 
   /** Where `message` (one of `conversation`) is in the session log; undefined when it was not logged. */
@@ -479,6 +488,15 @@ export class AgentSession {
     const reported = (await this.executor.health()).network;
     const current = this.currentPolicy?.network;
     return reported.mode === 'allowlist' && current?.mode === 'allowlist' ? current : reported;
+  }
+
+  /**
+   * What the conversation shows that is no message (a refusal, a hook's notable decision) goes
+   * into the session log too, so a resumed or forked session shows it again where it happened.
+   */
+  private recordNotice(event: EngineEvent): void {
+    if (event.type === 'network_denied' || (event.type === 'hook_decision' && isNotableHookDecision(event)))
+      this.sessionLog?.writer?.append({ type: 'notice', event });
   }
 
   /** Keeps `runningCommands` as shell calls start and end. */

@@ -202,7 +202,11 @@ export class TuiController {
   private showHistory(): void {
     const backend = this.backend;
     if (backend.conversation.length > 0) {
-      const events = historyEvents(backend.conversation, (message) => backend.messageRef(message));
+      const events = historyEvents(
+        backend.conversation,
+        (message) => backend.messageRef(message),
+        backend.historyNotices,
+      );
       this.dispatch({ type: 'events', events, now: this.now() });
     }
   }

@@ -94,6 +94,8 @@ export type Pending =
       selected: number[];
       /** Free text, for a question without options (or after choosing "other"). */
       text: string;
+      /** Set when Skate asks about a host its proxy refused: the answer is a notice in the conversation. */
+      network?: { host: string; port: number };
     }
   | { type: 'loop_cap'; requestId: string; iterations: number; choice: number };
 
