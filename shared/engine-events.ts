@@ -31,6 +31,42 @@ export type ImageInput = z.infer<typeof ImageInput>;
 
 const base = { agent: AgentPath.default([]) };
 
+/** A hook ran and decided (or failed): shown in the conversation, and kept in the session log when notable. */
+export const HookDecisionEvent = z.object({
+  type: z.literal('hook_decision'),
+  ...base,
+  event: HookEventName,
+  /** The hook's command line, as configured. */
+  command: z.string(),
+  /** Whose settings file it came from. */
+  source: z.enum(['user', 'workspace']),
+  outcome: HookOutcome,
+  /** Its reason (a decision's reason, its stderr on exit 2, or why it failed). */
+  reason: z.string().optional(),
+  /** Its `systemMessage`: for the user. */
+  message: z.string().optional(),
+  /** For tool events: the tool and the model's call id. */
+  toolName: z.string().optional(),
+  callId: z.string().optional(),
+  exitCode: z.number().int().optional(),
+  durationMs: z.number(),
+});
+
+/**
+ * The network proxy refused a connection of this agent's tools (issue #21): the host and port
+ * asked for, why, when, and the shell command running then (when exactly one was).
+ */
+export const NetworkDeniedEvent = z.object({
+  type: z.literal('network_denied'),
+  ...base,
+  host: z.string(),
+  port: z.number().int(),
+  reason: NetworkDenialReason,
+  at: z.string(),
+  callId: z.string().optional(),
+  command: z.string().optional(),
+});
+
 export const EngineEvent = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('turn_start'),
@@ -144,39 +180,8 @@ export const EngineEvent = z.discriminatedUnion('type', [
     summarizedMessages: z.number().int(),
     summaryTokens: z.number().int(),
   }),
-  z.object({
-    type: z.literal('hook_decision'),
-    ...base,
-    event: HookEventName,
-    /** The hook's command line, as configured. */
-    command: z.string(),
-    /** Whose settings file it came from. */
-    source: z.enum(['user', 'workspace']),
-    outcome: HookOutcome,
-    /** Its reason (a decision's reason, its stderr on exit 2, or why it failed). */
-    reason: z.string().optional(),
-    /** Its `systemMessage`: for the user. */
-    message: z.string().optional(),
-    /** For tool events: the tool and the model's call id. */
-    toolName: z.string().optional(),
-    callId: z.string().optional(),
-    exitCode: z.number().int().optional(),
-    durationMs: z.number(),
-  }),
-  /**
-   * The network proxy refused a connection of this agent's tools (issue #21): the host and port
-   * asked for, why, when, and the shell command running then (when exactly one was).
-   */
-  z.object({
-    type: z.literal('network_denied'),
-    ...base,
-    host: z.string(),
-    port: z.number().int(),
-    reason: NetworkDenialReason,
-    at: z.string(),
-    callId: z.string().optional(),
-    command: z.string().optional(),
-  }),
+  HookDecisionEvent,
+  NetworkDeniedEvent,
   z.object({ type: z.literal('info'), ...base, message: z.string() }),
   z.object({ type: z.literal('warn'), ...base, message: z.string() }),
   z.object({ type: z.literal('error'), ...base, message: z.string(), code: z.string().optional() }),

@@ -111,7 +111,7 @@ export function networkNarrowerOrEqual(child: NetworkPolicy, parent: NetworkPoli
   }
 }
 
-const REASON_TEXT: Record<NetworkDenialReason, string> = {
+export const REASON_TEXT: Record<NetworkDenialReason, string> = {
   not_allowed: 'not on the allowlist',
   denied: 'on the deny list',
   invalid_host: 'not a host name',
@@ -120,6 +120,25 @@ const REASON_TEXT: Record<NetworkDenialReason, string> = {
   unreachable: 'it could not be resolved or reached',
   bad_request: 'not a request the proxy forwards',
 };
+
+/** One line saying what the person answered about a refused host (or that nobody did). */
+export function describeNetworkDecision(decision: {
+  host: string;
+  port: number;
+  decision: 'once' | 'session' | 'never' | 'refused';
+}): string {
+  const where = `${decision.host}:${decision.port}`;
+  switch (decision.decision) {
+    case 'once':
+      return `network: allowed ${where} once`;
+    case 'session':
+      return `network: allowed ${where} for this session`;
+    case 'never':
+      return `network: never ${where} (this session)`;
+    case 'refused':
+      return `network: refused ${where} (the question went unanswered)`;
+  }
+}
 
 /** One line saying what the proxy refused: `network: refused evil.example:443 (not on the allowlist) — curl …`. */
 export function describeNetworkDenial(denial: {

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { Message } from './conversation.js';
-import { TokenUsage } from './engine-events.js';
+import { HookDecisionEvent, NetworkDeniedEvent, TokenUsage } from './engine-events.js';
 
 /**
  * The session log: one JSON object per line in `.skate/sessions/<id>.jsonl`.
@@ -79,6 +79,16 @@ export const SessionPayload = z.discriminatedUnion('type', [
     /** What the title request cost, and the model it ran on (for the price). */
     usage: TokenUsage.optional(),
     model: z.string().optional(),
+  }),
+  /**
+   * Something shown in the conversation that is no message: a connection the network proxy
+   * refused, a hook's notable decision. Kept so that a resumed, forked or replayed session shows
+   * it where it happened. Added to version 2 without a new number: older logs have none and load
+   * as before (a Skate from before it refuses a log holding one, as a corrupt line).
+   */
+  z.object({
+    type: z.literal('notice'),
+    event: z.discriminatedUnion('type', [NetworkDeniedEvent, HookDecisionEvent]),
   }),
   /** The `spawn_agent` call `callId` started sub-agent session `childSessionId`. */
   z.object({

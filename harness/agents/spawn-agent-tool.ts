@@ -11,6 +11,7 @@ import type { HookRunner } from '../hooks/hook-runner.js';
 import type { ModelProvider } from '../provider/model-provider.js';
 import type { AgentSession } from '../runtime/agent-session.js';
 import type { AgentSettings, ChildExecutorInfo } from '../runtime/agent-settings.js';
+import type { ExecutorRegistry } from '../runtime/executor-registry.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
 import type { AgentDiffStore } from './agent-diff-store.js';
 import { type AgentWorktree, createAgentWorktree } from './agent-worktree.js';
@@ -148,6 +149,8 @@ export interface SpawnAgentToolOptions {
   hooks?: HookRunner | undefined;
   /** Where `isolation: "worktree"` children's worktrees and diffs are kept; none: not offered. */
   worktrees?: AgentDiffStore | undefined;
+  /** Where each child reports its executor (the terminal UI's executor panel). */
+  executors?: ExecutorRegistry | undefined;
   /**
    * Starts a child agent: `createAgentSession`, passed in so that this tool
    * (which the runtime offers) does not import the runtime back.
@@ -355,6 +358,7 @@ export function createSpawnAgentTool(options: SpawnAgentToolOptions): MetaTool {
           }),
           answerer: 'nobody',
           ...(options.hooks && { hooks: options.hooks }),
+          ...(options.executors && { executors: options.executors }),
           events: createSubAgentEmitter(call.emit, call.callId),
           agent,
           tools: plan.tools ? new Set(plan.tools) : undefined,

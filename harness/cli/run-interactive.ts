@@ -1,6 +1,7 @@
 import { ensurePlanFile } from '../planning/plan-file.js';
 import { readPlan } from '../planning/read-plan.js';
 import { createAgentSession } from '../runtime/agent-session.js';
+import { ExecutorRegistry } from '../runtime/executor-registry.js';
 import { readPolicyFor } from '../runtime/start-executor.js';
 import { subAgentConversation } from '../session/sub-agent-conversation.js';
 import type { RunSettings } from './agent-settings-from-flags.js';
@@ -22,6 +23,8 @@ export async function runInteractive(settings: RunSettings, task?: string): Prom
     askNetwork: {},
     titleSessions: true,
     onNote: note,
+    // Every executor of the session tree, for the UI's executor panel (Space s, :executors).
+    executors: new ExecutorRegistry(),
   });
   // Ink and React load only here, so `skate --help` and `skate -p` never pay for them.
   const { runTui } = await importTuiOnTerminal();

@@ -86,7 +86,9 @@ export class ExecutorClient {
   /** The first start, while it is under way: calls wait for it, and fail as it failed. */
   private booting: Promise<unknown> | undefined;
   private callSeq = 0;
-  private readonly exitListeners = new Set<(exit: ExecutorExit, expected: boolean) => void>();
+  private readonly exitListeners = new Set<
+    (exit: ExecutorExit, expected: boolean, replacement: Promise<void> | undefined) => void
+  >();
   /** Set once shutdown or kill is asked for: an exit after that is expected. */
   private closing = false;
   /** A replacement being started after an unexpected exit; calls wait for it. */
@@ -138,12 +140,22 @@ export class ExecutorClient {
     return this.connection.child?.pid;
   }
 
+  /** Settles once the first start is over (ready, or failed: calls then fail as it failed). */
+  async whenStarted(): Promise<void> {
+    await this.booting;
+  }
+
   get enforcement(): EnforcementLevel {
     return this.connection.enforcement;
   }
 
-  /** Calls `listener` whenever the current executor ends; `expected` after shutdown or kill. */
-  onExit(listener: (exit: ExecutorExit, expected: boolean) => void): () => void {
+  /**
+   * Calls `listener` whenever the current executor ends; `expected` after shutdown or kill;
+   * `replacement` while a new one is being started in its place (settles once it is up or failed).
+   */
+  onExit(
+    listener: (exit: ExecutorExit, expected: boolean, replacement: Promise<void> | undefined) => void,
+  ): () => void {
     this.exitListeners.add(listener);
     return () => this.exitListeners.delete(listener);
   }
@@ -268,15 +280,17 @@ export class ExecutorClient {
   private watch(connection: Connection): void {
     void connection.exited.then((exit) => {
       if (this.connection !== connection) return;
-      for (const listener of this.exitListeners) listener(exit, this.closing);
-      if (this.closing || this.restartsLeft <= 0 || this.restarting) return;
-      this.restartsLeft--;
-      // The call that was running when it died has failed; later calls go to the replacement.
-      this.restarting = this.restart()
-        .catch(() => undefined)
-        .finally(() => {
-          this.restarting = undefined;
-        });
+      const expected = this.closing;
+      if (!this.closing && this.restartsLeft > 0 && !this.restarting) {
+        this.restartsLeft--;
+        // The call that was running when it died has failed; later calls go to the replacement.
+        this.restarting = this.restart()
+          .catch(() => undefined)
+          .finally(() => {
+            this.restarting = undefined;
+          });
+      }
+      for (const listener of this.exitListeners) listener(exit, expected, this.restarting);
     });
   }
 

@@ -1,5 +1,6 @@
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import type { MetaTool } from '../engine/engine-types.js';
+import type { ExecutorRegistry } from '../runtime/executor-registry.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
 import { McpServerHandle, type McpServerState } from './mcp-server-handle.js';
 import type { McpServerEntry } from './setup-mcp.js';
@@ -119,6 +120,11 @@ export class McpPool {
       return handle ? { ...row, state: handle.state() } : row;
     });
     return [...(this.base?.list() ?? []), ...own];
+  }
+
+  /** Each server's executor is reported to `registry` from now on (the terminal UI's executor panel). */
+  reportTo(registry: ExecutorRegistry): void {
+    for (const handle of this.handles) handle.reportTo(registry);
   }
 
   /** An agent that uses the servers; its release stops them once no agent holds them. */

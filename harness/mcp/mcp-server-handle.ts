@@ -10,6 +10,8 @@ import { compileAllowlist, judgeHost } from '../../shared/network-allowlist.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import type { ToolDefinition, ToolResult } from '../../shared/tool.js';
 import type { ExecutorClient } from '../executor-client/executor-client.js';
+import type { ExecutorRegistry } from '../runtime/executor-registry.js';
+import { type ExecutorTracking, trackExecutor } from '../runtime/track-executor.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
 import { withholdValue, withoutHarnessSecrets } from '../sandbox/executor-env.js';
 import { type ManifestMemory, manifestMemory } from './mcp-manifest-memory.js';
@@ -50,6 +52,10 @@ export class McpServerHandle {
   private running = 0;
   private idleTimer: NodeJS.Timeout | undefined;
   private readonly boot: McpBootServer;
+  private registry: ExecutorRegistry | undefined;
+  /** The policy its executor runs under, once started. */
+  private serverPolicy: ResolvedPolicy | undefined;
+  private tracking: ExecutorTracking | undefined;
 
   constructor(private readonly options: McpServerHandleOptions) {
     this.name = options.name;
@@ -138,6 +144,13 @@ export class McpServerHandle {
     }
   }
 
+  /** Reports its executor (the one running now, and each later one) to `registry`. */
+  reportTo(registry: ExecutorRegistry): void {
+    if (this.registry === registry) return;
+    this.registry = registry;
+    if (this.client) this.track(this.client);
+  }
+
   /** Stops its executor (and with it the server); the next call starts it again. */
   async stop(): Promise<void> {
     clearTimeout(this.idleTimer);
@@ -146,6 +159,15 @@ export class McpServerHandle {
     this.client = undefined;
     const client = await executor?.catch(() => undefined);
     await client?.shutdown().catch(() => client.kill());
+    this.tracking?.stopped();
+    this.tracking = undefined;
+  }
+
+  private track(client: ExecutorClient): void {
+    this.tracking?.stopped();
+    this.tracking =
+      this.registry &&
+      trackExecutor(this.registry, { role: 'mcp', name: this.name }, client, this.serverPolicy);
   }
 
   private scheduleIdleStop(): void {
@@ -185,6 +207,8 @@ export class McpServerHandle {
     this.tools = tools;
     this.memory().remember(tools);
     this.client = client;
+    this.serverPolicy = policy;
+    this.track(client);
     client.onExit(() => {
       // It died or was stopped: the next call starts a new one.
       if (this.client !== client) return;

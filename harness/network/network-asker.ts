@@ -67,7 +67,7 @@ export function createNetworkAsker(options: NetworkAskerOptions): NetworkAsker {
     let decision: NetworkAnswer = 'refused';
     try {
       const response = await options.inbox.waitFor('ask_user_response', requestId, signal);
-      decision = answerOf(response.answers[0]);
+      decision = networkAnswerOf(response.answers[0]);
     } catch {
       decision = 'refused';
     }
@@ -82,7 +82,8 @@ export function createNetworkAsker(options: NetworkAskerOptions): NetworkAsker {
   };
 }
 
-function answerOf(answer: string | undefined): NetworkAnswer {
+/** The decision an answer to a network question stands for (anything else refuses). */
+export function networkAnswerOf(answer: string | undefined): NetworkAnswer {
   const text = answer?.trim();
   if (text === NETWORK_ANSWERS.once) return 'once';
   if (text === NETWORK_ANSWERS.session) return 'session';

@@ -27,15 +27,18 @@ import type {
 } from '../engine/engine-types.js';
 import { addUsage } from '../engine/token-usage.js';
 import type { ExecutorClient } from '../executor-client/executor-client.js';
+import { isNotableHookDecision } from '../hooks/hook-decision-line.js';
 import type { AgentHooks } from '../hooks/hook-verdict.js';
 import { createNetworkAsker } from '../network/network-asker.js';
 import type { NetworkGate } from '../network/network-gate.js';
 import { planFilePath } from '../planning/plan-file.js';
 import { readPlan } from '../planning/read-plan.js';
 import type { ModelProvider } from '../provider/model-provider.js';
+import type { PlacedNotice } from '../session/notices-from-events.js';
 import { sessionFile } from '../session/session-paths.js';
 import { AgentRuntimeError } from './agent-runtime-error.js';
 import type { AgentSettings, SessionSettings } from './agent-settings.js';
+import type { ExecutorRegistry, ExecutorRole } from './executor-registry.js';
 import { appendedSystemPrompt, harnessTools } from './harness-tools.js';
 import type { LoggedMessage, MessageRef } from './logged-message.js';
 import { openSessionLog, type SessionLog } from './open-session-log.js';
@@ -43,6 +46,7 @@ import { refLog } from './ref-log.js';
 import { SessionTitler } from './session-titler.js';
 import { type ExecutorView, type StartedAgent, startAgent } from './start-agent.js';
 import { readPolicyFor, spawnExecutor } from './start-executor.js';
+import { type ExecutorTracking, trackExecutor } from './track-executor.js';
 
 /** The tool a run with an output schema gives its answer through. */
 export const STRUCTURED_OUTPUT_TOOL = 'structured_output';
@@ -133,6 +137,10 @@ export class AgentSession {
   private readonly networkGate: NetworkGate | undefined;
   /** Shell commands running now, by call id: a refusal names the one that tried when it is alone. */
   private readonly runningCommands = new Map<string, string>();
+  /** This agent's executor's row in the settings' registry (the terminal UI's executor panel). */
+  private readonly tracking: ExecutorTracking | undefined;
+  /** The harness's own tools offered to the current run: calls of these never reach the executor. */
+  private metaToolNames: ReadonlySet<string> = new Set();
 
   /** Use `createAgentSession`. */
   constructor(settings: AgentSettings, started: StartedAgent) {
@@ -148,9 +156,14 @@ export class AgentSession {
     for (const [message, ref] of this.sessionLog.historyRefs) this.refs.set(message, ref);
     this.modelName = settings.model.name;
     this.inbox = settings.answerer === 'nobody' ? undefined : createCommandInbox();
+    const own = settings.agent ?? [];
     this.emitter = {
       emit: (event) => {
         this.trackCommand(event);
+        if (sameAgent(event.agent, own)) {
+          this.tracking?.observe(event, (name) => !this.metaToolNames.has(name));
+          this.recordNotice(event);
+        }
         if (event.type === 'dispatch_end' && event.agent.length === (settings.agent ?? []).length + 1)
           this.dispatches.push(event.record);
         settings.events?.emit(event);
@@ -188,7 +201,11 @@ export class AgentSession {
       );
     }
     settings.onExecutorStarted?.(this.executor, this.currentPolicy);
+    this.tracking =
+      settings.executors &&
+      trackExecutor(settings.executors, executorRole(this.settings), this.executor, this.currentPolicy);
     this.releaseMcp = settings.mcp?.hold();
+    if (settings.executors) settings.mcp?.reportTo(settings.executors);
     this.hooks = settings.hooks?.forAgent({
       agent: settings.agent ?? [],
       workspace: this.workspace,
@@ -243,9 +260,19 @@ export class AgentSession {
     return this.executor.pid;
   }
 
+  /** Where this agent reports its executor (and agents started from it theirs), when anywhere. */
+  get executors(): ExecutorRegistry | undefined {
+    return this.settings.executors;
+  }
+
   /** The agent's current executor (replaced by `setNetwork`). */
   get executorClient(): ExecutorClient {
     return this.executor;
+  }
+
+  /** The notices of the conversation this session was opened with (resumed, continued, forked), placed among its messages. */
+  get historyNotices(): readonly PlacedNotice[] {
+    return this.sessionLog.historyNotices;
   }
 
   /** Where `message` (one of `conversation`) is in the session log; undefined when it was not logged. */
@@ -422,21 +449,30 @@ export class AgentSession {
       if (this.closed) throw new AgentRuntimeError('closed', 'this agent was closed');
       this.networkGate.set(next.network);
       this.currentPolicy = next;
+      this.tracking?.policy(next);
       this.pendingNotes.push(
         `[Skate: your tools may now reach ${next.network.allow.join(', ') || 'no host'} through the proxy${next.network.deny.length > 0 ? ` (never ${next.network.deny.join(', ')})` : ''}.]`,
       );
       return next.network;
     }
     this.assertIdle();
-    const replacement = await spawnExecutor(
-      { ...local, ...(this.networkGate && { networkGate: this.networkGate }) },
-      next,
-      this.settings.onNote,
-    );
+    this.tracking?.restarting();
+    let replacement: ExecutorClient;
+    try {
+      replacement = await spawnExecutor(
+        { ...local, ...(this.networkGate && { networkGate: this.networkGate }) },
+        next,
+        this.settings.onNote,
+      );
+    } catch (error) {
+      this.tracking?.replaced(undefined, undefined);
+      throw error;
+    }
     const old = this.executor;
     this.executor = replacement;
     this.currentPolicy = next;
     await this.stopExecutor(old, policy);
+    this.tracking?.replaced(replacement, next);
     this.settings.onExecutorStarted?.(replacement, next);
     const actual = await this.network();
     const label =
@@ -463,6 +499,15 @@ export class AgentSession {
     const reported = (await this.executor.health()).network;
     const current = this.currentPolicy?.network;
     return reported.mode === 'allowlist' && current?.mode === 'allowlist' ? current : reported;
+  }
+
+  /**
+   * What the conversation shows that is no message (a refusal, a hook's notable decision) goes
+   * into the session log too, so a resumed or forked session shows it again where it happened.
+   */
+  private recordNotice(event: EngineEvent): void {
+    if (event.type === 'network_denied' || (event.type === 'hook_decision' && isNotableHookDecision(event)))
+      this.sessionLog?.writer?.append({ type: 'notice', event });
   }
 
   /** Keeps `runningCommands` as shell calls start and end. */
@@ -539,6 +584,7 @@ export class AgentSession {
     await this.fireSessionEnd();
     await this.titler.stop();
     await this.stopExecutor(this.executor, this.currentPolicy);
+    this.tracking?.stopped();
     await this.releaseMcp?.();
     await this.worktrees.close();
     await this.sessionLog.close();
@@ -660,10 +706,12 @@ export class AgentSession {
 
   private context(signal: AbortSignal): EngineContext {
     const { settings } = this;
+    const metaTools = this.metaTools();
+    this.metaToolNames = new Set(metaTools.map((tool) => tool.definition.name));
     return {
       provider: this.provider,
       tools: this.toolHost(),
-      metaTools: this.metaTools(),
+      metaTools,
       inbox: this.inbox?.inbox ?? createSubAgentInbox(),
       signal,
       ...(this.hooks && { hooks: this.hooks }),
@@ -806,4 +854,16 @@ export class AgentSession {
     if (this.running)
       throw new AgentRuntimeError('busy', 'a run is in progress; wait for it or interrupt it');
   }
+}
+
+function sameAgent(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((part, i) => part === b[i]);
+}
+
+/** How the executor panel names an agent's executor. */
+function executorRole(settings: AgentSettings): { role: ExecutorRole; name: string } {
+  const path = settings.agent ?? [];
+  if (path.length > 0) return { role: 'sub-agent', name: path.join('/') };
+  const kind = settings.activity?.kind ?? 'agent';
+  return kind === 'agent' ? { role: 'main', name: 'main' } : { role: kind, name: kind };
 }

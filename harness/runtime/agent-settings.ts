@@ -11,6 +11,7 @@ import type { McpPool } from '../mcp/mcp-pool.js';
 import type { NetworkGate } from '../network/network-gate.js';
 import type { ModelProvider } from '../provider/model-provider.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
+import type { ExecutorRegistry } from './executor-registry.js';
 
 /** Where an agent's tools run. */
 export type ExecutorSettings =
@@ -185,6 +186,12 @@ export interface AgentSettings {
   signal?: AbortSignal;
   /** Notes for the person running it (sandbox fallbacks, an executor restarted). */
   onNote?(line: string): void;
+  /**
+   * Where the agent reports its executor (started, ready, restarting, stopped, the calls it ran and
+   * the denials seen): the terminal UI's executor panel. Agents started from this one (sub-agents,
+   * plan, execute, fork) report to the same registry.
+   */
+  executors?: ExecutorRegistry | undefined;
   /** Told when the agent's executor starts and after it stopped (sub-agent hooks, tests). */
   onExecutorStarted?(executor: ExecutorClient, policy: ResolvedPolicy | undefined): void;
   onExecutorStopped?(executor: ExecutorClient, policy: ResolvedPolicy | undefined): void;

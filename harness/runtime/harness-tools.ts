@@ -81,6 +81,7 @@ export function harnessTools(input: HarnessToolsInput): MetaTool[] {
         ...(sub.onChildExited && { onChildExited: sub.onChildExited }),
         ...(settings.hooks && { hooks: settings.hooks }),
         ...(worktrees && { worktrees: worktrees.store }),
+        ...(settings.executors && { executors: settings.executors }),
         startChild: input.startChild,
       }),
     );

@@ -1,6 +1,7 @@
 import type { Message } from '../../shared/conversation.js';
 import type { ChildSession, ChildSessionInfo } from '../agents/spawn-agent-tool.js';
 import type { ConversationLog } from '../engine/engine-types.js';
+import type { PlacedNotice } from '../session/notices-from-events.js';
 import { SessionError } from '../session/session-error.js';
 import { forkSession, latestSession, resumeSession } from '../session/session-store.js';
 import { createSessionWriter, type SessionWriter } from '../session/session-writer.js';
@@ -22,6 +23,8 @@ export interface SessionLog {
   titled: boolean;
   /** Where each message of `history` is in the log (the messages themselves are the keys). */
   historyRefs: ReadonlyMap<Message, MessageRef>;
+  /** The notices of `history` (refusals, decisions), placed among its messages. */
+  historyNotices: readonly PlacedNotice[];
   /** Gives each sub-agent its own log, linked to the log of the agent that spawned it. */
   forChild(info: ChildSessionInfo): Promise<ChildSession | undefined>;
   close(): Promise<void>;
@@ -51,6 +54,7 @@ export async function openSessionLog(settings: SessionSettings, where: SessionPl
       history: [],
       titled: false,
       historyRefs: new Map(),
+      historyNotices: [],
       forChild: async () => undefined,
       close: async () => {},
     };
@@ -59,6 +63,7 @@ export async function openSessionLog(settings: SessionSettings, where: SessionPl
   let writer: SessionWriter;
   let history: Message[] = [];
   let titled = false;
+  let historyNotices: PlacedNotice[] = [];
   const historyRefs = new Map<Message, MessageRef>();
   try {
     let resumeId = settings.kind === 'resume' ? settings.id : undefined;
@@ -76,6 +81,7 @@ export async function openSessionLog(settings: SessionSettings, where: SessionPl
       writer = opened.writer;
       history = opened.messages;
       titled = opened.titled;
+      historyNotices = opened.notices;
       for (const [message, event] of opened.eventOf)
         historyRefs.set(message, { eventId: event.id, parentId: event.parentId });
     } else {
@@ -96,6 +102,7 @@ export async function openSessionLog(settings: SessionSettings, where: SessionPl
     history,
     titled,
     historyRefs,
+    historyNotices,
     async forChild(info) {
       const parentId = info.parentSessionId ?? writer.header.id;
       const child = await createSessionWriter(

@@ -32,6 +32,7 @@ export function conversationFromEvents(
         break;
       case 'model_change':
       case 'network_decision':
+      case 'notice':
       case 'subagent_link':
       case 'title':
         break;

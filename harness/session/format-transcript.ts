@@ -2,6 +2,7 @@ import type { ContentBlock } from '../../shared/conversation.js';
 import type { SessionEvent } from '../../shared/session-format.js';
 import { estimateCostUsd } from '../provider/model-catalog.js';
 import { formatCost, formatUsage, relativeTime, uniquePrefixLength } from './format-units.js';
+import { noticeLine } from './notice-line.js';
 import { formatDispatches, sessionDispatches } from './session-dispatches.js';
 import type { LoadedSession } from './session-reader.js';
 import { truncate } from './session-summary.js';
@@ -71,6 +72,8 @@ function describe(event: SessionEvent, names: ReadonlyMap<string, string>): stri
       return [`model: ${payload.from} → ${payload.to}`];
     case 'network_decision':
       return [`network: ${payload.host}:${payload.port} ${payload.decision}`];
+    case 'notice':
+      return [noticeLine(payload.event)];
     case 'title':
       return [`title: ${payload.title}`];
     case 'subagent_link':

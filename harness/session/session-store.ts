@@ -8,6 +8,7 @@ import {
 } from '../../shared/session-format.js';
 import { closeOpenCalls } from './close-open-calls.js';
 import { conversationFromEvents } from './conversation-from-events.js';
+import { noticesFromEvents, type PlacedNotice } from './notices-from-events.js';
 import { rewriteSessionFile } from './rewrite-session-file.js';
 import { SessionError } from './session-error.js';
 import { lockSession } from './session-lock.js';
@@ -110,6 +111,8 @@ export interface OpenedSession {
   titled: boolean;
   /** The event each message of `messages` was read from (a compaction's summary has none). */
   eventOf: ReadonlyMap<Message, SessionEvent>;
+  /** What the conversation showed besides messages (refusals, decisions), placed among them. */
+  notices: PlacedNotice[];
   /** What was repaired or skipped on the way, one sentence each. */
   warnings: string[];
 }
@@ -176,6 +179,7 @@ async function resumeLocked(
     totals,
     titled: hasTitle(session.events),
     eventOf,
+    notices: noticesFromEvents(session.pathTo()),
     warnings,
   };
 }
@@ -221,6 +225,7 @@ export async function forkSession(
     totals: zeroTotals(),
     titled: hasTitle(path_),
     eventOf,
+    notices: noticesFromEvents(path_),
     warnings,
   };
 }

@@ -3,7 +3,9 @@ import type { EngineCommand, EngineEvent } from '../../shared/engine-events.js';
 import type { NetworkPolicy, ResolvedPolicy } from '../../shared/policy.js';
 import type { RuntimeCommand } from '../../shared/runtime-command.js';
 import type { ApprovalMode } from '../engine/engine-types.js';
+import type { ExecutorRegistry } from '../runtime/executor-registry.js';
 import type { LoggedMessage, MessageRef } from '../runtime/logged-message.js';
+import type { PlacedNotice } from '../session/notices-from-events.js';
 
 /**
  * What the terminal UI drives: the runtime's `AgentSession`
@@ -22,6 +24,8 @@ export interface AgentBackend {
   readonly policy: ResolvedPolicy | undefined;
   /** The conversation so far: shown when the UI opens on a continued session, and after resume or fork. */
   readonly conversation: readonly Message[];
+  /** The notices of `conversation` (refusals, hook and network decisions), placed among its messages. */
+  readonly historyNotices?: readonly PlacedNotice[];
   /** Where a message of `conversation` is in the session log (for `:fork`). */
   messageRef(message: Message): MessageRef | undefined;
   /** Every event of this agent and its sub-agents; returns the unsubscribe. */
@@ -35,6 +39,8 @@ export interface AgentBackend {
   answer(command: EngineCommand): boolean;
   /** Carries out a state-changing command; resolves to the agent to drive next. */
   apply(command: RuntimeCommand): Promise<AgentBackend>;
+  /** Where this agent and those started from it report their executors (the executor panel); none without. */
+  readonly executors?: Pick<ExecutorRegistry, 'rows' | 'subscribe'> | undefined;
   /** The network the running executor reports (under an allowlist, the list in force). */
   network(): Promise<NetworkPolicy>;
   close(): Promise<void>;

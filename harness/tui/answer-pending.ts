@@ -1,4 +1,6 @@
 import type { EngineCommand } from '../../shared/engine-events.js';
+import { networkAnswerOf } from '../network/network-asker.js';
+import { applyEngineEvents } from './apply-engine-events.js';
 import type { KeyInput } from './key-input.js';
 import type { Effect, Pending, UiState } from './ui-state.js';
 
@@ -23,10 +25,27 @@ export function answerPending(state: UiState, key: KeyInput): Result {
   const [current, ...rest] = state.pending;
   if (!current) return { state, effects: [] };
   const replace = (next: Pending): Result => ({ state: { ...state, pending: [next, ...rest] }, effects: [] });
-  const answered = (command: EngineCommand, extra: Partial<UiState> = {}): Result => ({
-    state: { ...state, ...extra, pending: rest },
-    effects: [{ type: 'answer', command }],
-  });
+  const answered = (command: EngineCommand, extra: Partial<UiState> = {}): Result => {
+    const next: UiState = { ...state, ...extra, pending: rest };
+    // The answer to a refused host is said in the conversation, as the session log keeps it.
+    const network = current.type === 'ask_user' ? current.network : undefined;
+    const decided =
+      network && command.type === 'ask_user_response'
+        ? applyEngineEvents(
+            next,
+            [
+              {
+                type: 'network_decision',
+                agent: [],
+                ...network,
+                decision: networkAnswerOf(command.answers[0]),
+              },
+            ],
+            state.now,
+          )
+        : next;
+    return { state: decided, effects: [{ type: 'answer', command }] };
+  };
 
   switch (current.type) {
     case 'approval': {

@@ -1,5 +1,5 @@
 import type { EngineEvent } from '../../shared/engine-events.js';
-import { describeNetworkDenial } from '../../shared/network-allowlist.js';
+import { describeNetworkDecision, describeNetworkDenial } from '../../shared/network-allowlist.js';
 import { addUsage, zeroUsage } from '../engine/token-usage.js';
 import { hookDecisionLine, isNotableHookDecision } from '../hooks/hook-decision-line.js';
 import { estimateCostUsd } from '../provider/model-catalog.js';
@@ -21,7 +21,18 @@ const NO_LINES: string[] = [];
  * An engine event, a prompt the person sent (in a recorded conversation being
  * shown again), or a message landing in the session log.
  */
-export type UiEvent = EngineEvent | { type: 'user_prompt'; agent: []; text: string } | MessageLoggedEvent;
+export type UiEvent =
+  | EngineEvent
+  | { type: 'user_prompt'; agent: []; text: string }
+  | MessageLoggedEvent
+  /** The person's answer to a refused host (live, or from the session log). */
+  | {
+      type: 'network_decision';
+      agent: [];
+      host: string;
+      port: number;
+      decision: 'once' | 'session' | 'never' | 'refused';
+    };
 
 /**
  * Folds engine events into the UI state. Takes a batch so that loading a long
@@ -260,6 +271,7 @@ export function applyEngineEvents(state: UiState, events: readonly UiEvent[], no
             choice: 0,
             selected: [],
             text: '',
+            ...(event.network && { network: event.network }),
           },
         ];
         break;
@@ -298,6 +310,15 @@ export function applyEngineEvents(state: UiState, events: readonly UiEvent[], no
       case 'error':
         endStreaming();
         blocks.push({ kind: 'notice', id: newId('notice'), level: event.type, text: event.message });
+        break;
+      case 'network_decision':
+        endStreaming();
+        blocks.push({
+          kind: 'notice',
+          id: newId('notice'),
+          level: event.decision === 'once' || event.decision === 'session' ? 'info' : 'warn',
+          text: describeNetworkDecision(event),
+        });
         break;
       case 'network_denied':
         endStreaming();

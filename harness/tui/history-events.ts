@@ -1,5 +1,6 @@
 import type { Message } from '../../shared/conversation.js';
 import type { MessageRef } from '../runtime/logged-message.js';
+import type { PlacedNotice } from '../session/notices-from-events.js';
 import type { UiEvent } from './apply-engine-events.js';
 
 const NO_CALLS: string[] = [];
@@ -15,10 +16,18 @@ const MAIN: [] = [];
 export function historyEvents(
   messages: readonly Message[],
   refOf?: (message: Message) => MessageRef | undefined,
+  notices: readonly PlacedNotice[] = [],
 ): UiEvent[] {
   const events: UiEvent[] = [];
   const names = new Map<string, string>();
-  for (const message of messages) {
+  let next = 0;
+  /** The notices logged before message `index` (all that are left, at the end). */
+  const noticesBefore = (index: number): void => {
+    while (next < notices.length && notices[next]!.position <= index)
+      events.push(noticeEvent(notices[next++]!));
+  };
+  for (const [index, message] of messages.entries()) {
+    noticesBefore(index);
     for (const block of message.content) {
       switch (block.type) {
         case 'text':
@@ -71,5 +80,11 @@ export function historyEvents(
       events.push({ type: 'message_logged', agent: MAIN, logged });
     }
   }
+  noticesBefore(Number.POSITIVE_INFINITY);
   return events;
+}
+
+/** A logged notice as the event that showed it live. */
+function noticeEvent({ notice }: PlacedNotice): UiEvent {
+  return notice.type === 'notice' ? notice.event : { ...notice, agent: MAIN };
 }

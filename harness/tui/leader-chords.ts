@@ -26,6 +26,7 @@ export const LEADER_CHORDS: readonly LeaderChord[] = [
   },
   { key: 'e', label: 'edit .skate/plan.md in $EDITOR', command: { type: 'edit_plan' } },
   { key: 'a', label: 'agent tree', command: { type: 'agent_tree' } },
+  { key: 's', label: 'executors: policy, limits, live denials', command: { type: 'executors' } },
   {
     key: 'c',
     label: 'clear the conversation (new session)',

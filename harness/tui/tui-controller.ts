@@ -65,6 +65,8 @@ export class TuiController {
   private readonly listeners = new Set<(state: UiState) => void>();
   /** Set while the conversation is shown in the terminal's scrollback: the next key comes back. */
   private aside: (() => void) | undefined;
+  private unsubscribeExecutors: () => void = () => {};
+  private executorsScheduled = false;
 
   constructor(private readonly options: TuiControllerOptions) {
     this.state = options.initial;
@@ -88,12 +90,14 @@ export class TuiController {
   start(): void {
     this.showHistory();
     this.subscribe();
+    this.watchExecutors();
     void this.refreshNetwork();
   }
 
   stop(): void {
     this.stopped = true;
     this.unsubscribe();
+    this.unsubscribeExecutors();
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     if (this.ticker) clearInterval(this.ticker);
@@ -110,7 +114,7 @@ export class TuiController {
       return;
     }
     const step = this.options.reduce(this.state, input);
-    const wasRunning = this.state.running;
+    const wasTicking = ticks(this.state);
     const flashBefore = this.state.flash;
     this.state = step.state;
     // A message in the status line goes when its time is up, even if nothing else happens then.
@@ -121,7 +125,7 @@ export class TuiController {
       );
     }
     for (const listener of this.listeners) listener(step.state);
-    if (step.state.running !== wasRunning) this.setTicker(step.state.running);
+    if (ticks(step.state) !== wasTicking) this.setTicker(ticks(step.state));
     for (const effect of step.effects) this.perform(effect);
     if (step.state.exiting) this.options.onExit();
   };
@@ -138,10 +142,10 @@ export class TuiController {
     this.timers.add(timer);
   }
 
-  private setTicker(running: boolean): void {
-    if (running && !this.ticker) {
+  private setTicker(on: boolean): void {
+    if (on && !this.ticker) {
       this.ticker = setInterval(() => this.dispatch({ type: 'tick', now: this.now() }), RUNNING_TICK_MS);
-    } else if (!running && this.ticker) {
+    } else if (!on && this.ticker) {
       clearInterval(this.ticker);
       this.ticker = undefined;
     }
@@ -166,6 +170,25 @@ export class TuiController {
     };
   }
 
+  /**
+   * The executor panel's rows, from the registry the runtime feeds (the same one for every agent
+   * started from this one): at most one update per frame, however many changes came.
+   */
+  private watchExecutors(): void {
+    const registry = this.backend.executors;
+    if (!registry) return;
+    const push = (): void => this.dispatch({ type: 'executors', rows: registry.rows() });
+    this.unsubscribeExecutors = registry.subscribe(() => {
+      if (this.executorsScheduled) return;
+      this.executorsScheduled = true;
+      this.later(EVENT_BATCH_MS, () => {
+        this.executorsScheduled = false;
+        push();
+      });
+    });
+    push();
+  }
+
   /** Applies the events waiting for the next frame; done early when a run ends, so none lands after its end. */
   private flushEvents(): void {
     this.flushScheduled = false;
@@ -179,7 +202,11 @@ export class TuiController {
   private showHistory(): void {
     const backend = this.backend;
     if (backend.conversation.length > 0) {
-      const events = historyEvents(backend.conversation, (message) => backend.messageRef(message));
+      const events = historyEvents(
+        backend.conversation,
+        (message) => backend.messageRef(message),
+        backend.historyNotices,
+      );
       this.dispatch({ type: 'events', events, now: this.now() });
     }
   }
@@ -404,6 +431,11 @@ export class TuiController {
   private showOverlay(overlay: Overlay): void {
     this.dispatch({ type: 'overlay', overlay });
   }
+}
+
+/** The clock moves on screen while a turn runs (spinner, elapsed) and while the executor panel is open (uptimes). */
+function ticks(state: UiState): boolean {
+  return state.running || state.overlay?.type === 'executors';
 }
 
 function describe(command: RuntimeCommand): string {

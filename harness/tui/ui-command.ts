@@ -23,6 +23,8 @@ export type UiCommand =
   | { type: 'fork_focused' }
   | { type: 'policy' }
   | { type: 'cost' }
+  /** The executor panel: each executor's policy, limits and live denials. */
+  | { type: 'executors' }
   /** The conversation printed into the terminal's own scrollback, out of the full-screen view. */
   | { type: 'scrollback' };
 
@@ -40,6 +42,7 @@ export const COMMAND_HELP: ReadonlyArray<readonly [string, string]> = [
   [':approval MODE', 'auto | ask | deny-writes, from the next tool calls on'],
   [':policy', 'the resolved policy and what this machine enforces'],
   [':cost', 'tokens and cost of this session, sub-agents included'],
+  [':executors', 'each executor: policy, limits, calls and live denials'],
   [':scrollback', "the conversation in the terminal's own scrollback, to scroll and copy"],
   [':help', 'this list'],
 ];
@@ -87,6 +90,8 @@ export function parseUiCommand(line: string): ParsedCommand {
       return noArg({ type: 'policy' });
     case 'cost':
       return noArg({ type: 'cost' });
+    case 'executors':
+      return noArg({ type: 'executors' });
     case 'scrollback':
       return noArg({ type: 'scrollback' });
     case 'help':

@@ -7,6 +7,7 @@ import { applyEngineEvents, type UiEvent } from './apply-engine-events.js';
 import { editPrompt } from './edit-prompt.js';
 import { isCtrl, type KeyInput } from './key-input.js';
 import { findChord } from './leader-chords.js';
+import { executorPanelLines } from './render/executor-panel-lines.js';
 import { closeReplay, replayLoaded, shownState, withShownView } from './replay-view.js';
 import { parseUiCommand, slashCommand, type UiCommand } from './ui-command.js';
 import {
@@ -48,6 +49,8 @@ export type UiInput =
   /** The shell started (text) or finished (no text) something slow for the person. */
   | { type: 'busy'; text?: string; now: number }
   | { type: 'overlay'; overlay: Overlay | undefined }
+  /** The runtime's executor registry changed: its rows now. */
+  | { type: 'executors'; rows: UiState['executors'] }
   /** A sub-agent's session log, read for its replay (or why it could not be). */
   | { type: 'replay_loaded'; agent: string; conversation?: readonly Message[]; error?: string; now: number }
   /** Sends `text` as if typed and entered (`skate "task"` opening the UI on its task). */
@@ -131,6 +134,9 @@ export function createUiReducer(metrics: ViewMetrics): UiReducer {
       }
       case 'replay_loaded':
         return { state: replayLoaded({ ...state, now: input.now }, input, input.now), effects: [] };
+      case 'executors':
+        // Hosts, commands, tool output and server names come from sandboxes: kept as text only.
+        return { state: { ...state, executors: inertValue(input.rows) }, effects: [] };
     }
   };
 }
@@ -217,6 +223,7 @@ function onCtrlC(state: UiState): UiStep {
 function onOverlayKey(state: UiState, overlay: Overlay, key: KeyInput): UiStep {
   if (overlay.type === 'sessions') return onPickerKey(state, overlay, key);
   if (overlay.type === 'agent_tree') return onAgentTreeKey(state, overlay.selected, key);
+  if (overlay.type === 'executors') return onExecutorPanelKey(state, overlay, key);
   if (overlay.type === 'which_key' && key.text === ' ' && state.mode === 'normal') {
     // Space with the overlay up starts a chord as usual; the overlay stays until toggled off.
     return { state: { ...state, leader: { startedAt: state.now } }, effects: [] };
@@ -230,16 +237,43 @@ function onOverlayKey(state: UiState, overlay: Overlay, key: KeyInput): UiStep {
   return { state: rest, effects: [] };
 }
 
+/**
+ * The executor panel stays open while it updates, until Esc or q: j/k and the other scroll keys
+ * move it, other keys are ignored (a key meant for the prompt does not close what is watched).
+ */
+function onExecutorPanelKey(
+  state: UiState,
+  overlay: Extract<Overlay, { type: 'executors' }>,
+  key: KeyInput,
+): UiStep {
+  if (key.name === 'escape' || key.text === 'q') {
+    const { overlay: _closed, ...rest } = state;
+    return { state: rest, effects: [] };
+  }
+  const lines = executorPanelLines(state.executors, state.now, state.size.columns - 4).length;
+  const top = scrollLines(lines, overlay.top, key, state.size.rows);
+  return { state: top === undefined ? state : { ...state, overlay: { ...overlay, top } }, effects: [] };
+}
+
 /** A long message overlay scrolls with j/k, arrows, Ctrl-d/u, PgUp/PgDn, g/G; undefined for other keys. */
 function scrollMessage(
   overlay: Extract<Overlay, { type: 'message' }>,
   key: KeyInput,
   rows: number,
 ): number | undefined {
+  return scrollLines(overlay.lines.length, overlay.top, key, rows);
+}
+
+function scrollLines(
+  count: number,
+  from: number | undefined,
+  key: KeyInput,
+  rows: number,
+): number | undefined {
   const room = messageRoom(rows);
-  if (overlay.lines.length <= room) return undefined;
-  const top = overlay.top ?? 0;
-  const last = overlay.lines.length - room;
+  if (count <= room) return undefined;
+  const top = Math.min(from ?? 0, count - room);
+  const last = count - room;
   const half = Math.max(1, Math.floor(room / 2));
   const to = (line: number): number => Math.min(last, Math.max(0, line));
   if (key.text === 'j' || key.name === 'down') return to(top + 1);
@@ -454,6 +488,8 @@ export function runCommand(state: UiState, command: UiCommand): UiStep {
     }
     case 'agent_tree':
       return { state: { ...state, overlay: { type: 'agent_tree', selected: 0 } }, effects: [] };
+    case 'executors':
+      return { state: { ...state, overlay: { type: 'executors', top: 0 } }, effects: [] };
     case 'cycle_approval': {
       const next = APPROVAL_CYCLE[(APPROVAL_CYCLE.indexOf(state.approval) + 1) % APPROVAL_CYCLE.length]!;
       return runCommand(state, { type: 'backend', command: { type: 'set_approval', approval: next } });

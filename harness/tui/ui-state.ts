@@ -3,6 +3,7 @@ import type { EngineCommand, EngineEvent, TokenUsage } from '../../shared/engine
 import type { ToolDisplay } from '../../shared/tool.js';
 import type { ApprovalMode } from '../engine/engine-types.js';
 import { zeroUsage } from '../engine/token-usage.js';
+import type { ExecutorRow } from '../runtime/executor-registry.js';
 import type { MessageRef } from '../runtime/logged-message.js';
 import type { UiCommand } from './ui-command.js';
 
@@ -93,6 +94,8 @@ export type Pending =
       selected: number[];
       /** Free text, for a question without options (or after choosing "other"). */
       text: string;
+      /** Set when Skate asks about a host its proxy refused: the answer is a notice in the conversation. */
+      network?: { host: string; port: number };
     }
   | { type: 'loop_cap'; requestId: string; iterations: number; choice: number };
 
@@ -103,6 +106,8 @@ export type Overlay =
   | { type: 'agent_tree'; selected: number }
   /** `:sessions`: this workspace's sessions, newest first; Enter resumes the selected one. */
   | { type: 'sessions'; sessions: SessionPick[]; selected: number }
+  /** The executor panel (`Space s`, `:executors`): live rows of `UiState.executors`; `top` as a message's. */
+  | { type: 'executors'; top: number }
   /** A text shown over the conversation; `top` is its first shown line when it is longer than the room. */
   | { type: 'message'; title: string; lines: string[]; top?: number };
 
@@ -207,6 +212,8 @@ export interface UiState {
   sessionId?: string;
   usage: UsageState;
   agents: Record<string, SubAgentRun>;
+  /** Every executor of this session tree, as the runtime's registry reports them (the executor panel). */
+  executors: readonly ExecutorRow[];
   replay?: Replay;
 }
 
@@ -251,5 +258,6 @@ export function initialUiState(options: InitialStateOptions): UiState {
     ...(options.sessionId !== undefined && { sessionId: options.sessionId }),
     usage: { total: zeroUsage(), costUsd: 0 },
     agents: {},
+    executors: [],
   };
 }

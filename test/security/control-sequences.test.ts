@@ -1,7 +1,16 @@
 import { writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
+import chalk from 'chalk';
+import { render } from 'ink-testing-library';
+import React from 'react';
 import { describe, expect, it } from 'vitest';
 import { distPath } from '../../harness/project-paths.js';
+import { ExecutorRegistry } from '../../harness/runtime/executor-registry.js';
+import { conversationRows, Screen } from '../../harness/tui/components/screen.js';
+import { BlockLineCache } from '../../harness/tui/render/line-cache.js';
+import { createUiReducer } from '../../harness/tui/ui-reducer.js';
+import { initialUiState } from '../../harness/tui/ui-state.js';
+import type { EngineEvent } from '../../shared/engine-events.js';
 import { type FakeReply, fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { FAKE_PROMPT, HOSTILE_LINES, HOSTILE_TEXT, INERT_FORMS } from '../support/hostile-sequences.js';
@@ -370,3 +379,62 @@ function inheritedEnv(): Record<string, string> {
     Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined),
   );
 }
+
+/**
+ * #24: the executor panel and the conversation show what a sandbox sent the network proxy (a
+ * CONNECT's host, the command running) and what it is called (an MCP server's name). Fed through
+ * the runtime's registry and the UI's reducer to the real screen component, the whole corpus as
+ * host, command and server name comes out with no sequence but Skate's own colours. (Node's HTTP
+ * parser already drops a CONNECT whose target holds control bytes, so this is the layer behind it.)
+ */
+describe('a hostile host in a network denial, as the terminal UI draws it', () => {
+  it('reaches the frame inert: in the executor panel and in the conversation', async () => {
+    const level = chalk.level;
+    chalk.level = 3;
+    try {
+      const registry = new ExecutorRegistry(() => 1_000);
+      const slot = registry.add({
+        role: 'mcp',
+        name: HOSTILE_LINES[0]!,
+        pid: 7,
+        state: 'ready',
+        policy: undefined,
+      });
+      const events: EngineEvent[] = HOSTILE_LINES.map((line) => ({
+        type: 'network_denied',
+        agent: [],
+        host: line,
+        port: 443,
+        reason: 'invalid_host',
+        at: '',
+        command: HOSTILE_TEXT,
+      }));
+      for (const event of events) slot.observe(event, () => true);
+      const reduce = createUiReducer(new BlockLineCache().metrics(conversationRows));
+      let state = initialUiState({ now: 2_000, columns: 200, rows: 60, model: 'm', network: '1 host' });
+      for (const input of [
+        { type: 'events', events, now: 2_000 },
+        { type: 'executors', rows: registry.rows() },
+        { type: 'overlay', overlay: { type: 'executors', top: 0 } },
+      ] as const)
+        state = reduce(state, input as never).state;
+      const { lastFrame, unmount } = render(
+        React.createElement(Screen, { state, cache: new BlockLineCache() }),
+      );
+      const frame = lastFrame() ?? '';
+      unmount();
+      // Colours (SGR) are Skate's; no other escape, no BEL, no C1, no bidi control reaches the terminal.
+      expect(frame.replace(/\x1b\[[0-9;]*m/g, '')).not.toMatch(
+        /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/,
+      );
+      const plain = frame.replace(/\x1b\[[0-9;]*m/g, '');
+      expect(plain).toContain('┌ executors');
+      expect(plain).toContain(`mcp ${HOSTILE_LINES[0]!.slice(0, 20)}`);
+      expect(plain).toContain('✗ net DEL: a␡b:443 refused (not a host name)');
+      expect(plain).toContain('✗ net unterminated OSC 52: ␛]52;c;');
+      expect(plain).toContain(`network: refused C1 CSI (U+009B): ${INERT_FORMS.c1}:443`);
+    } finally {
+      chalk.level = level;
+    }
+  });
+});

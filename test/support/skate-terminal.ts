@@ -23,6 +23,8 @@ export interface SkateTerminalOptions {
   sessions?: boolean;
   /** tmux lets the pane set the clipboard, rename the window, pass sequences through (`tmuxTerminal`). */
   permissive?: boolean;
+  /** Run in this workspace (an earlier terminal's, to resume its session) instead of a new one; left in place. */
+  workspace?: string;
 }
 
 /** How skate left the terminal, as the pane's shell saw it after skate exited. */
@@ -100,8 +102,14 @@ export async function skateTerminal(options: SkateTerminalOptions): Promise<Skat
     if (leaked.length > 0) throw new Error(`processes outlived the terminal (killed): ${leaked.join('; ')}`);
   };
   try {
-    const workspace = await hostDir('tui-e2e-');
-    dirs.push(workspace);
+    let workspace: { path: string };
+    if (options.workspace !== undefined) {
+      workspace = { path: options.workspace };
+    } else {
+      const made = await hostDir('tui-e2e-');
+      dirs.push(made);
+      workspace = made;
+    }
     const home = await tempDir('skate-home-');
     dirs.push(home);
     for (const [relative, content] of Object.entries(options.files ?? {})) {

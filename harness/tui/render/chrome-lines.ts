@@ -9,6 +9,7 @@ import type { UiState } from '../ui-state.js';
 import { approvalPreview } from './approval-preview.js';
 import { askUserChoiceLines } from './ask-user-lines.js';
 import { cutLine, wrapLines } from './block-lines.js';
+import { executorPanelLines } from './executor-panel-lines.js';
 import { sessionPickerLines } from './session-picker-lines.js';
 import { callLabel } from './tool-summary.js';
 
@@ -157,5 +158,13 @@ export function overlayLines(state: UiState, width: number): string[] {
     case 'agent_tree':
       // A side panel beside the conversation (agent-tree-lines.ts), not rows under it.
       return [];
+    case 'executors': {
+      const lines = executorPanelLines(state.executors, state.now, width - 4);
+      const room = messageRoom(state.size.rows);
+      if (lines.length <= room) return box('executors', lines);
+      const top = Math.min(state.overlay.top, lines.length - room);
+      const where = `lines ${top + 1}–${top + room} of ${lines.length} · j/k Ctrl-d/u g/G scroll · Esc/q closes`;
+      return box('executors', [...lines.slice(top, top + room), chalk.dim(cutLine(where, width - 4))]);
+    }
   }
 }

@@ -256,6 +256,7 @@ describe('overlays and questions', () => {
       'e  edit',
       'a  agent tree',
       'c  clear',
+      's  executors',
       '?  toggle',
     ]) {
       expect(screen).toContain(chord);
