@@ -2,6 +2,7 @@ import { isHttpServer } from '../../shared/mcp-servers.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import type { MetaTool } from '../engine/engine-types.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
+import { DEFAULT_TOOL_SCHEMA_BUDGET } from './budget-mcp-tools.js';
 import { McpServerHandle, type McpServerState } from './mcp-server-handle.js';
 import type { McpServerEntry } from './setup-mcp.js';
 
@@ -24,6 +25,8 @@ export interface McpPoolOptions {
   onLog?: ((line: string) => void) | undefined;
   /** Start the servers whose tools are not remembered, to list them (false for `skate mcp list`). */
   discover?: boolean;
+  /** Bytes of tool schemas offered before `tool_search` replaces them (`mcp.toolSchemaBudget`). */
+  toolSchemaBudget?: number | undefined;
 }
 
 /** One row of `skate mcp list` and of the run's notes. */
@@ -43,15 +46,19 @@ export class McpPool {
   private readonly handles: McpServerHandle[] = [];
   private readonly rows: McpServerRow[] = [];
   private holders = 0;
+  /** Bytes of MCP tool schemas an agent is sent before they are deferred behind `tool_search`. */
+  readonly toolSchemaBudget: number;
 
-  private constructor() {}
+  private constructor(toolSchemaBudget: number) {
+    this.toolSchemaBudget = toolSchemaBudget;
+  }
 
   /**
    * The servers with their tools: remembered ones at once, the others started now (in parallel)
    * to list theirs. A server that fails to start is said, never dropped silently.
    */
   static async create(options: McpPoolOptions): Promise<McpPool> {
-    const pool = new McpPool();
+    const pool = new McpPool(options.toolSchemaBudget ?? DEFAULT_TOOL_SCHEMA_BUDGET);
     const idleMs = (options.idleStopSeconds ?? DEFAULT_IDLE_STOP_SECONDS) * 1000;
     const startTimeoutMs = (options.startTimeoutSeconds ?? DEFAULT_START_TIMEOUT_SECONDS) * 1000;
     for (const entry of options.servers) {

@@ -24,6 +24,7 @@ import type {
   RunOutcome,
   ToolHost,
 } from '../engine/engine-types.js';
+import { LoadedTools } from '../engine/loaded-tools.js';
 import { addUsage } from '../engine/token-usage.js';
 import type { ExecutorClient } from '../executor-client/executor-client.js';
 import type { AgentHooks } from '../hooks/hook-verdict.js';
@@ -97,6 +98,8 @@ export class AgentSession {
   private readonly listeners = new Set<(event: EngineEvent) => void>();
   private readonly emitter: Emitter;
   private messages: Message[];
+  /** MCP tools loaded by `tool_search`: kept for the session, read back from its history on resume. */
+  private loadedTools: LoadedTools;
   private modelName: string;
   private running: { controller: AbortController; done: Promise<unknown> } | undefined;
   /** Said to the model with the next prompt (a network switch). */
@@ -142,6 +145,7 @@ export class AgentSession {
     this.sessionLog = started.log;
     this.instructions = started.instructions;
     this.messages = [...this.sessionLog.history];
+    this.loadedTools = LoadedTools.fromHistory(this.messages);
     for (const [message, ref] of this.sessionLog.historyRefs) this.refs.set(message, ref);
     this.modelName = settings.model.name;
     this.inbox = settings.answerer === 'nobody' ? undefined : createCommandInbox();
@@ -650,6 +654,7 @@ export class AgentSession {
       provider: this.provider,
       tools: this.toolHost(),
       metaTools: this.metaTools(),
+      loadedTools: this.loadedTools,
       inbox: this.inbox?.inbox ?? createSubAgentInbox(),
       signal,
       ...(this.hooks && { hooks: this.hooks }),
@@ -678,6 +683,7 @@ export class AgentSession {
       sessionLog: this.sessionLog,
       projectInstructions: this.instructions.text,
       startChild: createAgentSession,
+      loadedTools: this.loadedTools,
     });
   }
 
@@ -754,6 +760,7 @@ export class AgentSession {
     this.sessionLog = next;
     this.sessionStart = session.kind === 'resume' ? 'resume' : 'clear';
     this.messages = [...next.history];
+    this.loadedTools = LoadedTools.fromHistory(this.messages);
     this.refs = new WeakMap(next.historyRefs);
   }
 

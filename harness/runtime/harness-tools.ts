@@ -2,6 +2,8 @@ import type { ResolvedPolicy } from '../../shared/policy.js';
 import { createAskUserTool } from '../agents/ask-user-tool.js';
 import { createSpawnAgentTool, type SpawnAgentToolOptions } from '../agents/spawn-agent-tool.js';
 import type { MetaTool } from '../engine/engine-types.js';
+import type { LoadedTools } from '../engine/loaded-tools.js';
+import { budgetMcpTools } from '../mcp/budget-mcp-tools.js';
 import { PLANNING_CHILD_CONTEXT, PLANNING_PROMPT, planHandoff } from '../planning/planning-prompts.js';
 import type { ModelProvider } from '../provider/model-provider.js';
 import type { AgentSettings } from './agent-settings.js';
@@ -30,6 +32,8 @@ export interface HarnessToolsInput {
   /** This agent's project instructions (AGENTS.md), passed on to its children. */
   projectInstructions?: string | undefined;
   startChild: SpawnAgentToolOptions['startChild'];
+  /** The MCP tools this agent loaded with `tool_search` (past the schema budget). */
+  loadedTools?: LoadedTools | undefined;
 }
 
 /**
@@ -80,7 +84,10 @@ export function harnessTools(input: HarnessToolsInput): MetaTool[] {
   // MCP tools for the main agent: sub-agents are not handed the pool (yet).
   // Planning changes nothing: only the tools a server marks read-only (its policy is narrowed from the run's, not from plan).
   if (settings.mcp && depth === 0) {
-    tools.push(...settings.mcp.metaTools().filter((tool) => !planning || tool.definition.effect === 'read'));
+    const mcpTools = settings.mcp
+      .metaTools()
+      .filter((tool) => !planning || tool.definition.effect === 'read');
+    tools.push(...budgetMcpTools(mcpTools, settings.mcp.toolSchemaBudget, input.loadedTools));
   }
   if (settings.answerer === 'user' || (settings.answerer === 'rules' && planning)) {
     tools.push(
