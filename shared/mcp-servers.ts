@@ -91,6 +91,14 @@ export const McpSettings = z
       .describe(
         'How long a server may take to start and list its tools (default 30) before its calls fail naming it.',
       ),
+    toolSchemaBudget: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe(
+        "Bytes of MCP tool schemas sent with each request (default 4096). Past it, the model gets a tool_search tool instead, and a tool's schema is sent once a search loads it.",
+      ),
   })
   .strict();
 export type McpSettings = z.infer<typeof McpSettings>;

@@ -19,7 +19,7 @@ const SALIENT_KEYS = [
  * A one-line gist of a tool call's arguments for a compact display: the most
  * telling argument's value, else the arguments as compact JSON, clipped.
  */
-export function argsSummary(args: unknown, maxChars = 80): string {
+export function argsSummary(args: unknown, maxChars = 80, options: { anyString?: boolean } = {}): string {
   if (args === null || args === undefined) return '';
   if (typeof args !== 'object') return clipLine(String(args), maxChars);
   const record = args as Record<string, unknown>;
@@ -28,6 +28,11 @@ export function argsSummary(args: unknown, maxChars = 80): string {
   for (const key of SALIENT_KEYS) {
     const value = record[key];
     if (typeof value === 'string' && value !== '') return clipLine(value, maxChars);
+  }
+  // An MCP tool's arguments have names of its server's choosing: its first text says most.
+  if (options.anyString) {
+    const text = Object.values(record).find((value) => typeof value === 'string' && value !== '');
+    if (typeof text === 'string') return clipLine(text, maxChars);
   }
   const json = JSON.stringify(args);
   return json === '{}' ? '' : clipLine(json ?? '', maxChars);

@@ -1,5 +1,6 @@
 import type { ToolDisplay } from '../../shared/tool.js';
 import { inertValue } from '../terminal/inert-value.js';
+import { mcpToolParts } from './mcp-tool-label.js';
 
 /**
  * A finished call as every view of it has it: live (a `tool_call_result`
@@ -28,6 +29,7 @@ export function resultSummary(outcome: ToolOutcome): string[] {
   const { display } = outcome;
   if (outcome.name === 'spawn_agent') return subAgentSummary(outcome.output, outcome.isError);
   if (outcome.name === 'ask_user') return askUserSummary(outcome.output, outcome.isError);
+  if (!display && !outcome.isError && mcpToolParts(outcome.name)) return mcpSummary(outcome.output);
   // A failed command still says most through its exit code and last lines.
   if (!display || (outcome.isError && display.type !== 'command')) {
     const lines = nonBlank(outcome.output);
@@ -115,6 +117,30 @@ function askUserSummary(output: string, isError: boolean): string[] {
     .map((line) => line.slice(3).trim());
   if (answers.length === 0) return [clip(nonBlank(output)[0] ?? 'answered')];
   return [clip(`answered: ${answers.join(' · ')}`)];
+}
+
+/**
+ * An MCP tool's result is the server's text, often JSON: a person gets its shape (`3 items`,
+ * `{id, title, state}`), not the raw JSON; other text as any output. Parsed keys are made inert again.
+ */
+function mcpSummary(output: string): string[] {
+  const trimmed = output.trim();
+  if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
+    try {
+      const value: unknown = JSON.parse(trimmed);
+      if (Array.isArray(value)) return [`JSON · ${plural(value.length, 'item')}`];
+      if (value !== null && typeof value === 'object') {
+        const keys = Object.keys(value).map((key) => inertValue(key).replace(/\s+/g, ' '));
+        return [clip(`JSON · {${keys.slice(0, 6).join(', ')}${keys.length > 6 ? ', …' : ''}}`)];
+      }
+    } catch {
+      // Not JSON after all: summarised as text.
+    }
+  }
+  const lines = nonBlank(output);
+  if (lines.length === 0) return ['(no output)'];
+  const [first = ''] = clipped(lines, 'head');
+  return [lines.length > 1 ? `${plural(lines.length, 'line')} · ${first}` : first];
 }
 
 function nonBlank(text: string): string[] {

@@ -5,6 +5,7 @@ import { hookDecisionLine, isNotableHookDecision } from '../hooks/hook-decision-
 import { inertStyledText } from '../terminal/inert-text.js';
 import { inertValue } from '../terminal/inert-value.js';
 import { argsSummary } from './args-summary.js';
+import { mcpToolParts, toolLabel } from './mcp-tool-label.js';
 import { resultSummary } from './result-summary.js';
 import { createTerminalSpinner } from './terminal-spinner.js';
 
@@ -120,8 +121,8 @@ export function createTerminalEmitter(options: TerminalEmitterOptions): Terminal
       case 'tool_call_start': {
         spinner?.stop();
         newline();
-        const args = argsSummary(event.args);
-        writeOut(dim(`${tag(event)}▸ ${event.name}${args ? ` ${args}` : ''}`) + '\n');
+        const args = argsSummary(event.args, 80, { anyString: mcpToolParts(event.name) !== undefined });
+        writeOut(dim(`${tag(event)}▸ ${toolLabel(event.name)}${args ? ` ${args}` : ''}`) + '\n');
         lastStartedCall = event.id;
         return;
       }

@@ -9,6 +9,7 @@ import type {
 import type { OutputLine, ToolDefinition, ToolResult } from '../../shared/tool.js';
 import type { AgentHooks } from '../hooks/hook-verdict.js';
 import type { ModelProvider } from '../provider/model-provider.js';
+import type { LoadedTools } from './loaded-tools.js';
 import type { ToolRules } from './tool-rules.js';
 
 /** Where tool calls go: an executor (through `ExecutorClient`), never a tool in this process. */
@@ -41,6 +42,11 @@ export interface MetaToolCall {
 export interface MetaTool {
   definition: ToolDefinition;
   run(call: MetaToolCall): Promise<ToolResult>;
+  /**
+   * Its schema is offered only once loaded (`EngineContext.loadedTools`, by `tool_search`): MCP
+   * tools past the schema budget. A call before that is refused with advice, and loads it.
+   */
+  deferred?: boolean;
 }
 
 /** Receives engine events. May throw or be gone: the engine never lets that stop a run. */
@@ -72,6 +78,8 @@ export interface EngineContext {
   provider: ModelProvider;
   tools: ToolHost;
   metaTools?: readonly MetaTool[];
+  /** The deferred meta tools this agent loaded: offered after the others, in the order loaded. */
+  loadedTools?: LoadedTools;
   inbox: CommandInbox;
   /** Aborting it interrupts the run: the model stream and every running tool. */
   signal: AbortSignal;

@@ -36,9 +36,11 @@ export interface EngineOptions {
   repetition?: Partial<RepetitionLimits>;
 }
 
-/** The tools of one run: fetched once, then offered on every turn. */
+/** The tools of one run: fetched once, then offered on every turn (with the deferred ones loaded by then). */
 interface Toolset {
   modelTools: ModelTool[];
+  /** Deferred tools by name: offered once loaded, after `modelTools`, in the order they were loaded. */
+  deferred: Map<string, ModelTool>;
   definitions: Map<string, ToolDefinition>;
   metaTools: Map<string, MetaTool>;
 }
@@ -158,7 +160,7 @@ export class Engine {
           request.systemCachePrefix !== undefined && { systemCachePrefix: request.systemCachePrefix }),
         // A snapshot: the conversation grows after the request is made.
         messages: [...state.messages],
-        tools: toolset.modelTools,
+        tools: offeredTools(toolset, ctx),
         maxTokens: request.maxTokens,
         ...(request.thinkingBudgetTokens !== undefined && {
           thinkingBudgetTokens: request.thinkingBudgetTokens,
@@ -211,6 +213,7 @@ export class Engine {
         tools: ctx.tools,
         metaTools: toolset.metaTools,
         definitions: toolset.definitions,
+        ...(ctx.loadedTools && { loadedTools: ctx.loadedTools }),
         approval: typeof request.approval === 'function' ? request.approval() : request.approval,
         ...(request.approvalUnattended && { approvalUnattended: true }),
         ...(request.toolRules && { toolRules: request.toolRules }),
@@ -430,12 +433,21 @@ async function loadToolset(ctx: EngineContext, state: RunState): Promise<Toolset
     } else definitions.set(tool.name, tool);
   }
   for (const [name, tool] of metaTools) definitions.set(name, tool.definition);
-  const modelTools = [...definitions.values()].map(({ name, description, inputSchema }) => ({
-    name,
-    description,
-    inputSchema,
-  }));
-  return { modelTools, definitions, metaTools };
+  const modelTools: ModelTool[] = [];
+  const deferred = new Map<string, ModelTool>();
+  for (const { name, description, inputSchema } of definitions.values()) {
+    if (metaTools.get(name)?.deferred) deferred.set(name, { name, description, inputSchema });
+    else modelTools.push({ name, description, inputSchema });
+  }
+  return { modelTools, deferred, definitions, metaTools };
+}
+
+/** The run's tools, then the deferred ones loaded so far: appended, so the cached prefix stays. */
+function offeredTools(toolset: Toolset, ctx: EngineContext): ModelTool[] {
+  const loaded = ctx.loadedTools?.list() ?? [];
+  if (loaded.length === 0 || toolset.deferred.size === 0) return toolset.modelTools;
+  const added = loaded.flatMap((name) => toolset.deferred.get(name) ?? []);
+  return added.length > 0 ? [...toolset.modelTools, ...added] : toolset.modelTools;
 }
 
 function promptMessage(request: RunRequest, hookContext: readonly string[] = []): Message {

@@ -4,6 +4,7 @@ import type { ToolDefinition, ToolResult } from '../../shared/tool.js';
 import type { AgentHooks } from '../hooks/hook-verdict.js';
 import { checkApproval, notRunCancelled } from './approval-gate.js';
 import type { ApprovalMode, CommandInbox, Emitter, MetaTool, ToolHost } from './engine-types.js';
+import type { LoadedTools } from './loaded-tools.js';
 import { garbledCallResult, inputErrorOf } from './tool-call-repair.js';
 import { refusedByRules, type ToolRules } from './tool-rules.js';
 
@@ -17,6 +18,8 @@ export interface ToolCallContext {
   definitions: ReadonlyMap<string, ToolDefinition>;
   approval: ApprovalMode;
   approvalUnattended?: boolean;
+  /** The deferred tools loaded: a call to one not loaded yet is refused, and loads it. */
+  loadedTools?: LoadedTools | undefined;
   /** `--allowedTools` / `--disallowedTools`: checked before the approval gate. */
   toolRules?: ToolRules | undefined;
   inbox: CommandInbox;
@@ -49,7 +52,7 @@ async function runToolCall(call: ToolUseBlock, context: ToolCallContext): Promis
   // Arguments that are not JSON run nothing and need no approval: the result tells the model why.
   const garbled = inputErrorOf(call) === undefined ? undefined : garbledCallResult(call);
   // The run's tool rules before any hook: a hook's allow skips the approval, never a rule.
-  const refused = garbled ?? refusedByRule(call, context);
+  const refused = garbled ?? notLoaded(call, context) ?? refusedByRule(call, context);
   const pre: PreToolUseResult = refused ? { context: [] } : await preToolUse(call, context);
   const blocked =
     refused ??
@@ -103,6 +106,22 @@ async function runToolCall(call: ToolUseBlock, context: ToolCallContext): Promis
     isError: result.isError,
     // For people only (the provider sends output and isError): the log keeps what the call showed.
     ...(result.display !== undefined && { display: result.display }),
+  };
+}
+
+/**
+ * A call to a deferred tool whose schema the model was not given: refused (its arguments are a
+ * guess), and the schema is loaded, so the model's next request has it and it can call again.
+ */
+function notLoaded(call: ToolUseBlock, context: ToolCallContext): ToolResult | undefined {
+  const { loadedTools } = context;
+  if (!loadedTools || !context.metaTools.get(call.name)?.deferred || loadedTools.has(call.name))
+    return undefined;
+  loadedTools.load([call.name]);
+  return {
+    output: `${call.name} was not run: its input schema had not been loaded (tool_search loads the tools it finds). It is loaded now: call it again with arguments that match its schema.`,
+    isError: true,
+    code: 'invalid_input',
   };
 }
 

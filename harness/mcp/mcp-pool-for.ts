@@ -48,6 +48,7 @@ export async function mcpPoolFor(
     },
     idleStopSeconds: settings.mcp?.idleStopSeconds,
     startTimeoutSeconds: settings.mcp?.startTimeoutSeconds,
+    toolSchemaBudget: settings.mcp?.toolSchemaBudget,
     note,
     ...(options.discover === false && { discover: false }),
   });

@@ -2,6 +2,7 @@ import type { ResolvedPolicy } from '../../shared/policy.js';
 import type { MetaTool } from '../engine/engine-types.js';
 import type { ExecutorRegistry } from '../runtime/executor-registry.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
+import { DEFAULT_TOOL_SCHEMA_BUDGET } from './budget-mcp-tools.js';
 import { McpServerHandle, type McpServerState } from './mcp-server-handle.js';
 import type { McpServerEntry } from './setup-mcp.js';
 
@@ -29,6 +30,8 @@ export interface McpPoolOptions {
    * while this one is; a name it already has is not redefined.
    */
   base?: McpPool | undefined;
+  /** Bytes of tool schemas offered before `tool_search` replaces them (`mcp.toolSchemaBudget`). */
+  toolSchemaBudget?: number | undefined;
 }
 
 /** One row of `skate mcp list` and of the run's notes. */
@@ -48,15 +51,22 @@ export class McpPool {
   private readonly handles: McpServerHandle[] = [];
   private readonly rows: McpServerRow[] = [];
   private holders = 0;
+  /** Bytes of MCP tool schemas an agent is sent before they are deferred behind `tool_search`. */
+  readonly toolSchemaBudget: number;
 
-  private constructor(private readonly base?: McpPool) {}
+  private constructor(
+    toolSchemaBudget: number,
+    private readonly base?: McpPool,
+  ) {
+    this.toolSchemaBudget = toolSchemaBudget;
+  }
 
   /**
    * The servers with their tools: remembered ones at once, the others started now (in parallel)
    * to list theirs. A server that fails to start is said, never dropped silently.
    */
   static async create(options: McpPoolOptions): Promise<McpPool> {
-    const pool = new McpPool(options.base);
+    const pool = new McpPool(options.toolSchemaBudget ?? DEFAULT_TOOL_SCHEMA_BUDGET, options.base);
     const taken = new Set(options.base?.list().map((row) => row.name));
     const idleMs = (options.idleStopSeconds ?? DEFAULT_IDLE_STOP_SECONDS) * 1000;
     const startTimeoutMs = (options.startTimeoutSeconds ?? DEFAULT_START_TIMEOUT_SECONDS) * 1000;

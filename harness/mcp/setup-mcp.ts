@@ -1,6 +1,8 @@
 import { isHttpServer, type McpServerConfig } from '../../shared/mcp-servers.js';
 import type { ConsentStore } from '../consent/consent-store.js';
+import { isWithheldVariable } from '../sandbox/executor-env.js';
 import type { McpSource } from '../settings/load-settings.js';
+import { expandServerConfig } from './expand-server-config.js';
 
 /** A server the run may use: where it was named (a settings file, or an ACP client's session), and what it is. */
 export interface McpServerEntry {
@@ -15,7 +17,7 @@ export interface McpServerLeftOut {
   name: string;
   scope: McpSource['scope'];
   file: string;
-  reason: 'no-consent' | 'shadowed';
+  reason: 'no-consent' | 'shadowed' | 'expansion';
 }
 
 export interface SetupMcpOptions {
@@ -26,6 +28,8 @@ export interface SetupMcpOptions {
   /** Asks the person at hand (a terminal); undefined where nobody can answer (headless). */
   ask?: ((question: string) => Promise<boolean>) | undefined;
   note(line: string): void;
+  /** Where `${VAR}` in a server's configuration is read from (default: the harness's environment). */
+  env?: NodeJS.ProcessEnv | undefined;
 }
 
 export interface McpSetup {
@@ -55,7 +59,17 @@ export async function setupMcp(options: SetupMcpOptions): Promise<McpSetup> {
         leftOut.push({ name, scope: source.scope, file: source.file, reason: 'no-consent' });
         continue;
       }
-      servers.push(entry);
+      // A workspace's file names what runs and where it connects: it must not be able to read a credential into it.
+      const expanded = expandServerConfig(config, {
+        env: options.env ?? process.env,
+        forbidden: source.scope === 'workspace' ? isWithheldVariable : undefined,
+      });
+      if (!expanded.ok) {
+        leftOut.push({ name, scope: source.scope, file: source.file, reason: 'expansion' });
+        options.note(`MCP server "${name}" of ${source.file} is not used: ${expanded.reason}`);
+        continue;
+      }
+      servers.push({ ...entry, config: expanded.config });
     }
   }
   return { servers, leftOut };

@@ -25,6 +25,7 @@ import type {
   RunOutcome,
   ToolHost,
 } from '../engine/engine-types.js';
+import { LoadedTools } from '../engine/loaded-tools.js';
 import { addUsage } from '../engine/token-usage.js';
 import type { ExecutorClient } from '../executor-client/executor-client.js';
 import { isNotableHookDecision } from '../hooks/hook-decision-line.js';
@@ -102,6 +103,8 @@ export class AgentSession {
   private readonly listeners = new Set<(event: EngineEvent) => void>();
   private readonly emitter: Emitter;
   private messages: Message[];
+  /** MCP tools loaded by `tool_search`: kept for the session, read back from its history on resume. */
+  private loadedTools: LoadedTools;
   private modelName: string;
   private running: { controller: AbortController; done: Promise<unknown> } | undefined;
   /** Said to the model with the next prompt (a network switch). */
@@ -153,6 +156,7 @@ export class AgentSession {
     this.sessionLog = started.log;
     this.instructions = started.instructions;
     this.messages = [...this.sessionLog.history];
+    this.loadedTools = LoadedTools.fromHistory(this.messages);
     for (const [message, ref] of this.sessionLog.historyRefs) this.refs.set(message, ref);
     this.modelName = settings.model.name;
     this.inbox = settings.answerer === 'nobody' ? undefined : createCommandInbox();
@@ -712,6 +716,7 @@ export class AgentSession {
       provider: this.provider,
       tools: this.toolHost(),
       metaTools,
+      loadedTools: this.loadedTools,
       inbox: this.inbox?.inbox ?? createSubAgentInbox(),
       signal,
       ...(this.hooks && { hooks: this.hooks }),
@@ -741,6 +746,7 @@ export class AgentSession {
       projectInstructions: this.instructions.text,
       startChild: createAgentSession,
       worktrees: { store: this.worktrees, executor: () => this.executor },
+      loadedTools: this.loadedTools,
     });
   }
 
@@ -817,6 +823,7 @@ export class AgentSession {
     this.sessionLog = next;
     this.sessionStart = session.kind === 'resume' ? 'resume' : 'clear';
     this.messages = [...next.history];
+    this.loadedTools = LoadedTools.fromHistory(this.messages);
     this.refs = new WeakMap(next.historyRefs);
   }
 

@@ -4,7 +4,9 @@ import { createApplyAgentDiffTool } from '../agents/apply-agent-diff-tool.js';
 import { createAskUserTool } from '../agents/ask-user-tool.js';
 import { createSpawnAgentTool, type SpawnAgentToolOptions } from '../agents/spawn-agent-tool.js';
 import type { MetaTool } from '../engine/engine-types.js';
+import type { LoadedTools } from '../engine/loaded-tools.js';
 import type { ExecutorClient } from '../executor-client/executor-client.js';
+import { budgetMcpTools } from '../mcp/budget-mcp-tools.js';
 import { PLANNING_CHILD_CONTEXT, PLANNING_PROMPT, planHandoff } from '../planning/planning-prompts.js';
 import type { ModelProvider } from '../provider/model-provider.js';
 import type { AgentSettings } from './agent-settings.js';
@@ -35,6 +37,8 @@ export interface HarnessToolsInput {
   startChild: SpawnAgentToolOptions['startChild'];
   /** This agent's worktree children's diffs, and its executor (through which they are applied). */
   worktrees?: { store: AgentDiffStore; executor(): ExecutorClient } | undefined;
+  /** The MCP tools this agent loaded with `tool_search` (past the schema budget). */
+  loadedTools?: LoadedTools | undefined;
 }
 
 /**
@@ -98,7 +102,10 @@ export function harnessTools(input: HarnessToolsInput): MetaTool[] {
   // MCP tools for the main agent: sub-agents are not handed the pool (yet).
   // Planning changes nothing: only the tools a server marks read-only (its policy is narrowed from the run's, not from plan).
   if (settings.mcp && depth === 0) {
-    tools.push(...settings.mcp.metaTools().filter((tool) => !planning || tool.definition.effect === 'read'));
+    const mcpTools = settings.mcp
+      .metaTools()
+      .filter((tool) => !planning || tool.definition.effect === 'read');
+    tools.push(...budgetMcpTools(mcpTools, settings.mcp.toolSchemaBudget, input.loadedTools));
   }
   if (settings.answerer === 'user' || (settings.answerer === 'rules' && planning)) {
     tools.push(

@@ -73,3 +73,8 @@ export function withoutHarnessSecrets(
     ),
   );
 }
+
+/** Whether a variable holds one of the harness's secrets (a known one, or one the user's settings name). */
+export function isWithheldVariable(name: string): boolean {
+  return isHarnessSecret(name);
+}

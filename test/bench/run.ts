@@ -18,6 +18,7 @@ import { benchFirstShell } from './first-shell-bench.js';
 import { benchGrep } from './grep-bench.js';
 import { benchHooks } from './hooks-bench.js';
 import { benchMcp } from './mcp-bench.js';
+import { benchMcpToolSearch } from './mcp-tool-search-bench.js';
 import { benchNetworkProxy } from './network-proxy-bench.js';
 import { benchRpc } from './rpc-bench.js';
 import { benchServe } from './serve-bench.js';
@@ -87,6 +88,11 @@ const sections: readonly BenchSection[] = [
     name: 'mcp',
     what: 'an MCP tool call through Skate vs the SDK client directly',
     run: ({ policy }) => benchMcp(policy),
+  },
+  {
+    name: 'mcp-tool-search',
+    what: 'turn-1 request bytes: no MCP server, 50 MCP tools listed, 50 behind tool_search',
+    run: () => benchMcpToolSearch(),
   },
   { name: 'subagents', what: 'sub-agents (ready time, 8 concurrent)', run: () => benchSubagents() },
   {

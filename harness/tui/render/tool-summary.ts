@@ -1,10 +1,12 @@
 import { argsSummary, firstLine } from '../../emitters/args-summary.js';
+import { mcpToolParts, toolLabel } from '../../emitters/mcp-tool-label.js';
 import { resultSummary as summaryLines } from '../../emitters/result-summary.js';
 import type { ToolBlock } from '../ui-state.js';
 
-/** `edit_file(src/a.ts)`: the call as one short line. */
+/** `edit_file(src/a.ts)`, `fs · read_file(notes.md)` for an MCP tool: the call as one short line. */
 export function callLabel(block: Pick<ToolBlock, 'name' | 'args'>, maxArgChars = 60): string {
-  return `${block.name}(${argsSummary(block.args, maxArgChars)})`;
+  const anyString = mcpToolParts(block.name) !== undefined;
+  return `${toolLabel(block.name)}(${argsSummary(block.args, maxArgChars, { anyString })})`;
 }
 
 /**
