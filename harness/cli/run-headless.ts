@@ -133,6 +133,13 @@ export async function runHeadless(run: HeadlessRun): Promise<number> {
     session = await createAgentSession(
       {
         ...run.settings,
+        // One result line per prompt: it must carry the background children's results, so the run waits for them.
+        ...(run.settings.subagents && {
+          subagents: {
+            ...run.settings.subagents,
+            background: { ...run.settings.subagents.background, waitAtEnd: true },
+          },
+        }),
         answerer: canAsk ? 'user' : 'rules',
         ...(!interactive && { approvalUnattended: true }),
         unansweredReason: unansweredReason(interactive, answers),

@@ -1,5 +1,8 @@
 import type { ResolvedPolicy } from '../../shared/policy.js';
+import { createAgentStatusTool } from '../agents/agent-status-tool.js';
+import { createAgentWaitTool } from '../agents/agent-wait-tool.js';
 import { createAskUserTool } from '../agents/ask-user-tool.js';
+import type { BackgroundAgents } from '../agents/background-agents.js';
 import { createSpawnAgentTool, type SpawnAgentToolOptions } from '../agents/spawn-agent-tool.js';
 import type { MetaTool } from '../engine/engine-types.js';
 import { PLANNING_CHILD_CONTEXT, PLANNING_PROMPT, planHandoff } from '../planning/planning-prompts.js';
@@ -30,6 +33,8 @@ export interface HarnessToolsInput {
   /** This agent's project instructions (AGENTS.md), passed on to its children. */
   projectInstructions?: string | undefined;
   startChild: SpawnAgentToolOptions['startChild'];
+  /** This agent's background children (the main agent's); with it, agent_status and agent_wait are offered. */
+  background?: BackgroundAgents | undefined;
 }
 
 /**
@@ -74,8 +79,11 @@ export function harnessTools(input: HarnessToolsInput): MetaTool[] {
         ...(sub.onChildExited && { onChildExited: sub.onChildExited }),
         ...(settings.hooks && { hooks: settings.hooks }),
         startChild: input.startChild,
+        ...(input.background && { background: input.background }),
       }),
     );
+    if (input.background)
+      tools.push(createAgentStatusTool(input.background), createAgentWaitTool(input.background));
   }
   // MCP tools for the main agent: sub-agents are not handed the pool (yet).
   // Planning changes nothing: only the tools a server marks read-only (its policy is narrowed from the run's, not from plan).
