@@ -1,9 +1,18 @@
 import type { DispatchFailure } from '../../shared/dispatch-telemetry.js';
 import type { AgentPath, EngineEvent } from '../../shared/engine-events.js';
 import type { ToolResult } from '../../shared/tool.js';
+import type { SubagentSettings } from '../runtime/agent-settings.js';
 
 /** Background children running at once, at most, unless the settings say otherwise. */
 export const DEFAULT_BACKGROUND_LIMIT = 4;
+
+/**
+ * `subagents` whose background children a run waits for before it ends: a frontend whose prompt
+ * has one result (headless `-p`, serve, ACP) must carry theirs; the terminal UI does not wait.
+ */
+export function waitingForBackground(sub: SubagentSettings | undefined): SubagentSettings | undefined {
+  return sub && { ...sub, background: { ...sub.background, waitAtEnd: true } };
+}
 
 /** What a background child's run ends with: the report its parent reads, and its failure, if any. */
 export interface BackgroundEnding {
