@@ -143,13 +143,32 @@ const sessionCommands = [
   runtimeOption('set_activity').omit({ task: true }),
 ] as const;
 
+/**
+ * Cancels one background sub-agent of the running session (202), as the terminal UI's agent tree
+ * does: its dispatch ends `cancelled`, its executor stops, and the parent goes on.
+ */
+export const CancelAgentCommand = z
+  .object({
+    type: z.literal('cancel_agent'),
+    agentId: z
+      .string()
+      .min(1)
+      .describe("The id spawn_agent returned (`bg-1`), as the events' `agent` path ends."),
+  })
+  .strict();
+export type CancelAgentCommand = z.infer<typeof CancelAgentCommand>;
+
 /** `POST /v1/sessions/{id}/commands`. */
-export const CommandRequest = z.discriminatedUnion('type', [...answers, ...sessionCommands]);
+export const CommandRequest = z.discriminatedUnion('type', [
+  ...answers,
+  CancelAgentCommand,
+  ...sessionCommands,
+]);
 export type CommandRequest = z.infer<typeof CommandRequest>;
-/** What answers the running engine (or interrupts it). */
+/** What answers the running engine (or interrupts it, or cancels one of its background sub-agents). */
 export type AnswerCommand = Extract<
   CommandRequest,
-  { type: 'interrupt' | 'approval_response' | 'ask_user_response' | 'loop_decision' }
+  { type: 'interrupt' | 'approval_response' | 'ask_user_response' | 'loop_decision' | 'cancel_agent' }
 >;
 /** What changes an idle session: its model, network or activity. */
 export type SessionCommand = Exclude<CommandRequest, AnswerCommand>;

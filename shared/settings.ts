@@ -153,6 +153,15 @@ export const SettingsFile = z
     mcpServers: McpServers.optional().describe(
       'MCP servers, in the shape of Claude Code’s .mcp.json: {"name": {"command", "args", "env", "policy"}}. Each runs confined in an executor of its own, started at its first call. A workspace file’s (and a project’s .mcp.json) run only after you consent to that version of the file.',
     ),
+    backgroundAgents: z
+      .number()
+      .int()
+      .min(0)
+      .max(16)
+      .optional()
+      .describe(
+        'Background sub-agents (spawn_agent with background: true) running at once, at most; default 4, 0 for none. A workspace file may only lower it.',
+      ),
     mcp: McpSettings.optional().describe(
       'How MCP servers are run: idle stop, start timeout, headless use of a workspace’s servers.',
     ),

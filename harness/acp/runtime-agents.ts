@@ -2,6 +2,7 @@ import type { Message } from '../../shared/conversation.js';
 import type { EngineCommand, EngineEvent, ImageInput } from '../../shared/engine-events.js';
 import type { NetworkPolicy, NetworkSetting } from '../../shared/policy.js';
 import type { ToolEffect } from '../../shared/tool.js';
+import { waitingForBackground } from '../agents/background-agents.js';
 import { planFilePath } from '../planning/plan-file.js';
 import { AgentRuntimeError } from '../runtime/agent-runtime-error.js';
 import { type AgentSession, createAgentSession } from '../runtime/agent-session.js';
@@ -48,6 +49,8 @@ export function createRuntimeAgents(settings: AcpAgentSettings): AcpAgentFactory
           session: stored,
           answerer: 'user',
           askNetwork: {},
+          // A prompt turn ends with its background children's results in: their updates belong to it.
+          subagents: waitingForBackground(settings.subagents),
         });
       } catch (error) {
         if (mcp !== settings.mcp) await mcp?.stopAll();

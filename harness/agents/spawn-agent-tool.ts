@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { AgentBudget, AgentIsolation } from '../../shared/agent-definition.js';
 import type { DispatchFailure, DispatchRecord } from '../../shared/dispatch-telemetry.js';
-import type { AgentPath } from '../../shared/engine-events.js';
+import type { AgentPath, EngineEvent } from '../../shared/engine-events.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import { networkLabel } from '../../shared/policy.js';
 import type { ToolErrorCode, ToolResult } from '../../shared/tool.js';
@@ -15,6 +15,7 @@ import type { ExecutorRegistry } from '../runtime/executor-registry.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
 import type { AgentDiffStore } from './agent-diff-store.js';
 import { type AgentWorktree, createAgentWorktree } from './agent-worktree.js';
+import type { BackgroundAgents, BackgroundEnding } from './background-agents.js';
 import { planDispatch } from './dispatch-plan.js';
 import { ensureWriteRoots } from './ensure-write-roots.js';
 import { inputJsonSchema } from './input-json-schema.js';
@@ -64,6 +65,12 @@ export const SpawnAgentInput = z.object({
   isolation: AgentIsolation.optional().describe(
     'worktree: it writes only in its own copy of the workspace (your uncommitted changes included), and its changes come back as a diff (worktree.diff_id in the result) that you apply with apply_agent_diff, conflicts reported. For writers that may touch the same files. Default none.',
   ),
+  background: z
+    .boolean()
+    .optional()
+    .describe(
+      'True to start it and go on at once: you get its id now, check it with agent_status, wait with agent_wait, and its result comes to you as a message when it ends.',
+    ),
 });
 export type SpawnAgentInput = z.infer<typeof SpawnAgentInput>;
 
@@ -151,6 +158,8 @@ export interface SpawnAgentToolOptions {
   worktrees?: AgentDiffStore | undefined;
   /** Where each child reports its executor (the terminal UI's executor panel). */
   executors?: ExecutorRegistry | undefined;
+  /** The session's background children (the main agent's only); undefined: `background: true` is refused. */
+  background?: BackgroundAgents | undefined;
   /**
    * Starts a child agent: `createAgentSession`, passed in so that this tool
    * (which the runtime offers) does not import the runtime back.
@@ -207,7 +216,14 @@ export function createSpawnAgentTool(options: SpawnAgentToolOptions): MetaTool {
           `sub-agents may be nested ${maxDepth} deep, and this one is at the limit`,
         );
       }
-      const agentId = `agent-${++spawned}`;
+      const background = input.background ? options.background : undefined;
+      if (input.background) {
+        const refusal = background
+          ? background.refusal()
+          : 'background sub-agents are for the main agent; a sub-agent’s own children run in the foreground (they end before it reports)';
+        if (refusal) return failure(undefined, 'policy', `no background sub-agent: ${refusal}`);
+      }
+      const agentId = background ? background.nextId() : `agent-${++spawned}`;
       const agent = [...call.agent, agentId];
       const planned = planDispatch(input, {
         parent: options.parentPolicy,
@@ -264,124 +280,153 @@ export function createSpawnAgentTool(options: SpawnAgentToolOptions): MetaTool {
       });
       for (const line of notGranted) call.emit({ type: 'warn', agent, message: `not granted: ${line}` });
 
-      let session: ChildSession | undefined;
-      try {
-        session = await options.sessionForChild?.({
-          agentId,
-          callId: call.callId,
+      const dispatch = async (
+        signal: AbortSignal,
+        emit: (event: EngineEvent) => void,
+      ): Promise<BackgroundEnding> => {
+        let session: ChildSession | undefined;
+        try {
+          session = await options.sessionForChild?.({
+            agentId,
+            callId: call.callId,
+            task: input.task,
+            policy,
+            agent,
+            parentSessionId: options.parentSessionId,
+          });
+        } catch (error) {
+          emit({
+            type: 'warn',
+            agent,
+            message: `no session log for ${agentId}: ${(error as Error).message}`,
+          });
+        }
+        const childDepth = depth + 1;
+        const { contract } = plan;
+        const maxTokens = Math.min(options.maxTokens, plan.budget.output_per_response ?? options.maxTokens);
+        const prompt = subAgentSystemPrompt({
           task: input.task,
           policy,
-          agent,
-          parentSessionId: options.parentSessionId,
+          contract,
+          parentSystemPrompt: options.parentSystemPrompt,
+          projectInstructions: options.projectInstructions,
+          context: options.context,
+          notGranted,
+          role: plan.role,
         });
-      } catch (error) {
-        call.emit({
-          type: 'warn',
+        const provider = options.providerFor({ agentId, agent, task: input.task });
+        const childInfo = (session: AgentSession): ChildExecutorInfo => ({
+          agentId,
           agent,
-          message: `no session log for ${agentId}: ${(error as Error).message}`,
+          pid: session.executorPid,
+          policy,
+          executor: session.executorClient,
         });
-      }
-      const childDepth = depth + 1;
-      const { contract } = plan;
-      const maxTokens = Math.min(options.maxTokens, plan.budget.output_per_response ?? options.maxTokens);
-      const prompt = subAgentSystemPrompt({
-        task: input.task,
-        policy,
-        contract,
-        parentSystemPrompt: options.parentSystemPrompt,
-        projectInstructions: options.projectInstructions,
-        context: options.context,
-        notGranted,
-        role: plan.role,
-      });
-      const provider = options.providerFor({ agentId, agent, task: input.task });
-      const childInfo = (session: AgentSession): ChildExecutorInfo => ({
-        agentId,
-        agent,
-        pid: session.executorPid,
-        policy,
-        executor: session.executorClient,
-      });
-      const running = runSubAgent({
-        start: options.startChild,
-        contract,
-        maxTurns: plan.maxTurns,
-        tokenBudget: plan.budget,
-        budgetMs: options.budgetMs ?? 10 * 60_000,
-        signal: call.signal,
-        note: (message) => call.emit({ type: 'info', agent, message }),
-        settings: {
-          workspace: policy.workspace,
-          executor: {
-            kind: 'local',
-            policy,
-            sandbox: options.sandbox,
-            ...(options.diagnosticTools && { diagnosticTools: true }),
-            // The run's own sink when it has one (the CLI's: each line once, notes only with --verbose).
-            onSandboxNote:
-              options.onSandboxNote ?? ((message) => call.emit({ type: 'info', agent, message })),
-            onSandboxWarning:
-              options.onSandboxWarning ?? ((message) => call.emit({ type: 'warn', agent, message })),
-          },
-          model: {
-            provider,
-            name: plan.model ?? options.model,
-            maxTokens,
-            thinkingBudgetTokens: options.thinkingBudgetTokens,
-          },
-          approval: 'auto',
-          ...(options.toolRules && { toolRules: options.toolRules }),
+        const running = runSubAgent({
+          start: options.startChild,
+          contract,
           maxTurns: plan.maxTurns,
-          systemPrompt: prompt.text,
-          systemCachePrefix: prompt.prefixLength,
-          session: session
-            ? { kind: 'child', log: session.log, sessionId: session.sessionId }
-            : { kind: 'none' },
-          ...(childDepth < maxDepth && {
-            subagents: {
-              maxDepth,
-              depth: childDepth,
-              readOnly: options.readOnlyChildren ?? false,
-              context: options.context,
-              parentSystemPrompt: options.parentSystemPrompt,
-              projectInstructions: options.projectInstructions,
-              ...(options.maxTurns !== undefined && { maxTurns: options.maxTurns }),
-              ...(options.budgetMs !== undefined && { budgetMs: options.budgetMs }),
-              providerFor: options.providerFor,
-              ...(options.sessionForChild && {
-                sessionForChild: async (info: ChildSessionInfo) => options.sessionForChild?.(info),
-              }),
-              ...(options.onChildSpawned && { onChildSpawned: options.onChildSpawned }),
-              ...(options.onChildExited && { onChildExited: options.onChildExited }),
-              ...(options.agents && { agents: options.agents }),
+          tokenBudget: plan.budget,
+          budgetMs: options.budgetMs ?? 10 * 60_000,
+          signal,
+          note: (message) => emit({ type: 'info', agent, message }),
+          settings: {
+            workspace: policy.workspace,
+            executor: {
+              kind: 'local',
+              policy,
+              sandbox: options.sandbox,
+              ...(options.diagnosticTools && { diagnosticTools: true }),
+              // The run's own sink when it has one (the CLI's: each line once, notes only with --verbose).
+              onSandboxNote: options.onSandboxNote ?? ((message) => emit({ type: 'info', agent, message })),
+              onSandboxWarning:
+                options.onSandboxWarning ?? ((message) => emit({ type: 'warn', agent, message })),
             },
+            model: {
+              provider,
+              name: plan.model ?? options.model,
+              maxTokens,
+              thinkingBudgetTokens: options.thinkingBudgetTokens,
+            },
+            approval: 'auto',
+            ...(options.toolRules && { toolRules: options.toolRules }),
+            maxTurns: plan.maxTurns,
+            systemPrompt: prompt.text,
+            systemCachePrefix: prompt.prefixLength,
+            session: session
+              ? { kind: 'child', log: session.log, sessionId: session.sessionId }
+              : { kind: 'none' },
+            ...(childDepth < maxDepth && {
+              subagents: {
+                maxDepth,
+                depth: childDepth,
+                readOnly: options.readOnlyChildren ?? false,
+                context: options.context,
+                parentSystemPrompt: options.parentSystemPrompt,
+                projectInstructions: options.projectInstructions,
+                ...(options.maxTurns !== undefined && { maxTurns: options.maxTurns }),
+                ...(options.budgetMs !== undefined && { budgetMs: options.budgetMs }),
+                providerFor: options.providerFor,
+                ...(options.sessionForChild && {
+                  sessionForChild: async (info: ChildSessionInfo) => options.sessionForChild?.(info),
+                }),
+                ...(options.onChildSpawned && { onChildSpawned: options.onChildSpawned }),
+                ...(options.onChildExited && { onChildExited: options.onChildExited }),
+                ...(options.agents && { agents: options.agents }),
+              },
+            }),
+            answerer: 'nobody',
+            ...(options.hooks && { hooks: options.hooks }),
+            ...(options.executors && { executors: options.executors }),
+            events: createSubAgentEmitter(emit, call.callId),
+            agent,
+            tools: plan.tools ? new Set(plan.tools) : undefined,
+          },
+          onStarted: (session) => options.onChildSpawned?.(childInfo(session)),
+          onStopped: (session) => options.onChildExited?.(childInfo(session)),
+        }).finally(() => session?.close?.());
+        let outcome: SubAgentOutcome;
+        let changes: Record<string, unknown> | undefined;
+        try {
+          outcome = await running;
+          if (worktree && options.worktrees && !signal.aborted)
+            changes = await worktreeChanges(agentId, worktree, options.worktrees, (message) =>
+              emit({ type: 'warn', agent, message }),
+            );
+        } finally {
+          // Done, failed or cancelled: the worktree goes; only its diff (in memory) is kept.
+          await worktree?.remove();
+        }
+        call.addUsage(outcome.usage);
+        const record = dispatchRecord(agentId, plan.definition?.name, contract, outcome, prompt.prefixSha256);
+        emit({ type: 'dispatch_end', agent, parentCallId: call.callId, record });
+        return {
+          result: report(agentId, session?.sessionId, notGranted, outcome, record, changes),
+          failure: record.failure,
+        };
+      };
+      if (!background) return (await dispatch(call.signal, call.emit)).result;
+      background.start({
+        id: agentId,
+        agent,
+        task: input.task,
+        callId: call.callId,
+        run: (signal, observe) =>
+          dispatch(signal, (event) => {
+            observe(event);
+            call.emit(event);
           }),
-          answerer: 'nobody',
-          ...(options.hooks && { hooks: options.hooks }),
-          ...(options.executors && { executors: options.executors }),
-          events: createSubAgentEmitter(call.emit, call.callId),
-          agent,
-          tools: plan.tools ? new Set(plan.tools) : undefined,
-        },
-        onStarted: (session) => options.onChildSpawned?.(childInfo(session)),
-        onStopped: (session) => options.onChildExited?.(childInfo(session)),
-      }).finally(() => session?.close?.());
-      let outcome: SubAgentOutcome;
-      let changes: Record<string, unknown> | undefined;
-      try {
-        outcome = await running;
-        if (worktree && options.worktrees && !call.signal.aborted)
-          changes = await worktreeChanges(agentId, worktree, options.worktrees, (message) =>
-            call.emit({ type: 'warn', agent, message }),
-          );
-      } finally {
-        // Done, failed or cancelled: the worktree goes; only its diff (in memory) is kept.
-        await worktree?.remove();
-      }
-      call.addUsage(outcome.usage);
-      const record = dispatchRecord(agentId, plan.definition?.name, contract, outcome, prompt.prefixSha256);
-      call.emit({ type: 'dispatch_end', agent, parentCallId: call.callId, record });
-      return report(agentId, session?.sessionId, notGranted, outcome, record, changes);
+      });
+      return {
+        output: JSON.stringify({
+          agent_id: agentId,
+          background: true,
+          state: 'running',
+          task: input.task,
+          note: 'It runs on while you go on. agent_status reports it, agent_wait waits for it, and its result comes to you as a message when it ends.',
+        }),
+        isError: false,
+      };
     },
   };
 }
@@ -486,6 +531,14 @@ function prettyJson(value: { usage: unknown; dispatch: unknown } & Record<string
     .replace(JSON.stringify(marks.dispatch), JSON.stringify(value.dispatch));
 }
 
+function failure(agentId: string | undefined, code: SubAgentFailureCode, message: string): ToolResult {
+  return {
+    output: `sub-agent failed (${code}): ${message}\n${JSON.stringify({ ...(agentId !== undefined && { agent_id: agentId }), failure: code })}`,
+    isError: true,
+    code: TOOL_CODES[code],
+  };
+}
+
 /**
  * A worktree child's changes as its result tells them: the files, the diff to read, and the id
  * `apply_agent_diff` takes (kept in the store; none when it changed nothing).
@@ -511,12 +564,4 @@ async function worktreeChanges(
     warn(`the changes of ${agentId} could not be read back: ${(error as Error).message}`);
     return { error: `its changes could not be read back: ${(error as Error).message}` };
   }
-}
-
-function failure(agentId: string | undefined, code: SubAgentFailureCode, message: string): ToolResult {
-  return {
-    output: `sub-agent failed (${code}): ${message}\n${JSON.stringify({ ...(agentId !== undefined && { agent_id: agentId }), failure: code })}`,
-    isError: true,
-    code: TOOL_CODES[code],
-  };
 }

@@ -128,7 +128,13 @@ export function runSettingsFrom(flags: AgentRunFlags, model: ModelSettings): Run
     systemPrompt: flags.systemPrompt,
     appendSystemPrompt: flags.appendSystemPrompt,
     session: sessionSettingsFrom(flags.sessionFlags),
-    subagents: flags.subagents ? { maxDepth: 2, ...(flags.agents && { agents: flags.agents }) } : undefined,
+    subagents: flags.subagents
+      ? {
+          maxDepth: 2,
+          ...(flags.agents && { agents: flags.agents }),
+          ...(flags.backgroundAgents !== undefined && { background: { limit: flags.backgroundAgents } }),
+        }
+      : undefined,
     ...(flags.toolRules && { toolRules: flags.toolRules }),
     ...(flags.hooks && { hooks: flags.hooks }),
     ...(flags.mcp && { mcp: flags.mcp }),

@@ -64,6 +64,8 @@ export interface AgentRunFlags extends ExecutorFlags {
   answers?: string[][] | undefined;
   /** Offer spawn_agent; false with `--no-subagents`. */
   subagents: boolean;
+  /** Background sub-agents running at once, at most (settings' `backgroundAgents`); default 4. */
+  backgroundAgents?: number | undefined;
   sessionFlags: SessionFlags;
   /** `--allowedTools` / `--disallowedTools`. */
   toolRules?: ToolRules | undefined;
@@ -299,6 +301,7 @@ export async function agentFlags(
       outputSchema: await readOutputSchema(values['output-schema']),
     }),
     subagents: !values['no-subagents'],
+    ...(settings.backgroundAgents !== undefined && { backgroundAgents: settings.backgroundAgents }),
     sessionFlags: {
       continueSession: values.continue,
       resume: values.resume,

@@ -1,5 +1,6 @@
 import { networkFromSetting, networkLabel, settingFromNetwork } from '../../shared/policy.js';
 import type { RunResult, SystemInit } from '../../shared/run-result.js';
+import { waitingForBackground } from '../agents/background-agents.js';
 import type { ResultContract } from '../agents/result-contracts.js';
 import { createCollectingEmitter } from '../emitters/collecting-emitter.js';
 import { createJsonLinesEmitter } from '../emitters/json-lines-emitter.js';
@@ -133,6 +134,8 @@ export async function runHeadless(run: HeadlessRun): Promise<number> {
     session = await createAgentSession(
       {
         ...run.settings,
+        // One result line per prompt: it must carry the background children's results, so the run waits for them.
+        subagents: waitingForBackground(run.settings.subagents),
         answerer: canAsk ? 'user' : 'rules',
         ...(!interactive && { approvalUnattended: true }),
         unansweredReason: unansweredReason(interactive, answers),

@@ -74,6 +74,17 @@ export interface CommandInbox {
   ): Promise<Extract<EngineCommand, { type: T }>>;
 }
 
+/**
+ * Messages that arrive while an agent works (its background sub-agents' results, issue #25): the
+ * engine takes them in at each turn boundary, after the turn's tool results.
+ */
+export interface Arrivals {
+  /** What arrived since last asked; [] for nothing. */
+  take(): string[];
+  /** When the model ends its turn: what is due, waiting first when the run must not end yet; [] to end. */
+  settle(signal: AbortSignal): Promise<string[]>;
+}
+
 export interface EngineContext {
   provider: ModelProvider;
   tools: ToolHost;
@@ -88,6 +99,8 @@ export interface EngineContext {
   log?: ConversationLog;
   /** The tree's hooks, bound to this agent: fired at the one tool-call path and the run's other points. */
   hooks?: AgentHooks;
+  /** Messages taken in at turn boundaries (background sub-agents' results). */
+  arrivals?: Arrivals;
 }
 
 export interface RunRequest {

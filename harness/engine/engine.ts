@@ -201,6 +201,17 @@ export class Engine {
         } else if (result.stopReason === 'refusal') {
           out.emit({ type: 'warn', agent, message: 'The model declined to continue.' });
         }
+        // Background sub-agents' results that are due go in as the next user message, and the run goes on.
+        const arrived = (await ctx.arrivals?.settle(ctx.signal)) ?? [];
+        if (ctx.signal.aborted) {
+          out.emit({ type: 'turn_end', agent, turn, reason: 'cancelled' });
+          return outcome(state, 'cancelled');
+        }
+        if (arrived.length > 0) {
+          takeArrivals(state, arrived, { role: 'user', content: [] }, true);
+          out.emit({ type: 'turn_end', agent, turn, reason: 'complete' });
+          continue;
+        }
         if (await sentBackByStopHook(state)) {
           out.emit({ type: 'turn_end', agent, turn, reason: 'complete' });
           continue;
@@ -235,8 +246,7 @@ export class Engine {
       });
       const repetition = checkRepetition(repetitionGuard, calls, results, out, agent);
       const resultMessage: Message = { role: 'user', content: results };
-      state.messages.push(resultMessage);
-      log.toolResults(resultMessage);
+      takeArrivals(state, ctx.arrivals?.take() ?? [], resultMessage, false);
       const interrupted = ctx.signal.aborted;
       out.emit({ type: 'turn_end', agent, turn, reason: interrupted ? 'cancelled' : 'complete' });
       if (interrupted) return outcome(state, 'cancelled');
@@ -500,6 +510,23 @@ async function sentBackByStopHook(state: RunState): Promise<boolean> {
   state.messages.push(message);
   state.log.userMessage(message);
   return true;
+}
+
+/**
+ * Appends `message` with what arrived at this turn boundary (as text after any tool results, as a
+ * queued message would be), logs it, and tells the frontends each arrival was taken in.
+ */
+function takeArrivals(state: RunState, arrived: readonly string[], message: Message, alone: boolean): void {
+  const { agent, out, log } = state;
+  const content = [...message.content, ...arrived.map((text) => ({ type: 'text' as const, text }))];
+  const whole: Message = { ...message, content };
+  state.messages.push(whole);
+  if (alone) log.userMessage(whole);
+  else log.toolResults(whole);
+  for (const text of arrived) {
+    const first = text.split('\n', 1)[0] ?? '';
+    out.emit({ type: 'info', agent, message: `taken in: ${first.replace(/^\[Skate: |\]$/g, '')}` });
+  }
 }
 
 /** An interrupted reply keeps the text that streamed, in the conversation and as the final message. */

@@ -11,6 +11,7 @@ import {
 import { applyRunOverrides } from '../../shared/run-overrides.js';
 import type { RuntimeCommand } from '../../shared/runtime-command.js';
 import { AgentDiffStore } from '../agents/agent-diff-store.js';
+import { BackgroundAgents, DEFAULT_BACKGROUND_LIMIT } from '../agents/background-agents.js';
 import { createCompleteTaskTool } from '../agents/complete-task-tool.js';
 import { filterToolHost } from '../agents/filtered-tool-host.js';
 import type { ResultContract } from '../agents/result-contracts.js';
@@ -126,6 +127,8 @@ export class AgentSession {
   private readonly releaseMcp: (() => Promise<void>) | undefined;
   /** SessionStart's source for the next run, until it has fired for this session. */
   private sessionStart: 'startup' | 'resume' | 'clear' | undefined;
+  /** The main agent's background sub-agents; undefined for a sub-agent or without spawn_agent. */
+  readonly background: BackgroundAgents | undefined;
 
   /** The workspace, resolved once. */
   readonly workspace: string;
@@ -225,6 +228,11 @@ export class AgentSession {
     });
     const kind = settings.session.kind;
     this.sessionStart = kind === 'continue' || kind === 'resume' ? 'resume' : 'startup';
+    const sub = settings.subagents;
+    this.background =
+      sub && (sub.depth ?? 0) === 0 && settings.executor.kind === 'local'
+        ? new BackgroundAgents(sub.background?.limit ?? DEFAULT_BACKGROUND_LIMIT)
+        : undefined;
   }
 
   /** The policy the executor enforces; undefined for a remote executor, whose server chose it. */
@@ -320,9 +328,18 @@ export class AgentSession {
     await this.running?.done.catch(() => undefined);
   }
 
-  /** Interrupts the run in progress: the model stream, every tool call and every question. */
+  /**
+   * Interrupts the run in progress: the model stream, every tool call and every question, and
+   * cancels the background sub-agents (cancelling the parent cancels them).
+   */
   interrupt(): void {
     this.running?.controller.abort();
+    this.background?.cancelAll();
+  }
+
+  /** Cancels one background sub-agent (a frontend's "cancel this child"); false when none such runs. */
+  cancelBackground(agentId: string): boolean {
+    return this.background?.cancel(agentId) ?? false;
   }
 
   /**
@@ -585,6 +602,8 @@ export class AgentSession {
     this.closed = true;
     this.interrupt();
     await this.whenIdle();
+    // No background child outlives its session: each is cancelled and its executor stopped.
+    await this.background?.close();
     await this.fireSessionEnd();
     await this.titler.stop();
     await this.stopExecutor(this.executor, this.currentPolicy);
@@ -657,6 +676,8 @@ export class AgentSession {
     const dispatched = this.dispatches.length;
     const { settings } = this;
     const notes = this.pendingNotes.splice(0);
+    // Background results that ended while no run was going arrive with this prompt.
+    notes.push(...(this.background?.take() ?? []));
     notes.push(...(await this.fireSessionStart(signal)));
     const outcome = await this.engine.run(
       this.context(settings.signal ? AbortSignal.any([signal, settings.signal]) : signal),
@@ -690,6 +711,14 @@ export class AgentSession {
       this.emitter,
     );
     this.messages = outcome.messages;
+    const { background } = this;
+    const waitAtEnd = settings.subagents?.background?.waitAtEnd === true;
+    if (background && (outcome.status === 'cancelled' || (waitAtEnd && outcome.status !== 'complete'))) {
+      // A run cut short takes its background children with it (an interrupt cancelled them already):
+      // their ends come before its result, which counts them.
+      background.cancelAll();
+      await background.idle();
+    }
     // A run's result means its events are in the log: a transcript or a resume read right after sees them.
     await this.sessionLog.writer?.flush();
     this.titleSession(text);
@@ -722,6 +751,16 @@ export class AgentSession {
       ...(this.hooks && { hooks: this.hooks }),
       ...(settings.agent && { agent: settings.agent }),
       ...(this.sessionLog.log && { log: this.loggedRefs(this.sessionLog) }),
+      ...(this.background && { arrivals: this.arrivals(this.background) }),
+    };
+  }
+
+  /** Background results into the run at turn boundaries; a headless run waits for them before it ends. */
+  private arrivals(background: BackgroundAgents): NonNullable<EngineContext['arrivals']> {
+    const waitAtEnd = this.settings.subagents?.background?.waitAtEnd === true;
+    return {
+      take: () => background.take(),
+      settle: (signal) => background.settle(signal, waitAtEnd),
     };
   }
 
@@ -747,6 +786,7 @@ export class AgentSession {
       startChild: createAgentSession,
       worktrees: { store: this.worktrees, executor: () => this.executor },
       loadedTools: this.loadedTools,
+      background: this.background,
     });
   }
 

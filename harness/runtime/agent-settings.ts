@@ -108,6 +108,13 @@ export interface SubagentSettings {
   onChildExited?(info: ChildExecutorInfo): void;
   /** Agent definitions (agent files) children may be started as, by name. */
   agents?: readonly AgentCatalogEntry[] | undefined;
+  /**
+   * Background children (`spawn_agent` with `background: true`, the main agent's only): `limit`
+   * running at once (default 4); `waitAtEnd`, a run whose model ends its turn while some still run
+   * waits for them and takes their results in before it ends (headless runs, whose one result must
+   * include them). Without it the run ends and their results come with the next prompt.
+   */
+  background?: { limit?: number | undefined; waitAtEnd?: boolean | undefined } | undefined;
 }
 
 /** A child executor as the spawn hooks see it. */

@@ -1,7 +1,10 @@
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import type { AgentDiffStore } from '../agents/agent-diff-store.js';
+import { createAgentStatusTool } from '../agents/agent-status-tool.js';
+import { createAgentWaitTool } from '../agents/agent-wait-tool.js';
 import { createApplyAgentDiffTool } from '../agents/apply-agent-diff-tool.js';
 import { createAskUserTool } from '../agents/ask-user-tool.js';
+import type { BackgroundAgents } from '../agents/background-agents.js';
 import { createSpawnAgentTool, type SpawnAgentToolOptions } from '../agents/spawn-agent-tool.js';
 import type { MetaTool } from '../engine/engine-types.js';
 import type { LoadedTools } from '../engine/loaded-tools.js';
@@ -39,6 +42,8 @@ export interface HarnessToolsInput {
   worktrees?: { store: AgentDiffStore; executor(): ExecutorClient } | undefined;
   /** The MCP tools this agent loaded with `tool_search` (past the schema budget). */
   loadedTools?: LoadedTools | undefined;
+  /** This agent's background children (the main agent's); with it, agent_status and agent_wait are offered. */
+  background?: BackgroundAgents | undefined;
 }
 
 /**
@@ -87,6 +92,7 @@ export function harnessTools(input: HarnessToolsInput): MetaTool[] {
         ...(worktrees && { worktrees: worktrees.store }),
         ...(settings.executors && { executors: settings.executors }),
         startChild: input.startChild,
+        ...(input.background && { background: input.background }),
       }),
     );
     if (worktrees) {
@@ -98,6 +104,8 @@ export function harnessTools(input: HarnessToolsInput): MetaTool[] {
         }),
       );
     }
+    if (input.background)
+      tools.push(createAgentStatusTool(input.background), createAgentWaitTool(input.background));
   }
   // MCP tools for the main agent: sub-agents are not handed the pool (yet).
   // Planning changes nothing: only the tools a server marks read-only (its policy is narrowed from the run's, not from plan).

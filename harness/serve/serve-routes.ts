@@ -40,6 +40,7 @@ const STREAM: RouteResponse = {
 function isAnswer(command: CommandRequest): command is AnswerCommand {
   return (
     command.type === 'interrupt' ||
+    command.type === 'cancel_agent' ||
     command.type === 'approval_response' ||
     command.type === 'ask_user_response' ||
     command.type === 'loop_decision'
@@ -172,7 +173,7 @@ export function serveRoutes(options: ServeRoutesOptions): Route[] {
       path: '/v1/sessions/{id}/commands',
       operationId: 'sendSessionCommand',
       summary:
-        "Answer the running engine (approval_response, ask_user_response, loop_decision) or interrupt it (202); or switch the idle session's model, network, or activity (plan, execute) within the server's policy (200)",
+        "Answer the running engine (approval_response, ask_user_response, loop_decision), interrupt it, or cancel one of its background sub-agents (cancel_agent) (202); or switch the idle session's model, network, or activity (plan, execute) within the server's policy (200)",
       body: CommandRequest,
       responses: {
         202: json('An answer or interrupt, taken by the engine', CommandResponse),

@@ -236,6 +236,15 @@ export class ServeSession {
       this.interrupt();
       return;
     }
+    if (command.type === 'cancel_agent') {
+      if (!this.agent?.cancelBackground(command.agentId)) {
+        throw new ServeError(
+          'not_pending',
+          `session ${this.id} has no background sub-agent ${command.agentId} running (it ended, or never was)`,
+        );
+      }
+      return;
+    }
     const waiting = this.pending.get(command.requestId)?.answer;
     if (waiting !== command.type || !this.agent?.answer(command)) {
       throw new ServeError(
@@ -440,7 +449,7 @@ export class ServeSession {
   }
 }
 
-type Answer = Exclude<AnswerCommand['type'], 'interrupt'>;
+type Answer = Exclude<AnswerCommand['type'], 'interrupt' | 'cancel_agent'>;
 
 /** The engine's requests a client answers, and the command type that answers each. */
 const ANSWERS: Partial<Record<string, Answer>> = {

@@ -9,6 +9,7 @@ import { networkNarrowerOrEqual } from '../../shared/network-allowlist.js';
 import { isWithin } from '../../shared/path-within.js';
 import { type NetworkSetting, networkFromSetting, type ResolvedPolicy } from '../../shared/policy.js';
 import type { SettingsFile } from '../../shared/settings.js';
+import { DEFAULT_BACKGROUND_LIMIT } from '../agents/background-agents.js';
 import { formatPolicyProblem, loadPolicy } from '../policy/load-policy.js';
 import { setConfiguredProviders } from '../provider/provider-catalog.js';
 import { withholdVariable } from '../sandbox/executor-env.js';
@@ -216,6 +217,16 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Settin
           : `${wanted} would reach hosts your allowlist does not; a workspace's settings may only narrow the network (give --network yourself)`,
       );
     }
+  }
+  if (
+    narrowing.backgroundAgents !== undefined &&
+    narrowing.backgroundAgents > (base.backgroundAgents ?? DEFAULT_BACKGROUND_LIMIT)
+  ) {
+    throw new SettingsError(
+      workspaceFile,
+      'backgroundAgents',
+      `${narrowing.backgroundAgents} is more than ${base.backgroundAgents ?? DEFAULT_BACKGROUND_LIMIT}; a workspace's settings may only lower how many background sub-agents run at once`,
+    );
   }
   // A workspace may set its servers' timeouts (harmless); headless use of its servers it may not (above).
   const mcp = narrowing.mcp || base.mcp ? { ...base.mcp, ...narrowing.mcp } : undefined;

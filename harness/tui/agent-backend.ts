@@ -35,6 +35,8 @@ export interface AgentBackend {
   /** Runs the model on `text` until it is done; one run at a time. */
   prompt(text: string): Promise<unknown>;
   interrupt(): void;
+  /** Cancels one running background sub-agent (`bg-1`); false when none such runs. */
+  cancelBackground?(agentId: string): boolean;
   /** Answers a running engine's question (approval, ask_user, loop cap); false when nothing waits for it. */
   answer(command: EngineCommand): boolean;
   /** Carries out a state-changing command; resolves to the agent to drive next. */

@@ -34,7 +34,10 @@ export function agentTreeRows(agents: Readonly<Record<string, SubAgentRun>>): Ag
   return rows;
 }
 
-/** Keys while the agent tree is open: j/k (arrows) move, Enter replays the selected run, anything else closes it. */
+/**
+ * Keys while the agent tree is open: j/k (arrows) move, Enter replays the selected run, x cancels
+ * it (a running background sub-agent), anything else closes it.
+ */
 export function onAgentTreeKey(
   state: UiState,
   selected: number,
@@ -50,6 +53,7 @@ export function onAgentTreeKey(
   if ((key.text === 'k' || key.name === 'up') && count > 0) return select((selected + count - 1) % count);
   const { overlay: _closed, ...closed } = state;
   const run = rows[Math.min(selected, count - 1)]?.run;
+  if (key.text === 'x' && run) return { state, effects: [{ type: 'cancel_agent', agent: run.path }] };
   if (key.name !== 'return' || !run) return { state: closed, effects: [] };
   return {
     state: {

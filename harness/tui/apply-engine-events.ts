@@ -107,7 +107,7 @@ export function applyEngineEvents(state: UiState, events: readonly UiEvent[], no
       const run = agent(event.agent);
       switch (event.type) {
         case 'turn_start':
-          if (run.status !== 'running') updateAgent(event.agent, { status: 'running' });
+          updateAgent(event.agent, { status: 'running', turns: event.turn });
           if (event.parentCallId !== undefined && run.parentCallId === undefined) {
             updateAgent(event.agent, spawnedBy(event.agent, event.parentCallId));
           }

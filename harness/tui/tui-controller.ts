@@ -265,6 +265,13 @@ export class TuiController {
       case 'load_replay':
         void this.loadReplay(effect.agent, effect.parentCallId);
         return;
+      case 'cancel_agent':
+        this.flash(
+          this.backend.cancelBackground?.(effect.agent)
+            ? `cancelling ${effect.agent}`
+            : `${effect.agent} is not a running background sub-agent (Ctrl-C interrupts the whole run)`,
+        );
+        return;
     }
   }
 

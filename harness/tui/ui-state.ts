@@ -61,6 +61,8 @@ export interface SubAgentRun {
   endedAt?: number;
   toolCalls: number;
   lastTool?: string;
+  /** Its model turns so far (from its `turn_start`s). */
+  turns?: number;
   tokens: TokenUsage;
   /** The agent definition it runs, when spawn_agent named one. */
   agentName?: string;
@@ -159,7 +161,9 @@ export type Effect =
   /** Wake the reducer with a `tick` at this time (the which-key delay). */
   | { type: 'wake'; at: number }
   /** Read the session log of the sub-agent spawn call `parentCallId` started, for a replay of `agent`. */
-  | { type: 'load_replay'; agent: string; parentCallId: string | undefined };
+  | { type: 'load_replay'; agent: string; parentCallId: string | undefined }
+  /** Cancel a background sub-agent (the agent tree's `x`). */
+  | { type: 'cancel_agent'; agent: string };
 
 export interface UsageState {
   /** The latest model reply's usage (main agent). */

@@ -95,6 +95,12 @@ export interface FakeMessagesApi extends AsyncDisposable {
   /** Replies not taken yet. */
   readonly pending: number;
   enqueue(...replies: FakeReply[]): void;
+  /**
+   * Replies for the requests whose system prompt contains `marker` (a sub-agent's task is in its
+   * own system prompt), taken before the common queue: children running at once are scripted each
+   * on its own, whatever order their requests come in.
+   */
+  enqueueFor(marker: string, ...replies: FakeReply[]): void;
   /** Closes the connections that carry no request now (opened ahead, or kept alive), as a server does with idle ones. */
   closeIdleConnections(): void;
 }
@@ -122,6 +128,7 @@ export async function fakeMessagesApi(
   dialect: MessagesDialect = 'anthropic',
 ): Promise<FakeMessagesApi> {
   const queue = [...replies];
+  const routes = new Map<string, FakeReply[]>();
   const requests: RecordedRequest[] = [];
   const arrivals: number[] = [];
   let connections = 0;
@@ -146,7 +153,7 @@ export async function fakeMessagesApi(
     requests.push(record);
     res.on('close', () => settle(res.writableFinished ? 'completed' : 'client_closed'));
     // A client that goes away mid-request is an outcome to record, not a crash of the test run.
-    handle(req, res, record, requests.length, queue, settle, dialect).catch(() => res.destroy());
+    handle(req, res, record, requests.length, queue, settle, dialect, routes).catch(() => res.destroy());
   };
   const server = tls ? createTlsServer(tls, listener) : createServer(listener);
   server.on('connection', () => connections++);
@@ -166,10 +173,13 @@ export async function fakeMessagesApi(
       return connections;
     },
     get pending() {
-      return queue.length;
+      return queue.length + [...routes.values()].reduce((sum, replies) => sum + replies.length, 0);
     },
     enqueue(...more) {
       queue.push(...more);
+    },
+    enqueueFor(marker, ...more) {
+      routes.set(marker, [...(routes.get(marker) ?? []), ...more]);
     },
     closeIdleConnections() {
       server.closeIdleConnections(); // kept-alive ones; Node's leaves those that never carried a request
@@ -190,6 +200,7 @@ async function handle(
   queue: FakeReply[],
   settle: (outcome: ReplyOutcome) => void,
   dialect: MessagesDialect,
+  routes: ReadonlyMap<string, FakeReply[]> = new Map(),
 ): Promise<void> {
   const text = await readBody(req);
   const route = req.method === 'POST' ? routeOf(dialect, req.url ?? '') : undefined;
@@ -214,7 +225,10 @@ async function handle(
     );
   }
   record.body = parsed.data;
-  const reply = queue.shift();
+  const system = parsed.data.system;
+  const systemText = typeof system === 'string' ? system : (system ?? []).map((block) => block.text).join('');
+  const routed = [...routes].find(([marker, replies]) => replies.length > 0 && systemText.includes(marker));
+  const reply = routed ? routed[1].shift() : queue.shift();
   if (!reply) {
     const message = `fake-messages-api: no scripted reply left for request #${number}`;
     return sendJson(res, 400, errorBody('invalid_request_error', message));

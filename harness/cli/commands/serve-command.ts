@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { applyRunOverrides } from '../../../shared/run-overrides.js';
+import { waitingForBackground } from '../../agents/background-agents.js';
 import { createAgentSession } from '../../runtime/agent-session.js';
 import { resolvePolicy, resolveWorkspace } from '../../runtime/start-executor.js';
 import { skateVersion } from '../../skate-version.js';
@@ -127,6 +128,8 @@ export const run: CommandMain = async (args) => {
         ...(start.activity && { activity: start.activity }),
         // The client answers approvals, questions and the turn cap through the command endpoint.
         answerer: 'user',
+        // A run's result carries its background children's: their events are in its stream.
+        subagents: waitingForBackground(settings.subagents),
         // A host off the allowlist is a question for the client, never past the server's policy.
         askNetwork: { ceiling: start.ceiling.network },
         unansweredReason: 'The API client answered the question with nothing.',

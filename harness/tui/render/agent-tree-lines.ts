@@ -46,7 +46,7 @@ function cut(text: string, width: number): string {
  */
 export function agentTreeLines(state: UiState, selected: number, width: number, rows: number): string[] {
   const inner = Math.max(1, width - 2);
-  const title = chalk.bold(cut('agents · Enter replays · Esc', inner));
+  const title = chalk.bold(cut('agents · Enter replays · x cancels · Esc', inner));
   const tree = agentTreeRows(state.agents);
   const body: string[] = [];
   let selectedAt = 0;
@@ -73,8 +73,12 @@ export function agentTreeLines(state: UiState, selected: number, width: number, 
     const tokens = run.tokens.inputTokens + run.tokens.cacheReadTokens + run.tokens.outputTokens;
     const time = formatElapsed((run.endedAt ?? state.now) - run.startedAt);
     const cache = run.cacheHitRate === undefined ? '' : ` · cache ${Math.round(run.cacheHitRate * 100)}%`;
-    const facts = `${run.toolCalls} calls · ${compact(tokens)} tok · ${time}${cache}`;
+    const turns = run.turns === undefined ? '' : ` · ${run.turns} turn${run.turns === 1 ? '' : 's'}`;
+    const facts = `${run.toolCalls} calls · ${compact(tokens)} tok · ${time}${cache}${turns}`;
     body.push(`${under}${cut(facts, inner - stringWidth(under))}`);
+    // While it runs, what it is doing now.
+    if (run.status === 'running' && run.lastTool)
+      body.push(`${under}${chalk.cyan(cut(`▸ ${run.lastTool}`, inner - stringWidth(under)))}`);
   });
   const room = Math.max(0, rows - 1);
   const start = Math.max(0, Math.min(selectedAt - Math.floor(room / 2), body.length - room));

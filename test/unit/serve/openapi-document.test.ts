@@ -77,6 +77,7 @@ describe('the OpenAPI document', () => {
     expect(commandTypes.sort()).toEqual([
       'approval_response',
       'ask_user_response',
+      'cancel_agent',
       'interrupt',
       'loop_decision',
       'set_activity',
