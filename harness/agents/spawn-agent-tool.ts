@@ -8,6 +8,8 @@ import type { ToolErrorCode, ToolResult } from '../../shared/tool.js';
 import type { ConversationLog, MetaTool } from '../engine/engine-types.js';
 import type { ToolRules } from '../engine/tool-rules.js';
 import type { HookRunner } from '../hooks/hook-runner.js';
+import type { McpServerTools } from '../mcp/mcp-pool.js';
+import { type McpChildGrant, mcpToolsForChild } from '../mcp/mcp-tools-for-child.js';
 import type { ModelProvider } from '../provider/model-provider.js';
 import type { AgentSession } from '../runtime/agent-session.js';
 import type { AgentSettings, ChildExecutorInfo } from '../runtime/agent-settings.js';
@@ -55,7 +57,9 @@ export const SpawnAgentInput = z.object({
   tools: z
     .array(z.string().min(1))
     .optional()
-    .describe('Offer only these tools (complete_task is always offered). Default: all its executor has.'),
+    .describe(
+      "Offer only these tools (complete_task is always offered). Default: all its executor has. MCP tools only when named here (`mcp__server__tool`, or `mcp__server__*` for all of a server's).",
+    ),
   result_schema: ResultContractName.optional().describe(
     'The shape of its result: generic (status, summary, files_changed, tests_run, follow_ups), implementer (generic plus tests_passed, notes) or reviewer (status, summary, severity-tagged issues). Default generic.',
   ),
@@ -146,6 +150,8 @@ export interface SpawnAgentToolOptions {
   onSandboxWarning?: ((line: string) => void) | undefined;
   /** The run's `--allowedTools` / `--disallowedTools`: a child is held to them too. */
   toolRules?: ToolRules | undefined;
+  /** The run's MCP servers: a child is given those its `tools` name, if their policy is no wider than its. */
+  mcp?: { serverTools(): McpServerTools[] } | undefined;
   /** Gives a child its own session log, linked to the parent's; undefined for none. Closed when the child ends. */
   sessionForChild?(info: ChildSessionInfo): Promise<ChildSession | undefined> | ChildSession | undefined;
   /** The spawning agent's session id, passed to `sessionForChild` of its children. */
@@ -267,9 +273,14 @@ export function createSpawnAgentTool(options: SpawnAgentToolOptions): MetaTool {
       }
       const parentRoots = worktree ? [worktree.path] : options.parentPolicy.write.allow;
       const missing = policy.write.allow.filter((root) => !parentRoots.includes(root));
+      const mcp: McpChildGrant | undefined = plan.tools
+        ? await mcpToolsForChild(plan.tools, options.mcp?.serverTools() ?? [], policy)
+        : undefined;
+      const tools = mcp ? [...mcp.rest, ...mcp.tools.map((tool) => tool.definition.name)] : undefined;
       const notGranted = [
         ...plan.notGranted,
         ...extraNotGranted,
+        ...(mcp?.notGranted ?? []),
         ...(await ensureWriteRoots(missing, parentRoots)),
       ];
       const writes = policy.write.allow.length > 0 ? policy.write.allow.join(', ') : 'nothing';
@@ -380,7 +391,8 @@ export function createSpawnAgentTool(options: SpawnAgentToolOptions): MetaTool {
             ...(options.executors && { executors: options.executors }),
             events: createSubAgentEmitter(emit, call.callId),
             agent,
-            tools: plan.tools ? new Set(plan.tools) : undefined,
+            tools: tools ? new Set(tools) : undefined,
+            ...(mcp && mcp.tools.length > 0 && { metaTools: mcp.tools }),
           },
           onStarted: (session) => options.onChildSpawned?.(childInfo(session)),
           onStopped: (session) => options.onChildExited?.(childInfo(session)),

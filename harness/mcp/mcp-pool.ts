@@ -34,6 +34,13 @@ export interface McpPoolOptions {
   toolSchemaBudget?: number | undefined;
 }
 
+/** One server's meta tools, and the policy its executor runs (or would run) under. */
+export interface McpServerTools {
+  server: string;
+  policy(): Promise<ResolvedPolicy>;
+  tools: MetaTool[];
+}
+
 /** One row of `skate mcp list` and of the run's notes. */
 export interface McpServerRow {
   name: string;
@@ -104,8 +111,17 @@ export class McpPool {
 
   /** Each server's tools as meta tools, under their MCP annotations' effect (`readOnlyHint`: no approval). */
   metaTools(): MetaTool[] {
-    const tools: MetaTool[] = this.base?.metaTools() ?? [];
+    return this.serverTools().flatMap((server) => server.tools);
+  }
+
+  /**
+   * The same tools by server, with the policy each server's executor runs under: a sub-agent is
+   * given a server's tools only when that policy is no wider than its own (`mcpToolsForChild`).
+   */
+  serverTools(): McpServerTools[] {
+    const servers: McpServerTools[] = this.base?.serverTools() ?? [];
     for (const handle of this.handles) {
+      const tools: MetaTool[] = [];
       for (const tool of handle.knownTools()) {
         const name = `mcp__${handle.name}__${tool.name}`;
         if (name.length > MAX_TOOL_NAME) continue;
@@ -119,8 +135,9 @@ export class McpPool {
           run: (call) => handle.call(tool.name, call.input, call.signal),
         });
       }
+      servers.push({ server: handle.name, policy: () => handle.executorPolicy(), tools });
     }
-    return tools;
+    return servers;
   }
 
   /** Every server as configured, and where it is now. */

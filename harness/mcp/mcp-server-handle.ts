@@ -218,6 +218,11 @@ export class McpServerHandle {
     return client;
   }
 
+  /** The policy its executor runs under, or would if started now (throws when it may not run). */
+  async executorPolicy(): Promise<ResolvedPolicy> {
+    return this.serverPolicy ?? this.policy();
+  }
+
   /** The policy its executor runs under (see `mcpServerPolicy`). */
   private async policy(): Promise<ResolvedPolicy> {
     return mcpServerPolicy(

@@ -82,6 +82,7 @@ export function harnessTools(input: HarnessToolsInput): MetaTool[] {
         readOnlyChildren,
         diagnosticTools: settings.executor.diagnosticTools,
         ...(settings.toolRules && { toolRules: settings.toolRules }),
+        ...(settings.mcp && { mcp: settings.mcp }),
         ...(settings.executor.onSandboxNote && { onSandboxNote: settings.executor.onSandboxNote }),
         ...(settings.executor.onSandboxWarning && { onSandboxWarning: settings.executor.onSandboxWarning }),
         sessionForChild: sub.sessionForChild ?? input.sessionLog.forChild,
@@ -107,7 +108,7 @@ export function harnessTools(input: HarnessToolsInput): MetaTool[] {
     if (input.background)
       tools.push(createAgentStatusTool(input.background), createAgentWaitTool(input.background));
   }
-  // MCP tools for the main agent: sub-agents are not handed the pool (yet).
+  // MCP tools for the main agent; a sub-agent is given those its `tools` name (`mcpToolsForChild`).
   // Planning changes nothing: only the tools a server marks read-only (its policy is narrowed from the run's, not from plan).
   if (settings.mcp && depth === 0) {
     const mcpTools = settings.mcp

@@ -1,0 +1,61 @@
+import { isNarrowerOrEqual } from '../../shared/narrow-policy.js';
+import type { ResolvedPolicy } from '../../shared/policy.js';
+import type { MetaTool } from '../engine/engine-types.js';
+import type { McpServerTools } from './mcp-pool.js';
+
+export interface McpChildGrant {
+  /** The MCP tools the sub-agent is given (each call through the server's one executor). */
+  tools: MetaTool[];
+  /** Its `tools` without the MCP names and patterns (those are resolved here). */
+  rest: string[];
+  /** One line per server (or name) asked for and refused, for the model. */
+  notGranted: string[];
+}
+
+/** An `mcp__server__tool` name or an `mcp__server__*` pattern. */
+export function isMcpToolName(name: string): boolean {
+  return name.startsWith('mcp__');
+}
+
+function matches(pattern: string, name: string): boolean {
+  return pattern.endsWith('*') ? name.startsWith(pattern.slice(0, -1)) : pattern === name;
+}
+
+/**
+ * The MCP tools a sub-agent's `tools` name. A server's tools are given only when the policy its
+ * executor runs under is no wider than the sub-agent's own (`isNarrowerOrEqual`): a read-only
+ * child is not handed a server that writes, a child without network one that reaches a host.
+ * Otherwise the server is refused whole, with a `not granted` line.
+ */
+export async function mcpToolsForChild(
+  wanted: readonly string[],
+  servers: readonly McpServerTools[],
+  child: ResolvedPolicy,
+): Promise<McpChildGrant> {
+  const patterns = wanted.filter(isMcpToolName);
+  const rest = wanted.filter((name) => !isMcpToolName(name));
+  const tools: MetaTool[] = [];
+  const notGranted: string[] = [];
+  const matched = new Set<string>();
+  for (const server of servers) {
+    const asked = server.tools.filter((tool) =>
+      patterns.some((pattern) => matches(pattern, tool.definition.name)),
+    );
+    if (asked.length === 0) continue;
+    for (const tool of asked)
+      for (const pattern of patterns) if (matches(pattern, tool.definition.name)) matched.add(pattern);
+    let why: string | undefined;
+    try {
+      const policy = await server.policy();
+      if (!isNarrowerOrEqual(policy, child))
+        why = 'its executor may write or reach more than this sub-agent may';
+    } catch (error) {
+      why = (error as Error).message;
+    }
+    if (why) notGranted.push(`MCP server "${server.server}" (${asked.length} tools): ${why}`);
+    else tools.push(...asked);
+  }
+  for (const pattern of patterns)
+    if (!matched.has(pattern)) notGranted.push(`${pattern}: no MCP tool of that name`);
+  return { tools, rest, notGranted };
+}

@@ -1,0 +1,91 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { projectRoot } from '../../harness/project-paths.js';
+import { type FakeReply, fakeMessagesApi, type RecordedRequest } from '../support/fake-messages-api.js';
+import { hostDir } from '../support/host-dir.js';
+import { runCli } from '../support/run-cli.js';
+
+/**
+ * MCP tools for sub-agents (issue #22) through the real CLI, fake Messages API, real executors:
+ * a child is offered a server's tools only when its `tools` name them, and calls them through
+ * the server's one executor (the parent's).
+ */
+const TEST_SERVER = path.join(projectRoot(), 'test', 'fixtures', 'mcp', 'test-server.mjs');
+
+function env(home: string, api: string): NodeJS.ProcessEnv {
+  const e: NodeJS.ProcessEnv = {
+    ...process.env,
+    HOME: home,
+    ANTHROPIC_API_KEY: 'sk-ant-test',
+    ANTHROPIC_BASE_URL: api,
+  };
+  delete e.SKATE_MODEL;
+  delete e.XDG_CACHE_HOME;
+  return e;
+}
+
+const call = (id: string, name: string, input: Record<string, unknown>): FakeReply => ({
+  type: 'message',
+  blocks: [{ type: 'tool_use', id, name, input }],
+  stopReason: 'tool_use',
+});
+const text = (t: string): FakeReply => ({ type: 'message', blocks: [{ type: 'text', text: t }] });
+const done = (id: string, summary: string): FakeReply =>
+  call(id, 'complete_task', { status: 'completed', summary });
+
+function systemOf(request: RecordedRequest): string {
+  const system = request.body?.system;
+  return typeof system === 'string' ? system : (system ?? []).map((block) => block.text).join('');
+}
+
+const toolsOf = (request: RecordedRequest | undefined): string[] =>
+  (request?.body?.tools ?? []).map((tool: { name: string }) => tool.name);
+
+// biome-ignore lint/suspicious/noExplicitAny: stream-json lines, checked field by field below
+function lines(stdout: string): any[] {
+  return stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
+}
+
+describe('MCP tools for sub-agents', () => {
+  it('a child whose tools name mcp__t__* calls the tool through the server; a child without it is not offered it', async () => {
+    await using home = await hostDir('mcpsub-home-');
+    await using ws = await hostDir('mcpsub-ws-');
+    await mkdir(path.join(home.path, '.skate'), { recursive: true });
+    await writeFile(
+      path.join(home.path, '.skate', 'settings.json'),
+      JSON.stringify({ mcpServers: { t: { command: process.execPath, args: [TEST_SERVER] } } }),
+    );
+    await using api = await fakeMessagesApi([
+      call('s1', 'spawn_agent', {
+        task: 'SUB-MCP: echo hi',
+        read_only: true,
+        tools: ['read_file', 'mcp__t__*'],
+      }),
+      call('s2', 'spawn_agent', { task: 'SUB-PLAIN: look', read_only: true, tools: ['read_file'] }),
+      text('done'),
+    ]);
+    api.enqueueFor('SUB-MCP', call('c1', 'mcp__t__echo', { text: 'from the child' }), done('c2', 'echoed'));
+    api.enqueueFor('SUB-PLAIN', done('p1', 'looked'));
+    const run = await runCli(['-p', 'go', '--output-format', 'stream-json', '--workspace', ws.path], {
+      env: env(home.path, api.url),
+      timeoutMs: 90_000,
+    });
+    expect(run.code, `${run.stderr}\n${run.stdout.slice(-3000)}`).toBe(0);
+    const withMcp = api.requests.filter((r) => systemOf(r).includes('SUB-MCP'));
+    const plain = api.requests.filter((r) => systemOf(r).includes('SUB-PLAIN'));
+    expect(toolsOf(withMcp[0])).toEqual(
+      expect.arrayContaining(['read_file', 'mcp__t__echo', 'mcp__t__status']),
+    );
+    expect(toolsOf(withMcp[0])).not.toContain('shell');
+    expect(toolsOf(plain[0]).filter((name) => name.startsWith('mcp__'))).toEqual([]);
+    // The child's call reached the server and came back to it.
+    const echoed = lines(run.stdout).find((l) => l.type === 'tool_call_result' && l.id === 'c1');
+    expect(echoed).toMatchObject({ isError: false, output: 'echo: from the child' });
+    // Its next request carried the result.
+    expect(JSON.stringify(withMcp[1]?.body?.messages)).toContain('echo: from the child');
+  }, 120_000);
+});
