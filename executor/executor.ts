@@ -191,9 +191,11 @@ function mcpRegistration(
       registered ??= (async () => {
         const mcp = await childOf();
         const listed = await mcp.tools();
-        const { mcpTools } = await import('./mcp/mcp-tools.js');
+        const { mcpResourceTools, mcpTools } = await import('./mcp/mcp-tools.js');
         const timeoutMs = boot.policy.limits.commandTimeoutSeconds * 1000;
-        for (const tool of mcpTools(mcp, listed, timeoutMs)) {
+        // Resources first: their reserved names win over a server's tool named alike.
+        const resources = (await mcp.hasResources()) ? mcpResourceTools(mcp, timeoutMs) : [];
+        for (const tool of [...resources, ...mcpTools(mcp, listed, timeoutMs)]) {
           if (!registry.names().includes(tool.definition.name)) registry.register(tool);
         }
       })().catch((error: unknown) => {

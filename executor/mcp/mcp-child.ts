@@ -23,8 +23,15 @@ export interface McpChild {
     signal: AbortSignal,
     timeoutMs: number,
   ): Promise<ToolOutcome>;
+  /** Whether the server declares resources (started if need be). */
+  hasResources(): Promise<boolean>;
+  /** Its resources, one line each; or one resource's contents (text bounded, binary summarised). */
+  resources(uri: string | undefined, signal: AbortSignal, timeoutMs: number): Promise<ToolOutcome>;
   close(): Promise<void>;
 }
+
+/** Characters of one resource's text passed on; the rest is cut, and said. */
+const MAX_RESOURCE_CHARS = 100_000;
 
 export type McpChildOptions = McpTransportOptions;
 
@@ -32,6 +39,7 @@ interface Connection {
   client: Client;
   transport: Transport;
   tools: McpToolInfo[];
+  resources: boolean;
 }
 
 /** Lines of the server's stderr kept to explain a failed start. */
@@ -87,7 +95,7 @@ export function createMcpChild(server: McpBootServer, options: McpChildOptions):
       client.onclose = () => {
         connection = undefined;
       };
-      return { client, transport, tools };
+      return { client, transport, tools, resources: Boolean(client.getServerCapabilities()?.resources) };
     } catch (error) {
       await transport.close().catch(() => undefined);
       const tail = stderrTail.length > 0 ? `; its stderr ended:\n${stderrTail.join('\n')}` : '';
@@ -126,6 +134,38 @@ export function createMcpChild(server: McpBootServer, options: McpChildOptions):
       }
       const output = contentText(result);
       return result.isError === true ? { output, isError: true, code: 'failed' } : { output };
+    },
+    hasResources: async () => (await connected()).resources,
+    async resources(uri, signal, timeoutMs) {
+      const { client } = await connected();
+      const options = { signal, timeout: timeoutMs };
+      try {
+        if (uri === undefined) {
+          const lines: string[] = [];
+          let cursor: string | undefined;
+          do {
+            const page = await client.listResources(cursor ? { cursor } : undefined, options);
+            for (const r of page.resources)
+              lines.push(
+                `${r.uri}\t${r.name}${r.mimeType ? ` (${r.mimeType})` : ''}${r.description ? `: ${r.description.slice(0, 300)}` : ''}`,
+              );
+            cursor = page.nextCursor;
+          } while (cursor && lines.length < 1000);
+          return { output: lines.length > 0 ? lines.join('\n') : `${label} lists no resources` };
+        }
+        const read = await client.readResource({ uri }, options);
+        const parts = read.contents.map((content) =>
+          'text' in content && typeof content.text === 'string'
+            ? content.text.length > MAX_RESOURCE_CHARS
+              ? `${content.text.slice(0, MAX_RESOURCE_CHARS)}\n[cut: ${content.text.length} characters in all]`
+              : content.text
+            : `[binary ${content.mimeType ?? 'resource'} ${content.uri}, ${'blob' in content ? String(content.blob).length : 0} base64 characters]`,
+        );
+        return { output: parts.join('\n') };
+      } catch (error) {
+        if (signal.aborted) return { output: 'cancelled', isError: true, code: 'cancelled' };
+        return { output: `${label}: ${(error as Error).message}`, isError: true, code: 'failed' };
+      }
     },
     async close() {
       const open = connection;

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { MCP_LIST_RESOURCES, MCP_READ_RESOURCE } from '../../shared/mcp-resource-tools.js';
 import { ToolName } from '../../shared/tool.js';
 import { defineTool } from '../define-tool.js';
 import type { LazyTool } from '../tool-registry.js';
@@ -34,4 +35,31 @@ export function mcpTools(child: McpChild, listed: readonly McpToolInfo[], timeou
     });
   }
   return tools;
+}
+
+/** The server's resources as two tools of this executor (under reserved names; see `shared/mcp-resource-tools.ts`). */
+export function mcpResourceTools(child: McpChild, timeoutMs: number): LazyTool[] {
+  const list = defineTool({
+    name: MCP_LIST_RESOURCES,
+    description: "Lists the MCP server's resources.",
+    effect: 'read',
+    input: z.object({}),
+    run: (_input, ctx) => child.resources(undefined, ctx.signal, timeoutMs),
+  });
+  const read = defineTool({
+    name: MCP_READ_RESOURCE,
+    description: "Reads one of the MCP server's resources.",
+    effect: 'read',
+    input: z.object({ uri: z.string().min(1).max(4096) }),
+    run: (input, ctx) => child.resources(input.uri, ctx.signal, timeoutMs),
+  });
+  return [list, read].map((tool) => ({
+    definition: {
+      name: tool.name,
+      description: tool.description,
+      effect: 'read' as const,
+      inputSchema: { type: 'object' },
+    },
+    load: async () => tool,
+  }));
 }

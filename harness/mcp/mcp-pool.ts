@@ -1,4 +1,6 @@
+import { MCP_LIST_RESOURCES, MCP_READ_RESOURCE } from '../../shared/mcp-resource-tools.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
+import type { ToolResult } from '../../shared/tool.js';
 import type { MetaTool } from '../engine/engine-types.js';
 import type { ExecutorRegistry } from '../runtime/executor-registry.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
@@ -39,6 +41,13 @@ export interface McpServerTools {
   server: string;
   policy(): Promise<ResolvedPolicy>;
   tools: MetaTool[];
+}
+
+/** A server that declares resources. */
+export interface McpResourceServer {
+  server: string;
+  list(signal: AbortSignal): Promise<ToolResult>;
+  read(uri: string, signal: AbortSignal): Promise<ToolResult>;
 }
 
 /** One row of `skate mcp list` and of the run's notes. */
@@ -136,6 +145,20 @@ export class McpPool {
         });
       }
       servers.push({ server: handle.name, policy: () => handle.executorPolicy(), tools });
+    }
+    return servers;
+  }
+
+  /** The servers that declare resources, each with a way to list or read them through its executor. */
+  resourceServers(): McpResourceServer[] {
+    const servers: McpResourceServer[] = this.base?.resourceServers() ?? [];
+    for (const handle of this.handles) {
+      if (!handle.hasResources()) continue;
+      servers.push({
+        server: handle.name,
+        list: (signal) => handle.call(MCP_LIST_RESOURCES, {}, signal),
+        read: (uri, signal) => handle.call(MCP_READ_RESOURCE, { uri }, signal),
+      });
     }
     return servers;
   }

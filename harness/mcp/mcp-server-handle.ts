@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { isMcpResourceTool, MCP_LIST_RESOURCES } from '../../shared/mcp-resource-tools.js';
 import {
   isHttpServer,
   type McpBootServer,
@@ -105,7 +106,12 @@ export class McpServerHandle {
 
   /** Its tools as known now (remembered or listed). */
   knownTools(): ToolDefinition[] {
-    return this.tools ?? [];
+    return (this.tools ?? []).filter((tool) => !isMcpResourceTool(tool.name));
+  }
+
+  /** Whether the server declares resources (as its executor last listed, or remembered). */
+  hasResources(): boolean {
+    return (this.tools ?? []).some((tool) => tool.name === MCP_LIST_RESOURCES);
   }
 
   state(): McpServerState {

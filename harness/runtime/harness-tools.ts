@@ -10,6 +10,7 @@ import type { MetaTool } from '../engine/engine-types.js';
 import type { LoadedTools } from '../engine/loaded-tools.js';
 import type { ExecutorClient } from '../executor-client/executor-client.js';
 import { budgetMcpTools } from '../mcp/budget-mcp-tools.js';
+import { mcpResourceTools } from '../mcp/mcp-resource-tools.js';
 import { PLANNING_CHILD_CONTEXT, PLANNING_PROMPT, planHandoff } from '../planning/planning-prompts.js';
 import type { ModelProvider } from '../provider/model-provider.js';
 import type { AgentSettings } from './agent-settings.js';
@@ -115,6 +116,8 @@ export function harnessTools(input: HarnessToolsInput): MetaTool[] {
       .metaTools()
       .filter((tool) => !planning || tool.definition.effect === 'read');
     tools.push(...budgetMcpTools(mcpTools, settings.mcp.toolSchemaBudget, input.loadedTools));
+    const resources = settings.mcp.resourceServers();
+    if (resources.length > 0) tools.push(...mcpResourceTools(resources));
   }
   if (settings.answerer === 'user' || (settings.answerer === 'rules' && planning)) {
     tools.push(

@@ -89,3 +89,64 @@ describe('MCP tools for sub-agents', () => {
     expect(JSON.stringify(withMcp[1]?.body?.messages)).toContain('echo: from the child');
   }, 120_000);
 });
+
+describe('MCP resources', () => {
+  it('mcp_list_resources and mcp_read_resource read a server’s resources through its executor (binary summarised)', async () => {
+    await using home = await hostDir('mcpres-home-');
+    await using ws = await hostDir('mcpres-ws-');
+    await mkdir(path.join(home.path, '.skate'), { recursive: true });
+    await writeFile(
+      path.join(home.path, '.skate', 'settings.json'),
+      JSON.stringify({ mcpServers: { t: { command: process.execPath, args: [TEST_SERVER] } } }),
+    );
+    await using api = await fakeMessagesApi([
+      call('l1', 'mcp_list_resources', { server: 't' }),
+      call('r1', 'mcp_read_resource', { server: 't', uri: 'test://docs/readme' }),
+      call('r2', 'mcp_read_resource', { server: 't', uri: 'test://docs/logo.png' }),
+      call('r3', 'mcp_read_resource', { server: 'nope', uri: 'test://docs/readme' }),
+      text('done'),
+    ]);
+    const run = await runCli(['-p', 'go', '--output-format', 'stream-json', '--workspace', ws.path], {
+      env: env(home.path, api.url),
+      timeoutMs: 90_000,
+    });
+    expect(run.code, `${run.stderr}\n${run.stdout.slice(-3000)}`).toBe(0);
+    const offered = toolsOf(api.requests[0]);
+    expect(offered).toEqual(
+      expect.arrayContaining(['mcp_list_resources', 'mcp_read_resource', 'mcp__t__echo']),
+    );
+    // The executor's reserved names are not offered as the server's tools.
+    expect(offered.filter((name) => name.includes('skate-'))).toEqual([]);
+    const out = lines(run.stdout);
+    const result = (id: string) => out.find((l) => l.type === 'tool_call_result' && l.id === id);
+    expect(result('l1')).toMatchObject({ isError: false });
+    expect(result('l1').output).toContain('test://docs/readme\treadme (text/plain): The service readme.');
+    expect(result('l1').output).toContain('test://docs/logo.png\tlogo (image/png)');
+    expect(result('r1')).toMatchObject({ isError: false, output: 'The readme of the test service.' });
+    expect(result('r2').output).toMatch(
+      /^\[binary image\/png test:\/\/docs\/logo\.png, 12 base64 characters\]$/,
+    );
+    expect(result('r3')).toMatchObject({ isError: true });
+  }, 120_000);
+
+  it('offers no resource tools when no server declares resources', async () => {
+    await using home = await hostDir('mcpres-home-');
+    await using ws = await hostDir('mcpres-ws-');
+    await mkdir(path.join(home.path, '.skate'), { recursive: true });
+    await writeFile(
+      path.join(home.path, '.skate', 'settings.json'),
+      JSON.stringify({
+        mcpServers: { t: { command: process.execPath, args: [TEST_SERVER], env: { MCP_NO_RESOURCES: '1' } } },
+      }),
+    );
+    await using api = await fakeMessagesApi([text('done')]);
+    const run = await runCli(['-p', 'go', '--output-format', 'stream-json', '--workspace', ws.path], {
+      env: env(home.path, api.url),
+      timeoutMs: 90_000,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const offered = toolsOf(api.requests[0]);
+    expect(offered).toContain('mcp__t__echo');
+    expect(offered.filter((name) => name.startsWith('mcp_') && !name.startsWith('mcp__'))).toEqual([]);
+  }, 120_000);
+});
