@@ -117,8 +117,8 @@ export class McpServerHandle {
   state(): McpServerState {
     if (this.failed !== undefined) return { status: 'failed', reason: this.failed };
     if (this.executor)
-      return this.tools ? { status: 'running', tools: this.tools.length } : { status: 'starting' };
-    return this.tools ? { status: 'known', tools: this.tools.length } : { status: 'configured' };
+      return this.tools ? { status: 'running', tools: this.knownTools().length } : { status: 'starting' };
+    return this.tools ? { status: 'known', tools: this.knownTools().length } : { status: 'configured' };
   }
 
   /** One call; every failure (a start that failed or timed out, a server that died) is a result naming the server. */
