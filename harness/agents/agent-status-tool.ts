@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { MetaTool } from '../engine/engine-types.js';
+import { invalidInputResult } from '../engine/invalid-input-result.js';
 import type { BackgroundAgents } from './background-agents.js';
 import { inputJsonSchema } from './input-json-schema.js';
 
@@ -25,11 +26,7 @@ export function createAgentStatusTool(background: BackgroundAgents): MetaTool {
     async run(call) {
       const parsed = AgentStatusInput.safeParse(call.input ?? {});
       if (!parsed.success) {
-        return {
-          output: `agent_status input is invalid:\n${z.prettifyError(parsed.error)}`,
-          isError: true,
-          code: 'invalid_input',
-        };
+        return invalidInputResult('agent_status', parsed.error);
       }
       const { id } = parsed.data;
       if (id !== undefined && !background.has(id)) {

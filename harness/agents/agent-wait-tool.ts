@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { MetaTool } from '../engine/engine-types.js';
+import { invalidInputResult } from '../engine/invalid-input-result.js';
 import type { BackgroundAgents } from './background-agents.js';
 import { inputJsonSchema } from './input-json-schema.js';
 
@@ -34,11 +35,7 @@ export function createAgentWaitTool(background: BackgroundAgents): MetaTool {
     async run(call) {
       const parsed = AgentWaitInput.safeParse(call.input ?? {});
       if (!parsed.success) {
-        return {
-          output: `agent_wait input is invalid:\n${z.prettifyError(parsed.error)}`,
-          isError: true,
-          code: 'invalid_input',
-        };
+        return invalidInputResult('agent_wait', parsed.error);
       }
       const ids = parsed.data.ids ?? [];
       const unknown = ids.filter((id) => !background.has(id));

@@ -5,6 +5,7 @@ import { isWithin } from '../../shared/path-within.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import type { ToolResult } from '../../shared/tool.js';
 import type { MetaTool } from '../engine/engine-types.js';
+import { invalidInputResult } from '../engine/invalid-input-result.js';
 import type { ExecutorClient } from '../executor-client/executor-client.js';
 import { readWorkspaceFile } from '../workspace-files/read-workspace-file.js';
 import type { AgentDiffStore } from './agent-diff-store.js';
@@ -62,11 +63,7 @@ export function createApplyAgentDiffTool(options: ApplyAgentDiffToolOptions): Me
     async run(call): Promise<ToolResult> {
       const parsed = ApplyAgentDiffInput.safeParse(call.input);
       if (!parsed.success) {
-        return {
-          output: `apply_agent_diff input is invalid:\n${z.prettifyError(parsed.error)}`,
-          isError: true,
-          code: 'invalid_input',
-        };
+        return invalidInputResult('apply_agent_diff', parsed.error);
       }
       const { agent_id: id, discard } = parsed.data;
       const pending = options.store.get(id);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import type { MetaTool } from '../engine/engine-types.js';
+import { invalidInputResult } from '../engine/invalid-input-result.js';
 import { inputJsonSchema } from './input-json-schema.js';
 
 export const AskUserInput = z.object({
@@ -53,11 +54,7 @@ export function createAskUserTool(options: AskUserToolOptions): MetaTool {
     async run(call) {
       const parsed = AskUserInput.safeParse(call.input);
       if (!parsed.success) {
-        return {
-          output: `ask_user input is invalid:\n${z.prettifyError(parsed.error)}`,
-          isError: true,
-          code: 'invalid_input',
-        };
+        return invalidInputResult('ask_user', parsed.error);
       }
       const unanswered = `${options.unanswered ?? NO_ONE_ATTACHED} ${GO_ON}`;
       if (!options.canAsk) return { output: unanswered, isError: true, code: 'failed' };

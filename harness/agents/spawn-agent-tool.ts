@@ -6,6 +6,7 @@ import type { ResolvedPolicy } from '../../shared/policy.js';
 import { networkLabel } from '../../shared/policy.js';
 import type { ToolErrorCode, ToolResult } from '../../shared/tool.js';
 import type { ConversationLog, MetaTool } from '../engine/engine-types.js';
+import { invalidInputResult } from '../engine/invalid-input-result.js';
 import type { ToolRules } from '../engine/tool-rules.js';
 import type { HookRunner } from '../hooks/hook-runner.js';
 import type { McpServerTools } from '../mcp/mcp-pool.js';
@@ -208,11 +209,7 @@ export function createSpawnAgentTool(options: SpawnAgentToolOptions): MetaTool {
     async run(call): Promise<ToolResult> {
       const parsed = SpawnAgentInput.safeParse(call.input);
       if (!parsed.success) {
-        return {
-          output: `spawn_agent input is invalid:\n${z.prettifyError(parsed.error)}`,
-          isError: true,
-          code: 'invalid_input',
-        };
+        return invalidInputResult('spawn_agent', parsed.error);
       }
       const input = parsed.data;
       if (depth >= maxDepth) {

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { inputJsonSchema } from '../agents/input-json-schema.js';
 import type { MetaTool } from '../engine/engine-types.js';
+import { invalidInputResult } from '../engine/invalid-input-result.js';
 import { LOADED_LINE_PREFIX, type LoadedTools } from '../engine/loaded-tools.js';
 import { rankTools } from './rank-tools.js';
 
@@ -37,11 +38,7 @@ export function createToolSearchTool(deferred: readonly MetaTool[], loaded: Load
     async run(call) {
       const parsed = ToolSearchInput.safeParse(call.input);
       if (!parsed.success) {
-        return {
-          output: `${TOOL_SEARCH} input is invalid:\n${z.prettifyError(parsed.error)}`,
-          isError: true,
-          code: 'invalid_input',
-        };
+        return invalidInputResult(TOOL_SEARCH, parsed.error);
       }
       const { query, limit = 5 } = parsed.data;
       const found = rankTools(query, definitions).slice(0, limit);
