@@ -30,6 +30,11 @@ export interface AcpAgentHandle {
   history(): readonly Message[];
   /** Every engine event of the agent and its sub-agents, in order; returns the unsubscribe. */
   subscribe(listener: (event: EngineEvent) => void): () => void;
+  /**
+   * Told after each change of `network` (a switch, or a network question's answer that changed
+   * the list), whoever made it; returns the unsubscribe.
+   */
+  onNetworkChange(listener: () => void): () => void;
   /** One prompt, until the run ends. */
   prompt(prompt: { text: string; images: ImageInput[] }): Promise<PromptOutcome>;
   /** Interrupts the running prompt: the model stream and every tool call. */

@@ -62,6 +62,11 @@ export class AcpSession {
   private agent: AcpAgentHandle;
   private mapper: UpdateMapper;
   private unsubscribe: () => void;
+  private stopNetworkWatch: () => void;
+  /** The network option as the client last had it (a response or an update); a change is sent once. */
+  private announcedNetwork: string;
+  /** A network change the client asked for: its response carries the options, no update is due. */
+  private settingNetwork = false;
   /**
    * Updates waiting to go out, in order (a plan is read from disk first); a
    * prompt answers only after the last one. Text chunks that pile up while a
@@ -82,6 +87,10 @@ export class AcpSession {
     this.agent = options.agent;
     this.mapper = this.newMapper();
     this.unsubscribe = this.agent.subscribe((event) => this.onEvent(event));
+    this.announcedNetwork = this.networkShown();
+    this.stopNetworkWatch = this.agent.onNetworkChange(() => {
+      if (!this.settingNetwork) this.announceNetwork();
+    });
   }
 
   get modes(): SessionModeState {
@@ -90,6 +99,23 @@ export class AcpSession {
 
   get configOptions(): SessionConfigOption[] {
     return configOptions(this.agent.model, this.modes, this.networkChoice());
+  }
+
+  /** The network option as the client would see it now. */
+  private networkShown(): string {
+    return JSON.stringify(this.configOptions.find((option) => option.id === 'network') ?? null);
+  }
+
+  /**
+   * The network changed without the client asking (a network question answered "Allow for this
+   * session" or "Never", another frontend's switch): every option goes out as a
+   * `config_option_update`, as the protocol wants after a change the agent made itself.
+   */
+  private announceNetwork(): void {
+    const shown = this.networkShown();
+    if (shown === this.announcedNetwork) return;
+    this.announcedNetwork = shown;
+    this.send({ sessionUpdate: 'config_option_update', configOptions: this.configOptions });
   }
 
   /** The network now and the allowlist to go back to (remembered, as `Space n` does). */
@@ -164,7 +190,7 @@ export class AcpSession {
     this.agent.interrupt();
   }
 
-  /** `session/set_config_option`: the model or the mode; resolves to every option's value after it. */
+  /** `session/set_config_option`: the model, the mode or the network; resolves to every option's value after it. */
   async setConfigOption(configId: string, value: unknown): Promise<SessionConfigOption[]> {
     const change = configChange({ configId, value }, this.agent.model, this.modes, this.networkChoice());
     if (change.kind === 'mode') await this.setMode(change.mode);
@@ -176,12 +202,18 @@ export class AcpSession {
           undefined,
           'planning runs with the network off; switch to execute first',
         );
-      await this.agent.setNetwork(change.network);
+      this.settingNetwork = true;
+      try {
+        await this.agent.setNetwork(change.network);
+      } finally {
+        this.settingNetwork = false;
+      }
     } else {
       if (this.running)
         throw RequestError.invalidRequest(undefined, 'cannot switch models while a prompt runs');
       await this.agent.apply({ type: 'set_model', model: change.model });
     }
+    this.announcedNetwork = this.networkShown();
     return this.configOptions;
   }
 
@@ -195,6 +227,7 @@ export class AcpSession {
     // Tool calls of the new agent are numbered afresh.
     this.mapper = this.newMapper();
     this.send({ sessionUpdate: 'current_mode_update', currentModeId: this.agent.mode });
+    this.announcedNetwork = this.networkShown();
     this.send({ sessionUpdate: 'config_option_update', configOptions: this.configOptions });
     if (note) this.send(this.userNotice(note));
     await this.flushed();
@@ -203,6 +236,7 @@ export class AcpSession {
   async close(): Promise<void> {
     this.cancel();
     this.unsubscribe();
+    this.stopNetworkWatch();
     await this.agent.close();
   }
 

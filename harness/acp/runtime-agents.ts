@@ -84,6 +84,7 @@ async function lastEventOf(workspace: string, id: string): Promise<string> {
 class RuntimeAgent implements AcpAgentHandle {
   readonly sessionId: string;
   private readonly listeners = new Set<(event: EngineEvent) => void>();
+  private readonly networkListeners = new Set<() => void>();
   private unsubscribe: () => void;
   private effects = new Map<string, ToolEffect>();
   mode: AcpMode = 'execute';
@@ -144,6 +145,11 @@ class RuntimeAgent implements AcpAgentHandle {
   subscribe(listener: (event: EngineEvent) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  onNetworkChange(listener: () => void): () => void {
+    this.networkListeners.add(listener);
+    return () => this.networkListeners.delete(listener);
   }
 
   async prompt(prompt: { text: string; images: ImageInput[] }): Promise<PromptOutcome> {
@@ -260,9 +266,16 @@ class RuntimeAgent implements AcpAgentHandle {
   }
 
   private follow(agent: AgentSession): () => void {
-    return agent.subscribe((event) => {
+    const events = agent.subscribe((event) => {
       for (const listener of this.listeners) listener(event);
     });
+    const network = agent.onNetworkChange(() => {
+      for (const listener of this.networkListeners) listener();
+    });
+    return () => {
+      events();
+      network();
+    };
   }
 
   private replace(agent: AgentSession): void {

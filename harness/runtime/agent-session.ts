@@ -102,6 +102,8 @@ export class AgentSession {
   private readonly engine = new Engine();
   private readonly inbox: CommandInboxHandle | undefined;
   private readonly listeners = new Set<(event: EngineEvent) => void>();
+  /** Told after every change of the network in force (`setNetwork`, a network question's answer). */
+  private readonly networkListeners = new Set<(network: NetworkPolicy) => void>();
   private readonly emitter: Emitter;
   private messages: Message[];
   /** MCP tools loaded by `tool_search`: kept for the session, read back from its history on resume. */
@@ -302,6 +304,15 @@ export class AgentSession {
     return () => this.logListeners.delete(listener);
   }
 
+  /**
+   * Told of the network in force after each change of it: a switch, or an answer to a network
+   * question ("Allow for this session", "Never") that changed the list. Returns the unsubscribe.
+   */
+  onNetworkChange(listener: (network: NetworkPolicy) => void): () => void {
+    this.networkListeners.add(listener);
+    return () => this.networkListeners.delete(listener);
+  }
+
   /** Receives every event of this agent and its sub-agents; returns the unsubscribe. */
   subscribe(listener: (event: EngineEvent) => void): () => void {
     this.listeners.add(listener);
@@ -474,6 +485,7 @@ export class AgentSession {
       this.pendingNotes.push(
         `[Skate: your tools may now reach ${next.network.allow.join(', ') || 'no host'} through the proxy${next.network.deny.length > 0 ? ` (never ${next.network.deny.join(', ')})` : ''}.]`,
       );
+      this.networkChanged(next.network);
       return next.network;
     }
     this.assertIdle();
@@ -501,7 +513,12 @@ export class AgentSession {
     this.pendingNotes.push(
       `[Skate: the network is now ${label} for your tools (their executor was restarted under the ${next.name} policy with network ${networkLabel(actual)}). Results from before may no longer hold.]`,
     );
+    this.networkChanged(actual);
     return actual;
+  }
+
+  private networkChanged(network: NetworkPolicy): void {
+    for (const listener of this.networkListeners) listener(network);
   }
 
   /**

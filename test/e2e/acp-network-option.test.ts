@@ -129,5 +129,84 @@ describe.skipIf(!support.available)(
         await new Promise<void>((resolve) => target.close(() => resolve()));
       }
     }, 120_000);
+    it('after "Allow for this session" the editor gets a config_option_update naming the host, before the prompt ends', async () => {
+      await using home = await hostDir('acp-netupd-home-');
+      await using ws = await hostDir('acp-netupd-ws-');
+      const hits: string[] = [];
+      const target = http.createServer((request, response) => {
+        hits.push(request.url ?? '');
+        response.end('reached\n');
+      });
+      await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+      const port = (target.address() as AddressInfo).port;
+      try {
+        const curl = (name: string): string =>
+          `curl -sS --max-time 60 --noproxy '' -x "$HTTP_PROXY" http://127.0.0.1:${port}/${name}`;
+        await using api = await fakeMessagesApi([
+          {
+            type: 'message',
+            blocks: [
+              {
+                type: 'tool_use',
+                id: 'tu_fetch',
+                name: 'shell',
+                input: { command: `${curl('first')}; ${curl('second')}` },
+              },
+            ],
+            stopReason: 'tool_use',
+          },
+          { type: 'message', blocks: [{ type: 'text', text: 'Fetched.' }] },
+        ]);
+        const env: NodeJS.ProcessEnv = {
+          ...process.env,
+          HOME: home.path,
+          ANTHROPIC_API_KEY: 'sk-ant-test',
+          ANTHROPIC_BASE_URL: api.url,
+        };
+        delete env.SKATE_MODEL;
+        await using editor = startAcpEditor(['--approval', 'auto', '--network', 'example.com'], env);
+        // The question's second option: "Allow for this session".
+        editor.choices.push('option-1');
+        const networkUpdates = (): SessionConfigOption[] =>
+          editor.updates.flatMap((n) =>
+            n.update.sessionUpdate === 'config_option_update' ? [networkOf(n.update.configOptions)!] : [],
+          );
+        const seen = await editor.run(async (ctx) => {
+          const created = await ctx.request(methods.agent.session.new, { cwd: ws.path, mcpServers: [] });
+          const { stopReason } = await ctx.request(methods.agent.session.prompt, {
+            sessionId: created.sessionId,
+            prompt: [{ type: 'text', text: 'fetch' }],
+          });
+          const beforeEnd = networkUpdates();
+          // A change the editor asks for comes back in its response; no update is added for it.
+          const on = await ctx.request(methods.agent.session.setConfigOption, {
+            sessionId: created.sessionId,
+            configId: 'network',
+            value: 'on',
+          });
+          return {
+            initial: networkOf(created.configOptions),
+            stopReason,
+            beforeEnd,
+            on: networkOf(on.configOptions),
+          };
+        });
+        expect(seen.stopReason, editor.stderr()).toBe('end_turn');
+        // One question, answered once: both requests reached the host.
+        expect(editor.permissions).toHaveLength(1);
+        expect(hits).toEqual(['/first', '/second']);
+        expect(JSON.stringify(seen.initial)).not.toContain(`127.0.0.1:${port}`);
+        // The update came before the prompt's response, with the host in the allowlist offered.
+        expect(seen.beforeEnd).toHaveLength(1);
+        expect(seen.beforeEnd[0]).toMatchObject({ id: 'network', currentValue: 'allowlist' });
+        expect(JSON.stringify(seen.beforeEnd[0])).toContain(`127.0.0.1:${port}`);
+        expect(JSON.stringify(seen.beforeEnd[0])).toContain('example.com');
+        expect(seen.on?.currentValue).toBe('on');
+        expect(networkUpdates()).toHaveLength(1);
+      } finally {
+        target.closeAllConnections();
+        await new Promise<void>((resolve) => target.close(() => resolve()));
+      }
+    }, 120_000);
   },
 );

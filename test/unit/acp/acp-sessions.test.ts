@@ -299,6 +299,46 @@ describe('skate acp: config options and commands', () => {
     });
   });
 
+  it('sends config_option_update when the network changes under a prompt, and not for a change the client asked for', async () => {
+    // The runtime changes the list mid-prompt, as an answered network question does.
+    let agent!: ReturnType<typeof scriptedAgent>;
+    agent = scriptedAgent(
+      async () => {
+        await agent.setNetwork({ allow: ['example.com', 'api.test'], deny: [] });
+        // The same list again is no change the client needs to hear of.
+        await agent.setNetwork({ allow: ['example.com', 'api.test'], deny: [] });
+        return { status: 'complete' };
+      },
+      { network: { mode: 'allowlist', allow: ['example.com'], deny: [] } },
+    );
+    await asEditor([agent], select('allow_once'), async (ctx, editor) => {
+      const { sessionId } = await ctx.request(methods.agent.session.new, {
+        cwd: process.cwd(),
+        mcpServers: [],
+      });
+      const networkUpdates = (): string[] =>
+        editor.updates.flatMap((n) =>
+          n.update.sessionUpdate === 'config_option_update'
+            ? [JSON.stringify(n.update.configOptions.find((option) => option.id === 'network'))]
+            : [],
+        );
+      await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'go' }] });
+      // Out before the prompt's response: one update, naming the host that joined.
+      expect(networkUpdates()).toHaveLength(1);
+      expect(networkUpdates()[0]).toContain('api.test');
+      expect(networkUpdates()[0]).toContain('"currentValue":"allowlist"');
+      // Asked by the client: its response carries the options, no update follows.
+      const set = await ctx.request(methods.agent.session.setConfigOption, {
+        sessionId,
+        configId: 'network',
+        value: 'on',
+      });
+      expect(set.configOptions.find((option) => option.id === 'network')?.currentValue).toBe('on');
+      await sleep(10);
+      expect(networkUpdates()).toHaveLength(1);
+    });
+  });
+
   it('session/cancel during /compact ends it cancelled', async () => {
     let started!: () => void;
     const compacting = new Promise<void>((resolve) => {

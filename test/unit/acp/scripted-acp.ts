@@ -59,6 +59,7 @@ export function scriptedAgent(
   options: ScriptedOptions = {},
 ): ScriptedAgent {
   const listeners = new Set<(event: EngineEvent) => void>();
+  const networkListeners = new Set<() => void>();
   const { inbox, send } = createCommandInbox();
   let controller = new AbortController();
   const handle: ScriptedAgent = {
@@ -73,7 +74,12 @@ export function scriptedAgent(
           ? { mode: setting }
           : { mode: 'allowlist', allow: setting.allow, deny: setting.deny ?? [] };
       (handle as { network: NetworkPolicy }).network = network;
+      for (const listener of networkListeners) listener();
       return network;
+    },
+    onNetworkChange(listener: () => void) {
+      networkListeners.add(listener);
+      return () => networkListeners.delete(listener);
     },
     modes: [] as AcpMode[],
     commands: [],
