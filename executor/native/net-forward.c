@@ -80,9 +80,11 @@ static void *serve_client(void *arg) {
     return NULL;
   }
   int one = 1;
-  setsockopt(client->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  if (joint_start(client->fd, proxy, 0, joint_done, 0) != 0) atomic_fetch_sub(&open_count, 1);
+  int fd = client->fd;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   free(client);
+  /* On this thread: a connection's first bytes wait for no further thread to start. */
+  if (joint_run(fd, proxy, 0, joint_done, 0) != 0) atomic_fetch_sub(&open_count, 1);
   return NULL;
 }
 

@@ -2,8 +2,12 @@
 #define _GNU_SOURCE
 #include "splice-channel.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -16,8 +20,6 @@
 
 #include "splice-joint.h"
 
-/* Tunnels whose first socket arrived and whose second has not yet. */
-#define MAX_HALVES 1024
 /* Longest line read from the channel: a message carries at most a ClientHello (16 KiB) in base64. */
 #define MAX_LINE (64 * 1024)
 #define MAX_FDS 64
@@ -25,13 +27,22 @@
 static int channel = -1;
 static pthread_mutex_t channel_lock = PTHREAD_MUTEX_INITIALIZER;
 static long idle_ms = 0;
+static long connect_ms = 10000;
 
-struct half {
+static const char ESTABLISHED[] = "HTTP/1.1 200 Connection Established\r\n\r\n";
+static const char BAD_GATEWAY[] = "HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\n\r\n";
+
+/* An admitted tunnel on its way: the client's socket, where to connect, and what to say first. */
+struct tunnel {
   long id;
-  int fd;
+  int client;
+  struct sockaddr_storage upstream;
+  socklen_t upstream_len;
+  int reply;       /* write ESTABLISHED to the client once connected */
+  int bad_gateway; /* on a failed connect, answer 502 (else just close) */
+  unsigned char *first;
+  size_t first_len;
 };
-static struct half halves[MAX_HALVES];
-static int half_count = 0;
 
 static int fds[MAX_FDS];
 static int fd_count = 0;
@@ -87,6 +98,93 @@ static size_t bytes_of(const char *line, const char *key, unsigned char *out) {
   return n;
 }
 
+/* The string after `"key":"` in `line` into `out` (at most `size` - 1 bytes); 0, or -1 when absent. */
+static int string_of(const char *line, const char *key, char *out, size_t size) {
+  const char *at = strstr(line, key);
+  if (!at) return -1;
+  at += strlen(key);
+  size_t n = 0;
+  for (; *at && *at != '"'; at++) {
+    if (n + 1 >= size) return -1;
+    out[n++] = *at;
+  }
+  out[n] = 0;
+  return *at == '"' ? 0 : -1;
+}
+
+/* A TCP connection to `t->upstream` within `connect_ms`; the socket (blocking) or -1. */
+static int connect_upstream(const struct tunnel *t) {
+  int fd = socket(t->upstream.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) return -1;
+  if (connect(fd, (const struct sockaddr *)&t->upstream, t->upstream_len) != 0) {
+    if (errno != EINPROGRESS) {
+      close(fd);
+      return -1;
+    }
+    struct pollfd p = {fd, POLLOUT, 0};
+    int error = 0;
+    socklen_t len = sizeof error;
+    int ready;
+    do ready = poll(&p, 1, (int)connect_ms);
+    while (ready < 0 && errno == EINTR);
+    if (ready <= 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &len) != 0 || error != 0) {
+      close(fd);
+      return -1;
+    }
+  }
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  return fd;
+}
+
+/* A tunnel's own thread: connects upstream, says what is owed, then joins the two sockets. */
+static void *tunnel_thread(void *arg) {
+  struct tunnel *t = arg;
+  int upstream = connect_upstream(t);
+  /* Blocking, for the writes of what is owed before the joint starts. */
+  int flags = fcntl(t->client, F_GETFL);
+  if (flags >= 0) fcntl(t->client, F_SETFL, flags & ~O_NONBLOCK);
+  int one = 1;
+  setsockopt(t->client, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  if (upstream < 0) {
+    if (t->bad_gateway) write_all(t->client, BAD_GATEWAY, sizeof BAD_GATEWAY - 1);
+    shutdown(t->client, SHUT_RDWR);
+    close(t->client);
+    tunnel_closed(t->id);
+  } else {
+    if ((t->reply && write_all(t->client, ESTABLISHED, sizeof ESTABLISHED - 1) != 0) ||
+        (t->first_len > 0 && write_all(upstream, t->first, t->first_len) != 0))
+      shutdown(upstream, SHUT_RDWR);
+    if (joint_run(t->client, upstream, idle_ms, tunnel_closed, t->id) != 0) tunnel_closed(t->id);
+  }
+  free(t->first);
+  free(t);
+  return NULL;
+}
+
+/* Reads a tunnel message's target: an IP literal the proxy resolved and checked, and a port. */
+static int target_of(const char *line, struct tunnel *t) {
+  char address[INET6_ADDRSTRLEN + 1];
+  long port = number_of(line, "\"port\":");
+  if (string_of(line, "\"address\":\"", address, sizeof address) != 0 || port < 1 || port > 65535) return -1;
+  struct sockaddr_in *v4 = (struct sockaddr_in *)&t->upstream;
+  struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&t->upstream;
+  memset(&t->upstream, 0, sizeof t->upstream);
+  if (inet_pton(AF_INET, address, &v4->sin_addr) == 1) {
+    v4->sin_family = AF_INET;
+    v4->sin_port = htons((uint16_t)port);
+    t->upstream_len = sizeof *v4;
+    return 0;
+  }
+  if (inet_pton(AF_INET6, address, &v6->sin6_addr) == 1) {
+    v6->sin6_family = AF_INET6;
+    v6->sin6_port = htons((uint16_t)port);
+    t->upstream_len = sizeof *v6;
+    return 0;
+  }
+  return -1;
+}
+
 /* One line of the channel, with the descriptor that came with it when it is a handle. */
 static void on_line(const char *line) {
   if (!strstr(line, "\"cmd\":\"NODE_HANDLE\"")) return; /* nothing else is ours to answer */
@@ -98,33 +196,36 @@ static void on_line(const char *line) {
   send_line("{\"cmd\":\"NODE_HANDLE_ACK\"}\n");
   long id = number_of(line, "\"id\":");
   if (fd < 0) return;
-  if (id < 0 || !strstr(line, "\"skate\":\"splice\"")) {
+  if (id < 0) {
     close(fd);
     return;
   }
-  static unsigned char pending[MAX_LINE];
-  size_t len = bytes_of(line, "\"first\":\"", pending);
-  /* Blocking, for the write of what Node had already read on the other side. */
-  int flags = fcntl(fd, F_GETFL);
-  if (flags >= 0) fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
-  if (len > 0 && write_all(fd, pending, len) != 0) {
-    shutdown(fd, SHUT_RDWR);
-  }
-  for (int i = 0; i < half_count; i++) {
-    if (halves[i].id != id) continue;
-    int other = halves[i].fd;
-    halves[i] = halves[--half_count];
-    if (joint_start(other, fd, idle_ms, tunnel_closed, id) != 0) tunnel_closed(id);
-    return;
-  }
-  if (half_count >= MAX_HALVES) {
+  struct tunnel *t = calloc(1, sizeof *t);
+  if (!t || !strstr(line, "\"skate\":\"tunnel\"") || target_of(line, t) != 0 ||
+      !(t->first = malloc(MAX_LINE))) {
+    if (t) free(t);
     close(fd);
     tunnel_closed(id);
     return;
   }
-  halves[half_count].id = id;
-  halves[half_count].fd = fd;
-  half_count++;
+  t->id = id;
+  t->client = fd;
+  t->reply = number_of(line, "\"reply\":") == 1;
+  t->bad_gateway = number_of(line, "\"badGateway\":") == 1;
+  t->first_len = bytes_of(line, "\"first\":\"", t->first);
+  pthread_t thread;
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 64 * 1024);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  int rc = pthread_create(&thread, &attr, tunnel_thread, t);
+  pthread_attr_destroy(&attr);
+  if (rc != 0) {
+    close(fd);
+    free(t->first);
+    free(t);
+    tunnel_closed(id);
+  }
 }
 
 int splice_channel_main(int argc, char **argv) {
@@ -135,6 +236,7 @@ int splice_channel_main(int argc, char **argv) {
   }
   channel = atoi(text);
   if (argc >= 3) idle_ms = atol(argv[2]);
+  if (argc >= 4 && atol(argv[3]) > 0) connect_ms = atol(argv[3]);
   pid_t parent = getppid();
   prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   if (getppid() != parent) return 125;

@@ -1,15 +1,17 @@
 /*
- *   skate-confine --splice-channel      (started by Node with an 'ipc' stdio channel)
+ *   skate-confine --splice-channel [IDLE_MS [CONNECT_MS]]   (started by Node with an 'ipc' channel)
  *
  * The harness's relay for admitted proxy connections (issue #21). The allowlist proxy (Node)
- * checks a connection (CONNECT host, TLS server name, ...) and connects upstream; then it sends
- * both sockets here over Node's IPC channel (`subprocess.send(message, socket)`, the fd in
- * SCM_RIGHTS) and this process joins them in the kernel (splice-joint.h), so the bytes of a
- * tunnel never cross the harness's event loop. The channel speaks Node's own framing (one JSON
- * object a line; a handle is acknowledged with NODE_HANDLE_ACK); each message names a tunnel id
- * and side, and the bytes Node had already read from that socket's peer, to write into it first.
- * When a tunnel ends, `{"skate":"closed","id":N}` goes back. Ends (and every tunnel with it) when
- * the channel closes or the parent dies.
+ * checks a connection (CONNECT host, TLS server name, ...) and resolves its host; then it sends
+ * the client's socket here over Node's IPC channel (`subprocess.send(message, socket)`, the fd in
+ * SCM_RIGHTS) with the IP address and port it checked, and this process connects there itself
+ * (within the connect timeout), writes what is owed (the CONNECT's `200`, the bytes Node had
+ * already read for the upstream) and joins the two sockets in the kernel (splice-joint.h), so the
+ * bytes of a tunnel never cross the harness's event loop and its setup costs one message. A
+ * failed connect answers 502 or just closes, as the message says. The channel speaks Node's own
+ * framing (one JSON object a line; a handle is acknowledged with NODE_HANDLE_ACK). When a tunnel
+ * ends, `{"skate":"closed","id":N}` goes back. Ends (and every tunnel with it) when the channel
+ * closes or the parent dies. The upstream socket never leaves this process.
  */
 #ifndef SKATE_SPLICE_CHANNEL_H
 #define SKATE_SPLICE_CHANNEL_H

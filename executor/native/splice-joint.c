@@ -99,9 +99,8 @@ static void *pump_thread(void *arg) {
   return NULL;
 }
 
-/* The joint's own thread: one direction on a second thread, the other here, then the end. */
-static void *joint_thread(void *arg) {
-  struct joint *joint = arg;
+/* One direction on a second thread, the other on this one, then the end. */
+static void run_joint(struct joint *joint) {
   struct half back = {joint, joint->b, joint->a};
   struct half forth = {joint, joint->a, joint->b};
   pthread_t other;
@@ -117,6 +116,10 @@ static void *joint_thread(void *arg) {
   close(joint->b);
   if (joint->done) joint->done(joint->id);
   free(joint);
+}
+
+static void *joint_thread(void *arg) {
+  run_joint(arg);
   return NULL;
 }
 
@@ -134,12 +137,12 @@ static void make_blocking(int fd, long idle_ms) {
   }
 }
 
-int joint_start(int a, int b, long idle_ms, joint_done_fn done, long id) {
+static struct joint *new_joint(int a, int b, long idle_ms, joint_done_fn done, long id) {
   struct joint *joint = calloc(1, sizeof *joint);
   if (!joint) {
     close(a);
     close(b);
-    return -1;
+    return NULL;
   }
   joint->a = a;
   joint->b = b;
@@ -149,6 +152,19 @@ int joint_start(int a, int b, long idle_ms, joint_done_fn done, long id) {
   atomic_store(&joint->last_ms, now_ms());
   make_blocking(a, idle_ms);
   make_blocking(b, idle_ms);
+  return joint;
+}
+
+int joint_run(int a, int b, long idle_ms, joint_done_fn done, long id) {
+  struct joint *joint = new_joint(a, b, idle_ms, done, id);
+  if (!joint) return -1;
+  run_joint(joint);
+  return 0;
+}
+
+int joint_start(int a, int b, long idle_ms, joint_done_fn done, long id) {
+  struct joint *joint = new_joint(a, b, idle_ms, done, id);
+  if (!joint) return -1;
   pthread_t thread;
   pthread_attr_t attr;
   pthread_attr_init(&attr);

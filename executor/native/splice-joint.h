@@ -21,6 +21,13 @@ typedef void (*joint_done_fn)(long id);
  */
 int joint_start(int a, int b, long idle_ms, joint_done_fn done, long id);
 
+/*
+ * The same on the calling thread (one more thread for the other direction): returns once the
+ * joint has ended, 0; or -1 at once when it could not begin (both sockets closed). A caller that
+ * already has a thread of its own for the connection saves starting another before bytes flow.
+ */
+int joint_run(int a, int b, long idle_ms, joint_done_fn done, long id);
+
 /* Writes all of `len` bytes to blocking socket `fd`; 0 or -1. */
 int write_all(int fd, const void *data, size_t len);
 

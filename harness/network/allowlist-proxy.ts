@@ -6,7 +6,7 @@ import { addressNeedsExplicitPort, type HostPattern, normalizeHost } from '../..
 import { gateConnections } from '../executor-relay/connection-gate.js';
 import { scanClientHello } from './client-hello-sni.js';
 import type { NetworkGate } from './network-gate.js';
-import { startSpliceRelay } from './splice-relay.js';
+import { startSpliceRelay, type TunnelOwed } from './splice-relay.js';
 
 /** How much the proxy holds and how long it waits: it runs in the harness, so a sandbox must not be able to exhaust it. */
 export interface ProxyLimits {
@@ -56,7 +56,6 @@ export interface AllowlistProxy {
 const defaultLookup: ProxyLookup = async (host) =>
   (await dnsLookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
 
-const EMPTY = Buffer.alloc(0);
 const ESTABLISHED = Buffer.from('HTTP/1.1 200 Connection Established\r\n\r\n', 'latin1');
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1) and the proxy's own: never passed on. */
@@ -93,7 +92,7 @@ export async function startAllowlistProxy(
   const { gate } = options;
   const tunnels = new Set<net.Socket>();
   // Admitted tunnels are joined in the kernel by a helper; without it (no native build) here.
-  const relay = startSpliceRelay(limits.idleTimeoutMs);
+  const relay = startSpliceRelay(limits.idleTimeoutMs, limits.connectTimeoutMs);
 
   const deny = (host: string, port: number, reason: NetworkDenialReason): Reached => {
     gate.denied({ host: host.slice(0, 256), port, reason, at: new Date().toISOString() });
@@ -142,15 +141,33 @@ export async function startAllowlistProxy(
     });
 
   /**
-   * Joins two sockets until either ends, errs or idles, after writing what each side is still
-   * owed: in the kernel (the relay) when it can take them, else here.
+   * Opens an admitted tunnel to `address:port` (checked, resolved): the relay connects and joins
+   * the sockets in the kernel when it can take the client, else it is done here. Either way the
+   * upstream sees nothing before this call, and `owed` is said first.
    */
-  const splice = (client: net.Socket, upstream: net.Socket, toUpstream: Buffer, toClient: Buffer): void => {
+  const openTunnel = async (
+    client: net.Socket,
+    address: string,
+    port: number,
+    owed: TunnelOwed,
+  ): Promise<void> => {
     client.setNoDelay(true);
+    if (relay?.hand(client, dial(address, port), owed)) return;
+    let upstream: net.Socket;
+    try {
+      upstream = await connectUpstream(address, port);
+    } catch {
+      if (owed.badGateway) client.end('HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\n\r\n');
+      else client.destroy();
+      return;
+    }
+    if (owed.reply) client.write(ESTABLISHED);
+    joinHere(client, upstream, owed.toUpstream);
+  };
+
+  /** Joins two sockets in this process until either ends, errs or idles (no relay to take them). */
+  const joinHere = (client: net.Socket, upstream: net.Socket, toUpstream: Buffer): void => {
     upstream.setNoDelay(true);
-    upstream.on('error', () => upstream.destroy());
-    if (relay?.hand(client, upstream, toUpstream, toClient)) return;
-    if (toClient.length > 0) client.write(toClient);
     if (toUpstream.length > 0) upstream.write(toUpstream);
     tunnels.add(upstream);
     const end = (): void => {
@@ -282,13 +299,6 @@ export async function startAllowlistProxy(
         socket.end(refusal(reached));
         return;
       }
-      let upstream: net.Socket;
-      try {
-        upstream = await connectUpstream(reached.address, reached.port);
-      } catch {
-        socket.end('HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\n\r\n');
-        return;
-      }
       const lines = [`${request.method} ${target.path} HTTP/${request.httpVersion}`];
       for (let i = 0; i + 1 < request.rawHeaders.length; i += 2) {
         const lower = request.rawHeaders[i]!.toLowerCase();
@@ -296,7 +306,11 @@ export async function startAllowlistProxy(
         lines.push(`${request.rawHeaders[i]}: ${request.rawHeaders[i + 1]}`);
       }
       lines.push(`Host: ${target.host}`, '', '');
-      splice(socket, upstream, Buffer.concat([Buffer.from(lines.join('\r\n'), 'latin1'), head]), EMPTY);
+      await openTunnel(socket, reached.address, reached.port, {
+        reply: false,
+        badGateway: true,
+        toUpstream: Buffer.concat([Buffer.from(lines.join('\r\n'), 'latin1'), head]),
+      });
     });
   });
 
@@ -317,18 +331,10 @@ export async function startAllowlistProxy(
       socket.end(refusal(reached));
       return;
     }
-    // A service named by its port (`localhost:5432`) may speak first or not speak TLS: connect at once.
+    // A service named by its port (`localhost:5432`) may speak first or not speak TLS: connect at
+    // once, and say `200` once connected.
     if (reached.pattern.port !== undefined) {
-      let upstream: net.Socket;
-      try {
-        upstream = await connectUpstream(reached.address, port);
-      } catch {
-        socket.end('HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\n\r\n');
-        return;
-      }
-      // Said at once: the client's first bytes are on their way while the tunnel is handed over.
-      socket.write(ESTABLISHED);
-      splice(socket, upstream, head, EMPTY);
+      await openTunnel(socket, reached.address, port, { reply: true, badGateway: true, toUpstream: head });
       return;
     }
     // A web port: the tunnel must carry TLS to the very host the CONNECT named, checked before
@@ -352,14 +358,11 @@ export async function startAllowlistProxy(
       socket.destroy();
       return;
     }
-    let upstream: net.Socket;
-    try {
-      upstream = await connectUpstream(reached.address, port);
-    } catch {
-      socket.destroy();
-      return;
-    }
-    splice(socket, upstream, hello.bytes, EMPTY);
+    await openTunnel(socket, reached.address, port, {
+      reply: false,
+      badGateway: false,
+      toUpstream: hello.bytes,
+    });
   };
 
   await new Promise<void>((resolve, reject) => {

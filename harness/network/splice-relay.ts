@@ -1,26 +1,36 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import type net from 'node:net';
+import net from 'node:net';
 import { distPath } from '../project-paths.js';
 
 /**
  * The kernel-side data path of the allowlist proxy (issue #21): once the proxy has admitted a
- * connection (every check done) and connected upstream, it hands both sockets to
- * `skate-confine --splice-channel`, a helper on the host that joins them with splice(2), so a
- * tunnel's bytes never cross the harness's event loop. Nothing crosses into a sandbox: the helper
- * runs outside every sandbox, beside the harness, and gets only the two sockets of tunnels the
- * proxy admitted.
+ * connection (every check done, the address resolved), it hands the client's socket and that
+ * address to `skate-confine --splice-channel`, a helper on the host that connects upstream itself
+ * and joins the two sockets with splice(2), so a tunnel's bytes never cross the harness's event
+ * loop and setting one up costs one message. Nothing crosses into a sandbox: the helper runs
+ * outside every sandbox, beside the harness, and gets only the client sockets of tunnels the
+ * proxy admitted; the upstream socket is made there and never leaves it.
  */
 export interface SpliceRelay {
   /**
-   * Hands an admitted tunnel over: `toUpstream` and `toClient` are written first (what the proxy
-   * still holds for each side). False when it cannot (the helper is gone, or Node still holds
-   * unwritten bytes for a socket): the caller relays the tunnel itself.
+   * Hands an admitted tunnel over: the helper connects to `target` (an IP address the proxy
+   * checked), writes `200 Connection Established` to the client first when `reply`, then
+   * `toUpstream` upstream; a failed connect answers 502 when `badGateway`, else closes. False
+   * when it cannot (the helper is gone, the address is not a plain IP literal, or Node still
+   * holds unwritten bytes for the client): the caller opens the tunnel itself.
    */
-  hand(client: net.Socket, upstream: net.Socket, toUpstream: Buffer, toClient: Buffer): boolean;
+  hand(client: net.Socket, target: { address: string; port: number }, owed: TunnelOwed): boolean;
   /** Tunnels the helper holds now. */
   open(): number;
   /** Ends the helper and every tunnel it holds. */
   close(): Promise<void>;
+}
+
+/** What a tunnel owes before its bytes flow: the CONNECT's answer, and bytes for the upstream. */
+export interface TunnelOwed {
+  reply: boolean;
+  badGateway: boolean;
+  toUpstream: Buffer;
 }
 
 /** Bytes passed with a handle at most (the helper reads lines of 64 KiB; base64 grows them by a third). */
@@ -36,10 +46,11 @@ const handleOf = (socket: net.Socket): Handle | undefined =>
   (socket as unknown as { _handle?: Handle | null })._handle ?? undefined;
 
 /** Starts the helper; undefined when it cannot start (no native build): the proxy relays in Node. */
-export function startSpliceRelay(idleTimeoutMs: number): SpliceRelay | undefined {
+export function startSpliceRelay(idleTimeoutMs: number, connectTimeoutMs: number): SpliceRelay | undefined {
   let helper: ChildProcess;
   try {
-    helper = spawn(distPath('bin', 'skate-confine'), ['--splice-channel', String(idleTimeoutMs)], {
+    const args = ['--splice-channel', String(idleTimeoutMs), String(connectTimeoutMs)];
+    helper = spawn(distPath('bin', 'skate-confine'), args, {
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
       env: {},
     });
@@ -75,37 +86,39 @@ export function startSpliceRelay(idleTimeoutMs: number): SpliceRelay | undefined
   };
 
   return {
-    hand(client, upstream, toUpstream, toClient) {
+    hand(client, target, owed) {
       if (!alive || !helper.connected) return false;
-      const handles = [handleOf(client), handleOf(upstream)];
-      const unwritten = (socket: net.Socket, handle: Handle | undefined): boolean =>
-        socket.writableLength > 0 || (handle?.writeQueueSize ?? 0) > 0;
-      if (handles.some((handle) => handle?.readStop === undefined)) return false;
-      if (unwritten(client, handles[0]) || unwritten(upstream, handles[1])) return false;
-      // All in this tick: what Node read is taken, reading stops, the descriptors leave. No read
+      // A zone id (`fe80::1%eth0`) or anything but a plain literal: opened in Node instead.
+      if (net.isIP(target.address) === 0 || target.address.includes('%')) return false;
+      const handle = handleOf(client);
+      if (handle?.readStop === undefined) return false;
+      if (client.writableLength > 0 || (handle.writeQueueSize ?? 0) > 0) return false;
+      // All in this tick: what Node read is taken, reading stops, the descriptor leaves. No read
       // can land in between (libuv reads only when the loop turns), so no byte is lost or reordered.
       const fromClient = drain(client);
-      const fromUpstream = drain(upstream);
-      const size = [toUpstream, toClient, ...fromClient, ...fromUpstream].reduce((n, b) => n + b.length, 0);
-      if (size > MAX_FIRST_BYTES) {
-        // Too much to pass in one message: put it back and let the caller relay this one.
+      const first = Buffer.concat([owed.toUpstream, ...fromClient]);
+      if (first.length > MAX_FIRST_BYTES) {
+        // Too much to pass in one message: put it back and let the caller open this one.
         if (fromClient.length > 0) client.unshift(Buffer.concat(fromClient));
-        if (fromUpstream.length > 0) upstream.unshift(Buffer.concat(fromUpstream));
         return false;
       }
-      for (const handle of handles) handle!.readStop!();
+      handle.readStop();
       // Sent as a plain socket: for one of a server's, Node would count it as handed to a cluster
       // worker and make the server's close wait for that worker. `_server` still counts it until
       // the JS socket is destroyed, when the tunnel ends.
       (client as unknown as { server: unknown }).server = null;
       const id = nextId++;
-      const first = (parts: Buffer[]): string => Buffer.concat(parts).toString('base64');
-      helper.send({ skate: 'splice', id, side: 'client', first: first([toClient, ...fromUpstream]) }, client);
-      // A handle waits for the one before it to be acknowledged: the JS socket lets go once sent.
       helper.send(
-        { skate: 'splice', id, side: 'upstream', first: first([toUpstream, ...fromClient]) },
-        upstream,
-        () => upstream.destroy(),
+        {
+          skate: 'tunnel',
+          id,
+          address: target.address,
+          port: target.port,
+          reply: owed.reply ? 1 : 0,
+          badGateway: owed.badGateway ? 1 : 0,
+          first: first.toString('base64'),
+        },
+        client,
       );
       // The client socket stays counted (the proxy's connection cap) until the tunnel ends.
       held.set(id, client);

@@ -119,6 +119,42 @@ function socketsOf(pid: number): number {
   }).length;
 }
 
+/** Inodes of the host's TCP connections whose far end is loopback port `port` (the host's own table). */
+function tcpInodesTo(port: number): string[] {
+  const hex = port.toString(16).toUpperCase().padStart(4, '0');
+  return readFileSync('/proc/net/tcp', 'latin1')
+    .split('\n')
+    .slice(1)
+    .map((line) => line.trim().split(/\s+/))
+    .filter((fields) => fields[2] === `0100007F:${hex}` && fields[3] === '01')
+    .map((fields) => fields[9]!);
+}
+
+/** Pids of every process holding socket `inode` (as far as /proc lets this process see). */
+function holdersOf(inode: string): number[] {
+  const holders: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    let fds: string[];
+    try {
+      fds = readdirSync(`/proc/${name}/fd`);
+    } catch {
+      continue;
+    }
+    for (const fd of fds) {
+      try {
+        if (readlinkSync(`/proc/${name}/fd/${fd}`) === `socket:[${inode}]`) {
+          holders.push(Number(name));
+          break;
+        }
+      } catch {
+        // gone meanwhile
+      }
+    }
+  }
+  return holders;
+}
+
 /** Public-looking addresses the fake resolver hands out, one per host (RFC 5737 documentation range). */
 const ADDRESSES: Record<string, string> = {
   'allowed.test': '203.0.113.1',
@@ -224,7 +260,32 @@ socket.on('close', done);
 setTimeout(done, 3000);
 `;
 
+/**
+ * In-sandbox client: CONNECT to `target`, one keep-alive request inside the tunnel, the tunnel
+ * held open for `holdMs`, then a CONNECT to `other` sent inside it too.
+ */
+const HOLD = `
+const net = require('node:net');
+const [target, other, holdMs] = process.argv.slice(2);
+const socket = net.connect(3128, '127.0.0.1', () => socket.write('CONNECT ' + target + ' HTTP/1.1\\r\\nHost: ' + target + '\\r\\n\\r\\n'));
+let stage = 0;
+socket.on('data', (chunk) => {
+  const line = chunk.toString().split('\\r\\n')[0];
+  if (stage === 0) { console.log('PROXY', line); stage = 1; socket.write('GET / HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n'); }
+  else if (stage === 1) {
+    console.log('INSIDE', line);
+    stage = 2;
+    setTimeout(() => {
+      socket.write('CONNECT ' + other + ' HTTP/1.1\\r\\nHost: ' + other + '\\r\\n\\r\\n');
+      setTimeout(() => { console.log('HELD'); process.exit(0); }, 300);
+    }, Number(holdMs));
+  }
+});
+socket.on('error', (e) => console.log('ERR', e.code));
+`;
+
 const SCRIPTS: Record<string, string> = {
+  'hold.js': HOLD,
   'sni.js': SNI_CLIENT,
   'two-hellos.js': TWO_HELLOS,
   'pipelined.js': PIPELINED,
@@ -428,6 +489,50 @@ describe.skipIf(noSandbox)('network allowlist: the proxy is the one way out', ()
     await expect.poll(sockets, { timeout: 5_000 }).toBe(idle);
     // The relay runs beside the harness, not in the sandbox: its parent is this process.
     expect(parentOf(relays[0]!)).toBe(process.pid);
+  });
+
+  it('has the relay connect upstream itself, only where the proxy checked, and keep that socket out of the sandbox', async () => {
+    const [relay] = spliceHelpers();
+    const target = `localhost:${localService.port}`;
+    const before = localService.connections;
+    const held = sh(`${NODE} hold.js ${target} refused.test:443 2500`);
+    // On the host: the tunnel's TCP connection to the service, found by its port in the host's table.
+    const upstreamInodes = (): string[] => tcpInodesTo(localService.port);
+    await expect.poll(() => upstreamInodes().length, { timeout: 5_000 }).toBeGreaterThan(0);
+    for (const inode of upstreamInodes()) {
+      // Held by the relay beside the harness, and by no other process: not the harness, not the sandbox.
+      expect(holdersOf(inode)).toEqual([relay]);
+    }
+    const out = await held;
+    expect(out).toContain('PROXY HTTP/1.1 200 Connection Established');
+    expect(out).toContain('INSIDE HTTP/1.1 200 OK');
+    expect(localService.connections).toBe(before + 1);
+    // A CONNECT sent inside the tunnel is bytes for the checked service, never a second upstream.
+    expect(refused.connections).toBe(0);
+    // A CONNECT host written in the relay's own message syntax never reaches it: refused (403),
+    // or dropped by the HTTP parser; the target it names records nothing.
+    const forged = `'a","address":"127.0.0.1","port":${refused.port},"x":"b:443'`;
+    const answer = await sh(`printf 'CONNECT %s HTTP/1.1\\r\\n\\r\\n' ${forged} | ${NODE} raw-socket.js`);
+    expect(answer).not.toContain('200');
+    expect(refused.connections).toBe(0);
+  });
+
+  it('answers 502 for an allowed service the relay cannot connect to, and reaches nothing else', async () => {
+    const dead = net.createServer();
+    await new Promise<void>((resolve) => dead.listen(0, '127.0.0.1', resolve));
+    const deadPort = (dead.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => dead.close(() => resolve()));
+    const list = gate.allowlist;
+    gate.set(canonicalAllowlist({ allow: [...list.allow, `localhost:${deadPort}`], deny: list.deny }));
+    try {
+      const out = await sh(
+        `printf 'CONNECT localhost:${deadPort} HTTP/1.1\\r\\n\\r\\n' | ${NODE} raw-socket.js`,
+      );
+      expect(out).toContain('HTTP/1.1 502');
+    } finally {
+      gate.set(list);
+    }
+    expect(refused.connections).toBe(0);
   });
 
   it('lets a redirect from an allowed host to a refused one go no further than the proxy', async () => {
