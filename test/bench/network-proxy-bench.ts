@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { ExecutorClient } from '../../harness/executor-client/executor-client.js';
 import { kernelLauncher } from '../../harness/sandbox/kernel-launcher.js';
 import { canonicalAllowlist } from '../../shared/network-allowlist.js';
+import type { NetworkPolicy } from '../../shared/policy.js';
 import { testPolicy } from '../support/policies.js';
 import { parseShell } from '../support/sandboxed-executor.js';
 import { quantile, round } from './stats.js';
@@ -18,13 +19,14 @@ const ROUNDS = 3;
 const BULK_BYTES = 256 * 1024 * 1024;
 
 /**
- * One client for both sides: `direct` connects to the server, `proxy` goes through the sandbox's
- * forwarder and the harness's proxy (CONNECT). Prints the median time from connect to the first
- * byte of an HTTPS answer on a new connection, and the rate of one bulk download.
+ * One client for every side: `direct` connects to the server's port, `proxy` goes through the
+ * sandbox's forwarder and the harness's proxy (`CONNECT host:port`). Prints the median time from
+ * connect to the first byte of an HTTPS answer on a new connection, and the rate of one bulk
+ * download.
  */
 const CLIENT = `
 const net = require('node:net'), tls = require('node:tls');
-const [mode, host, port, count, bulk] = process.argv.slice(2);
+const [mode, host, port, count] = process.argv.slice(2);
 function open() {
   return new Promise((resolve, reject) => {
     const raw = mode === 'direct'
@@ -94,11 +96,19 @@ interface Figures {
   bulkMiBps: number;
 }
 
+/** A documentation address (RFC 5737) the bench's resolver gives `web.bench.test`; dialled to the server. */
+const WEB_ADDRESS = '192.0.2.80';
+
 /**
- * The allowlist proxy's cost (issue #21): a new HTTPS connection through the sandbox's forwarder
- * and the proxy against one made directly on the host, both to a loopback TLS server; a bulk
- * download through the tunnel against the same download direct; and `npm install` of a small
- * package inside the sandbox (through the proxy) against the host, each with an empty cache.
+ * The allowlist proxy's cost (issue #21), like with like: the same client, in the same kind of
+ * sandbox (bubblewrap, skate-confine, the same policy), connecting straight to a loopback TLS
+ * server under network `on`, and through the sandbox's forwarder and the harness's proxy under an
+ * allowlist, both ways a CONNECT is admitted: a web host (`web.bench.test`, port-less pattern: the
+ * proxy reads the TLS ClientHello and checks its server name before connecting) and a service
+ * named by its port (`bench.test:PORT`, connected at once). The same client on the host is
+ * printed too. A bulk download through the tunnel against the same download direct; `npm
+ * install` of a small package inside the sandbox (through the proxy) against the host, each with
+ * an empty cache.
  */
 export async function benchNetworkProxy(): Promise<object> {
   const dir = await realpath(await mkdtemp(path.join(tmpdir(), 'skate-bench-net-')));
@@ -130,82 +140,112 @@ export async function benchNetworkProxy(): Promise<object> {
     const ws = path.join(dir, 'ws');
     await mkdir(ws);
     await writeFile(path.join(ws, 'client.js'), CLIENT);
-    const parse = (text: string): Figures => JSON.parse(text.trim().split('\n')[0]!) as Figures;
-    try {
-      const directOnce = async (): Promise<Figures> =>
-        parse(
-          (
-            await run(process.execPath, [
-              path.join(ws, 'client.js'),
-              'direct',
-              'bench.test',
-              String(port),
-              String(CONNECTIONS),
-              '1',
-            ])
-          ).stdout,
-        );
-      const executor = await ExecutorClient.spawn({
-        policy: testPolicy(ws, {
-          network: canonicalAllowlist({ allow: [`bench.test:${port}`, 'registry.npmjs.org'] }),
-          environment: { allow: ['PATH', 'HOME', 'LANG'], set: {} },
-          limits: { commandTimeoutSeconds: 300, outputBytes: 256 * 1024, memoryMiB: 4096, processes: 512 },
-        }),
-        launcher: kernelLauncher({
-          network: {
-            lookup: async (host) =>
-              host === 'bench.test'
-                ? ['127.0.0.1']
-                : (await lookup(host, { all: true })).map((entry) => entry.address),
-          },
-        }),
+    const parse = (text: string): Figures => {
+      const figures = JSON.parse(text.trim().split('\n')[0]!) as Figures & { error?: string };
+      if (figures.error) throw new Error(`the bench client failed: ${figures.error}`);
+      return figures;
+    };
+    const policy = (network: NetworkPolicy) =>
+      testPolicy(ws, {
+        network,
+        environment: { allow: ['PATH', 'HOME', 'LANG'], set: {} },
+        limits: { commandTimeoutSeconds: 300, outputBytes: 256 * 1024, memoryMiB: 4096, processes: 512 },
       });
-      try {
-        const sh = async (command: string): Promise<string> =>
-          parseShell(await executor.callTool('shell', { command, timeout_seconds: 300 })).output;
-        const proxiedOnce = async (): Promise<Figures> =>
-          parse(await sh(`${process.execPath} client.js proxy bench.test ${port} ${CONNECTIONS} 1`));
-        // Direct and proxied alternate, ROUNDS times each: on a shared machine one download can
-        // land in a quiet second and the other in a busy one; the median of each is compared.
-        const directRuns: Figures[] = [];
-        const proxiedRuns: Figures[] = [];
-        for (let i = 0; i < ROUNDS; i++) {
-          directRuns.push(await directOnce());
-          proxiedRuns.push(await proxiedOnce());
-        }
-        const median = (runs: Figures[], key: keyof Figures): number =>
-          quantile(
-            runs.map((r) => r[key]),
-            0.5,
-          );
-        const direct = {
-          connectMs: median(directRuns, 'connectMs'),
-          bulkMiBps: median(directRuns, 'bulkMiBps'),
-        };
-        const proxied = {
-          connectMs: median(proxiedRuns, 'connectMs'),
-          bulkMiBps: median(proxiedRuns, 'bulkMiBps'),
-        };
-        const npm = await benchNpmInstall(dir, sh);
-        return {
-          connectMs: { proxy: round(proxied.connectMs, 2), direct: round(direct.connectMs, 2) },
-          connectAddedMs: round(proxied.connectMs - direct.connectMs, 2),
-          bulkHttpsMiBps: { proxy: round(proxied.bulkMiBps), direct: round(direct.bulkMiBps) },
-          bulkRatio: round(proxied.bulkMiBps / direct.bulkMiBps, 2),
-          bulkRatiosPerRound: proxiedRuns.map((r, i) => round(r.bulkMiBps / directRuns[i]!.bulkMiBps, 2)),
-          ...npm,
-        };
-      } finally {
-        await executor.shutdown();
+    const launcher = kernelLauncher({
+      network: {
+        lookup: async (host) =>
+          host === 'bench.test'
+            ? ['127.0.0.1']
+            : host === 'web.bench.test'
+              ? [WEB_ADDRESS]
+              : (await lookup(host, { all: true })).map((entry) => entry.address),
+        // Every check ran on the address the name resolved to; only then is it pointed at the server.
+        dial: (address, to) =>
+          address === WEB_ADDRESS ? { address: '127.0.0.1', port } : { address, port: to },
+      },
+    });
+    const [proxied, open] = await Promise.all([
+      ExecutorClient.spawn({
+        policy: policy(
+          canonicalAllowlist({ allow: [`bench.test:${port}`, 'web.bench.test', 'registry.npmjs.org'] }),
+        ),
+        launcher,
+      }),
+      ExecutorClient.spawn({ policy: policy({ mode: 'on' }), launcher }),
+    ]);
+    try {
+      const inSandbox = async (executor: ExecutorClient, command: string): Promise<string> =>
+        parseShell(await executor.callTool('shell', { command, timeout_seconds: 300 })).output;
+      const client = `${process.execPath} client.js`;
+      const sides = {
+        host: async (): Promise<Figures> =>
+          parse(
+            (
+              await run(process.execPath, [
+                path.join(ws, 'client.js'),
+                'direct',
+                'bench.test',
+                String(port),
+                String(CONNECTIONS),
+              ])
+            ).stdout,
+          ),
+        sandboxDirect: async (): Promise<Figures> =>
+          parse(await inSandbox(open, `${client} direct bench.test ${port} ${CONNECTIONS}`)),
+        proxyWeb: async (): Promise<Figures> =>
+          parse(await inSandbox(proxied, `${client} proxy web.bench.test 443 ${CONNECTIONS}`)),
+        proxyPort: async (): Promise<Figures> =>
+          parse(await inSandbox(proxied, `${client} proxy bench.test ${port} ${CONNECTIONS}`)),
+      };
+      type Side = keyof typeof sides;
+      // Every side in turn, ROUNDS times: on a shared machine one download can land in a quiet
+      // second and another in a busy one; the medians are compared, and each round's ratio shown.
+      const runs: Record<Side, Figures[]> = { host: [], sandboxDirect: [], proxyWeb: [], proxyPort: [] };
+      for (let i = 0; i < ROUNDS; i++) {
+        for (const side of Object.keys(sides) as Side[]) runs[side].push(await sides[side]());
       }
+      const median = (side: Side, key: keyof Figures): number =>
+        quantile(
+          runs[side].map((r) => r[key]),
+          0.5,
+        );
+      const connect = (side: Side): number => round(median(side, 'connectMs'), 2);
+      const bulk = (side: Side): number => round(median(side, 'bulkMiBps'));
+      const npm = await benchNpmInstall(dir, (command) => inSandbox(proxied, command));
+      return {
+        connectMs: {
+          proxyWeb: connect('proxyWeb'),
+          proxyPort: connect('proxyPort'),
+          sandboxDirect: connect('sandboxDirect'),
+          host: connect('host'),
+        },
+        // The goal's figure: the proxy's cost over the same client in the same kind of sandbox.
+        connectAddedMs: {
+          proxyWeb: round(median('proxyWeb', 'connectMs') - median('sandboxDirect', 'connectMs'), 2),
+          proxyPort: round(median('proxyPort', 'connectMs') - median('sandboxDirect', 'connectMs'), 2),
+          proxyWebOverHost: round(median('proxyWeb', 'connectMs') - median('host', 'connectMs'), 2),
+        },
+        bulkHttpsMiBps: {
+          proxyWeb: bulk('proxyWeb'),
+          proxyPort: bulk('proxyPort'),
+          sandboxDirect: bulk('sandboxDirect'),
+          host: bulk('host'),
+        },
+        bulkRatio: round(median('proxyWeb', 'bulkMiBps') / median('sandboxDirect', 'bulkMiBps'), 2),
+        bulkRatioOverHost: round(median('proxyWeb', 'bulkMiBps') / median('host', 'bulkMiBps'), 2),
+        bulkRatiosPerRound: runs.proxyWeb.map((r, i) =>
+          round(r.bulkMiBps / runs.sandboxDirect[i]!.bulkMiBps, 2),
+        ),
+        ...npm,
+      };
     } finally {
+      await Promise.all([proxied.shutdown(), open.shutdown()]);
       server.kill();
     }
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
 }
-
 /** `npm install is-number` with an empty cache, on the host and inside the sandbox; skipped when the registry is not reachable. */
 async function benchNpmInstall(dir: string, sh: (command: string) => Promise<string>): Promise<object> {
   const install =
