@@ -32,9 +32,30 @@ export function executorLink(rpc: RpcClient, cancelGraceMs = CANCEL_GRACE_MS): T
         const schema: z.ZodType | undefined = executorOutputs[path as keyof typeof executorOutputs];
         let settled = false;
         let grace: NodeJS.Timeout | undefined;
+        const onAbort = (): void => {
+          rpc.cancel(id);
+          grace = setTimeout(() => {
+            if (settled) return;
+            rpc.forget(id);
+            fail(
+              new ExecutorChannelError(
+                'cancelled',
+                `${path} was cancelled; the executor did not confirm in time`,
+              ),
+            );
+          }, cancelGraceMs);
+        };
+        // Once answered, the call lets go of the caller's signal at once: tRPC's promise adapter never
+        // unsubscribes after a value, and a run's one signal outlives thousands of calls (a listener
+        // left per call was a leak, and made each later addEventListener walk them all).
+        const release = (): void => {
+          clearTimeout(grace);
+          signal?.removeEventListener('abort', onAbort);
+        };
         const fail = (error: ExecutorChannelError | RpcErrorShape): void => {
           if (settled && type !== 'subscription') return;
           settled = true;
+          release();
           observer.error(
             error instanceof ExecutorChannelError
               ? TRPCClientError.from<ExecutorRouter>(error)
@@ -54,34 +75,25 @@ export function executorLink(rpc: RpcClient, cancelGraceMs = CANCEL_GRACE_MS): T
               );
               return;
             }
-            if (type !== 'subscription') settled = true;
+            if (type !== 'subscription') {
+              settled = true;
+              release();
+            }
             observer.next({ result: { type: 'data', data: checked.data } });
-            // No complete() for a query or mutation: the caller unsubscribes on the first value, and
-            // tRPC's promise adapter aborts a signal (allocating a DOMException) on complete, ~10 µs a call.
+            // No complete() for a query or mutation: tRPC's promise adapter aborts a signal (allocating a
+            // DOMException) on complete, ~10 µs a call, and the call has let go of everything already.
           },
           started() {
             observer.next({ result: { type: 'started' } });
           },
           stopped() {
             settled = true;
+            release();
             observer.next({ result: { type: 'stopped' } });
             observer.complete();
           },
           error: fail,
         });
-        const onAbort = (): void => {
-          rpc.cancel(id);
-          grace = setTimeout(() => {
-            if (settled) return;
-            rpc.forget(id);
-            fail(
-              new ExecutorChannelError(
-                'cancelled',
-                `${path} was cancelled; the executor did not confirm in time`,
-              ),
-            );
-          }, cancelGraceMs);
-        };
         if (signal) {
           // One run's signal is shared by all its concurrent calls (and sub-agents'); each adds a listener
           // for its lifetime, which is not the leak Node's default limit of 10 is there to catch.
@@ -90,8 +102,7 @@ export function executorLink(rpc: RpcClient, cancelGraceMs = CANCEL_GRACE_MS): T
           else signal.addEventListener('abort', onAbort, { once: true });
         }
         return () => {
-          clearTimeout(grace);
-          signal?.removeEventListener('abort', onAbort);
+          release();
           if (settled) return;
           // Unsubscribed before the answer (a subscription stopped by its caller): stop it on the executor too.
           settled = true;

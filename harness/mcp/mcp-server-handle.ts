@@ -150,6 +150,11 @@ export class McpServerHandle {
     }
   }
 
+  /** The pid of its executor's launch (the sandbox's outermost process) while it runs: for benches and tests. */
+  executorPid(): number | undefined {
+    return this.client?.pid;
+  }
+
   /** Reports its executor (the one running now, and each later one) to `registry`. */
   reportTo(registry: ExecutorRegistry): void {
     if (this.registry === registry) return;

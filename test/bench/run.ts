@@ -18,6 +18,8 @@ import { benchFirstShell } from './first-shell-bench.js';
 import { benchGrep } from './grep-bench.js';
 import { benchHooks } from './hooks-bench.js';
 import { benchMcp } from './mcp-bench.js';
+import { benchMcpFirstRequest } from './mcp-first-request-bench.js';
+import { benchMcpLayers } from './mcp-layers-bench.js';
 import { benchMcpToolSearch } from './mcp-tool-search-bench.js';
 import { benchNetworkProxy } from './network-proxy-bench.js';
 import { benchRpc } from './rpc-bench.js';
@@ -88,6 +90,16 @@ const sections: readonly BenchSection[] = [
     name: 'mcp',
     what: 'an MCP tool call through Skate vs the SDK client directly',
     run: ({ policy }) => benchMcp(policy),
+  },
+  {
+    name: 'mcp-layers',
+    what: "where an MCP call's time goes through Skate, layer by layer",
+    run: ({ policy }) => benchMcpLayers(policy),
+  },
+  {
+    name: 'mcp-first-request',
+    what: '`skate -p` to its first request: five MCP servers configured (manifests remembered) vs none',
+    run: () => benchMcpFirstRequest(),
   },
   {
     name: 'mcp-tool-search',

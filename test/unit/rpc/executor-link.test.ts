@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import {
   ExecutorChannelError,
@@ -43,5 +44,23 @@ describe('the executor link', () => {
       [1, 'mutation'],
       [2, 'mutation'],
     ]);
+  });
+
+  it("lets go of the caller's signal once answered or failed: a run's one signal outlives its calls", async () => {
+    let refuse = false;
+    const { trpc } = clientAnswering(({ id }) =>
+      refuse
+        ? { id, error: transformer.serialize({ code: -32600, message: 'no', data: { code: 'BAD_REQUEST' } }) }
+        : { id, result: { type: 'data', data: transformer.serialize({ output: 'ok', isError: false }) } },
+    );
+    const run = new AbortController();
+    for (let i = 0; i < 50; i++) {
+      await trpc.callTool.mutate({ callId: `c${i}`, name: 'noop', input: {} }, { signal: run.signal });
+    }
+    refuse = true;
+    await trpc.callTool
+      .mutate({ callId: 'refused', name: 'noop', input: {} }, { signal: run.signal })
+      .catch(() => undefined);
+    expect(getEventListeners(run.signal, 'abort')).toHaveLength(0);
   });
 });
