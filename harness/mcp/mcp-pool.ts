@@ -5,6 +5,7 @@ import type { MetaTool } from '../engine/engine-types.js';
 import type { ExecutorRegistry } from '../runtime/executor-registry.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
 import { DEFAULT_TOOL_SCHEMA_BUDGET } from './budget-mcp-tools.js';
+import { type McpPromptCommand, promptCommandsOf } from './mcp-prompt-commands.js';
 import { McpServerHandle, type McpServerState } from './mcp-server-handle.js';
 import type { McpServerEntry } from './setup-mcp.js';
 
@@ -161,6 +162,18 @@ export class McpPool {
       });
     }
     return servers;
+  }
+
+  /** The servers' prompts as slash commands (`/mcp__server__prompt`), known without starting them. */
+  promptCommands(): McpPromptCommand[] {
+    const commands = this.base?.promptCommands() ?? [];
+    for (const handle of this.handles)
+      commands.push(
+        ...promptCommandsOf(handle.name, handle.promptTools(), (tool, input, signal) =>
+          handle.call(tool, input, signal),
+        ),
+      );
+    return commands;
   }
 
   /** Every server as configured, and where it is now. */
