@@ -42,6 +42,8 @@ export interface McpServerTools {
   server: string;
   policy(): Promise<ResolvedPolicy>;
   tools: MetaTool[];
+  /** Its resources, when it declares some (a sub-agent given the server is given them too). */
+  resources?: McpResourceServer | undefined;
 }
 
 /** A server that declares resources. */
@@ -145,7 +147,12 @@ export class McpPool {
           run: (call) => handle.call(tool.name, call.input, call.signal),
         });
       }
-      servers.push({ server: handle.name, policy: () => handle.executorPolicy(), tools });
+      servers.push({
+        server: handle.name,
+        policy: () => handle.executorPolicy(),
+        tools,
+        resources: handle.hasResources() ? resourceServer(handle) : undefined,
+      });
     }
     return servers;
   }
@@ -153,14 +160,7 @@ export class McpPool {
   /** The servers that declare resources, each with a way to list or read them through its executor. */
   resourceServers(): McpResourceServer[] {
     const servers: McpResourceServer[] = this.base?.resourceServers() ?? [];
-    for (const handle of this.handles) {
-      if (!handle.hasResources()) continue;
-      servers.push({
-        server: handle.name,
-        list: (signal) => handle.call(MCP_LIST_RESOURCES, {}, signal),
-        read: (uri, signal) => handle.call(MCP_READ_RESOURCE, { uri }, signal),
-      });
-    }
+    for (const handle of this.handles) if (handle.hasResources()) servers.push(resourceServer(handle));
     return servers;
   }
 
@@ -207,6 +207,14 @@ export class McpPool {
   async stopAll(): Promise<void> {
     await Promise.all(this.handles.map((handle) => handle.stop()));
   }
+}
+
+function resourceServer(handle: McpServerHandle): McpResourceServer {
+  return {
+    server: handle.name,
+    list: (signal) => handle.call(MCP_LIST_RESOURCES, {}, signal),
+    read: (uri, signal) => handle.call(MCP_READ_RESOURCE, { uri }, signal),
+  };
 }
 
 function rowOf(entry: McpServerEntry): Omit<McpServerRow, 'state'> {
