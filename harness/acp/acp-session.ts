@@ -148,22 +148,26 @@ export class AcpSession {
       for (const note of this.pendingNotes.splice(0)) this.send(this.userNotice(note));
       const command = promptCommand(blocks);
       if (command) return await this.runCommand(command, controller.signal);
-      const input = promptInput(blocks);
-      // `/mcp__server__prompt a b`: the server's prompt is the turn (as in the terminal UI and -p).
-      const expanded = await expandPromptCommand(
-        this.agent.promptCommands?.() ?? [],
-        input.text,
-        controller.signal,
-      );
+      const [first, ...attached] = blocks;
+      // `/mcp__server__prompt a b` (the first text block): the server's prompt is the turn, as in the
+      // terminal UI and -p; what else was attached follows it.
+      const expanded =
+        first?.type === 'text'
+          ? await expandPromptCommand(this.agent.promptCommands?.() ?? [], first.text, controller.signal)
+          : ({ kind: 'text' } as const);
       if (expanded.kind === 'error') {
         this.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: expanded.error } });
         await this.flushed();
         return controller.signal.aborted ? 'cancelled' : 'end_turn';
       }
+      const extra = expanded.kind === 'prompt' ? promptInput(attached) : undefined;
       const outcome = await this.agent.prompt(
-        expanded.kind === 'prompt'
-          ? { text: expanded.text, images: [...input.images, ...expanded.images] }
-          : input,
+        expanded.kind === 'prompt' && extra
+          ? {
+              text: extra.text ? `${expanded.text}\n\n${extra.text}` : expanded.text,
+              images: [...expanded.images, ...extra.images],
+            }
+          : promptInput(blocks),
       );
       for (const update of this.mapper.closeOpen()) this.send(update);
       await this.flushed();
