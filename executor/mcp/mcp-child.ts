@@ -95,7 +95,15 @@ export function createMcpChild(server: McpBootServer, options: McpChildOptions):
         if (!cursor) break;
       }
       // Prompts are listed with the tools, so that the manifest remembers both.
-      const prompts = client.getServerCapabilities()?.prompts ? await listPromptInfos(client) : [];
+      // A server whose listing fails still offers its tools (said on stderr).
+      const prompts = client.getServerCapabilities()?.prompts
+        ? await listPromptInfos(client).catch((error: Error) => {
+            process.stderr.write(
+              `skate executor: ${label} lists no prompts: ${error.message.slice(0, 300)}\n`,
+            );
+            return [];
+          })
+        : [];
       return { tools, prompts };
     })();
     let timer: NodeJS.Timeout | undefined;

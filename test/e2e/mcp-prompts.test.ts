@@ -100,4 +100,37 @@ describe('MCP prompts as slash commands (skate -p)', () => {
     expect(broken.stdout).toMatch(/the brief is gone/);
     expect(api.requests).toHaveLength(3);
   }, 240_000);
+
+  it('a server whose prompt listing fails still offers its tools', async () => {
+    await using home = await hostDir('mcp-prompts-home-');
+    await using ws = await hostDir('mcp-prompts-ws-');
+    await mkdir(path.join(home.path, '.skate'), { recursive: true });
+    await writeFile(
+      path.join(home.path, '.skate', 'settings.json'),
+      JSON.stringify({
+        mcpServers: {
+          b: { command: process.execPath, args: [PROMPTS_SERVER], env: { MCP_PROMPTS_LIST_FAILS: '1' } },
+        },
+      }),
+    );
+    await using api = await fakeMessagesApi([
+      {
+        type: 'message',
+        blocks: [{ type: 'tool_use', id: 'p1', name: 'mcp__b__ping', input: {} }],
+        stopReason: 'tool_use',
+      },
+      text('pinged'),
+    ]);
+    const run = (prompt: string) =>
+      runCli(['-p', prompt, '--output-format', 'json', '--workspace', ws.path], {
+        env: env(home.path, api.url),
+        timeoutMs: 90_000,
+      });
+    const pinged = await run('ping it');
+    expect(pinged.code, pinged.stderr).toBe(0);
+    expect(JSON.stringify(api.requests[1]?.body)).toContain('pong');
+    const none = await run('/mcp__b__review x');
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/no MCP prompt \/mcp__b__review \(no MCP server offers prompts\)/);
+  }, 120_000);
 });
