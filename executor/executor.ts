@@ -193,9 +193,11 @@ function mcpRegistration(
         const listed = await mcp.tools();
         const { mcpResourceTools, mcpTools } = await import('./mcp/mcp-tools.js');
         const timeoutMs = boot.policy.limits.commandTimeoutSeconds * 1000;
-        // Resources first: their reserved names win over a server's tool named alike.
+        // Resources and prompts first: their reserved names win over a server's tool named alike.
         const resources = (await mcp.hasResources()) ? mcpResourceTools(mcp, timeoutMs) : [];
-        for (const tool of [...resources, ...mcpTools(mcp, listed, timeoutMs)]) {
+        const { mcpPromptTools } = await import('./mcp/mcp-prompt-tools.js');
+        const prompts = mcpPromptTools(mcp, await mcp.prompts(), timeoutMs, boot.policy.limits.outputBytes);
+        for (const tool of [...resources, ...prompts, ...mcpTools(mcp, listed, timeoutMs)]) {
           if (!registry.names().includes(tool.definition.name)) registry.register(tool);
         }
       })().catch((error: unknown) => {

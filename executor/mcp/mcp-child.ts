@@ -2,6 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpBootServer } from '../../shared/mcp-servers.js';
 import type { ToolOutcome } from '../define-tool.js';
+import { getPromptOutcome, listPromptInfos, type McpPromptInfo } from './mcp-prompts.js';
 import { createMcpTransport, type McpTransportOptions } from './mcp-transport.js';
 
 /** One tool as the server lists it, with what Skate needs of its annotations. */
@@ -27,6 +28,16 @@ export interface McpChild {
   hasResources(): Promise<boolean>;
   /** Its resources, one line each; or one resource's contents (text bounded, binary summarised). */
   resources(uri: string | undefined, signal: AbortSignal, timeoutMs: number): Promise<ToolOutcome>;
+  /** The prompts it declares (none without the `prompts` capability), listed when it started. */
+  prompts(): Promise<McpPromptInfo[]>;
+  /** One prompt's messages as JSON (`McpPromptResult`), within `limitBytes`. */
+  prompt(
+    name: string,
+    args: Record<string, string>,
+    signal: AbortSignal,
+    timeoutMs: number,
+    limitBytes: number,
+  ): Promise<ToolOutcome>;
   close(): Promise<void>;
 }
 
@@ -40,6 +51,7 @@ interface Connection {
   transport: Transport;
   tools: McpToolInfo[];
   resources: boolean;
+  prompts: McpPromptInfo[];
 }
 
 /** Lines of the server's stderr kept to explain a failed start. */
@@ -67,7 +79,9 @@ export function createMcpChild(server: McpBootServer, options: McpChildOptions):
       await client.connect(transport);
       const tools: McpToolInfo[] = [];
       let cursor: string | undefined;
-      do {
+      // A server with prompts or resources only has no tools to list (it answers "method not found").
+      const hasTools = client.getServerCapabilities()?.tools !== undefined;
+      while (hasTools) {
         const page = await client.listTools(cursor ? { cursor } : undefined);
         for (const tool of page.tools) {
           tools.push({
@@ -78,8 +92,19 @@ export function createMcpChild(server: McpBootServer, options: McpChildOptions):
           });
         }
         cursor = page.nextCursor;
-      } while (cursor);
-      return tools;
+        if (!cursor) break;
+      }
+      // Prompts are listed with the tools, so that the manifest remembers both.
+      // A server whose listing fails still offers its tools (said on stderr).
+      const prompts = client.getServerCapabilities()?.prompts
+        ? await listPromptInfos(client).catch((error: Error) => {
+            process.stderr.write(
+              `skate executor: ${label} lists no prompts: ${error.message.slice(0, 300)}\n`,
+            );
+            return [];
+          })
+        : [];
+      return { tools, prompts };
     })();
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<never>((_, reject) => {
@@ -89,13 +114,19 @@ export function createMcpChild(server: McpBootServer, options: McpChildOptions):
       );
     });
     try {
-      const tools = await Promise.race([started, timedOut]);
+      const { tools, prompts } = await Promise.race([started, timedOut]);
       // Once it ends (killed, crashed), the next call starts it again.
       // The client's, not the transport's: that one is the client's own, which fails the calls running.
       client.onclose = () => {
         connection = undefined;
       };
-      return { client, transport, tools, resources: Boolean(client.getServerCapabilities()?.resources) };
+      return {
+        client,
+        transport,
+        tools,
+        resources: Boolean(client.getServerCapabilities()?.resources),
+        prompts,
+      };
     } catch (error) {
       await transport.close().catch(() => undefined);
       const tail = stderrTail.length > 0 ? `; its stderr ended:\n${stderrTail.join('\n')}` : '';
@@ -151,7 +182,11 @@ export function createMcpChild(server: McpBootServer, options: McpChildOptions):
               );
             cursor = page.nextCursor;
           } while (cursor && lines.length < 1000);
-          return { output: lines.length > 0 ? lines.join('\n') : `${label} lists no resources` };
+          const templates = await resourceTemplateLines(client, options);
+          if (lines.length === 0 && templates.length === 0) return { output: `${label} lists no resources` };
+          if (templates.length > 0)
+            lines.push('Templates (fill in the {placeholders} and read the URI):', ...templates);
+          return { output: lines.join('\n') };
         }
         const read = await client.readResource({ uri }, options);
         const parts = read.contents.map((content) =>
@@ -165,6 +200,20 @@ export function createMcpChild(server: McpBootServer, options: McpChildOptions):
       } catch (error) {
         if (signal.aborted) return { output: 'cancelled', isError: true, code: 'cancelled' };
         return { output: `${label}: ${(error as Error).message}`, isError: true, code: 'failed' };
+      }
+    },
+    prompts: async () => (await connected()).prompts,
+    async prompt(name, args, signal, timeoutMs, limitBytes) {
+      const { client } = await connected();
+      try {
+        return await getPromptOutcome(client, name, args, { signal, timeout: timeoutMs }, limitBytes);
+      } catch (error) {
+        if (signal.aborted) return { output: 'cancelled', isError: true, code: 'cancelled' };
+        return {
+          output: `${label}, prompt ${name}: ${(error as Error).message}`,
+          isError: true,
+          code: 'failed',
+        };
       }
     },
     async close() {
@@ -198,4 +247,30 @@ function contentText(result: Record<string, unknown>): string {
   if (parts.length === 0 && result.structuredContent !== undefined)
     return JSON.stringify(result.structuredContent);
   return parts.join('\n');
+}
+
+/**
+ * The server's resource templates, one line each (`uriTemplate<TAB>name (type): description`); none
+ * when it does not implement the listing (an older server answers "method not found").
+ */
+async function resourceTemplateLines(
+  client: Client,
+  options: { signal: AbortSignal; timeout: number },
+): Promise<string[]> {
+  const lines: string[] = [];
+  let cursor: string | undefined;
+  try {
+    do {
+      const page = await client.listResourceTemplates(cursor ? { cursor } : undefined, options);
+      for (const t of page.resourceTemplates)
+        lines.push(
+          `${t.uriTemplate}\t${t.name}${t.mimeType ? ` (${t.mimeType})` : ''}${t.description ? `: ${t.description.slice(0, 300)}` : ''}`,
+        );
+      cursor = page.nextCursor;
+    } while (cursor && lines.length < 1000);
+  } catch (error) {
+    if (options.signal.aborted) throw error;
+    return lines;
+  }
+  return lines;
 }

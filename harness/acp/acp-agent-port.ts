@@ -1,6 +1,7 @@
 import type { Message } from '../../shared/conversation.js';
 import type { EngineCommand, EngineEvent, ImageInput } from '../../shared/engine-events.js';
 import type { NetworkPolicy, NetworkSetting } from '../../shared/policy.js';
+import type { McpPromptCommand } from '../mcp/mcp-prompt-commands.js';
 import type { McpServerEntry } from '../mcp/setup-mcp.js';
 import type { AcpCommand } from './prompt-command.js';
 import type { PromptOutcome } from './stop-reason.js';
@@ -37,6 +38,8 @@ export interface AcpAgentHandle {
   onNetworkChange(listener: () => void): () => void;
   /** One prompt, until the run ends. */
   prompt(prompt: { text: string; images: ImageInput[] }): Promise<PromptOutcome>;
+  /** The MCP servers' prompts, offered as commands (`/mcp__server__prompt`); none where unsupported. */
+  promptCommands?(): McpPromptCommand[];
   /** Interrupts the running prompt: the model stream and every tool call. */
   interrupt(): void;
   /** An answer to the engine's request (approval, ask_user, turn limit). */

@@ -10,6 +10,7 @@ import {
   type StopReason,
 } from '@agentclientprotocol/sdk';
 import type { EngineCommand, EngineEvent } from '../../shared/engine-events.js';
+import { expandPromptCommand } from '../mcp/expand-prompt-command.js';
 import { resolvePolicy } from '../runtime/start-executor.js';
 import { readWorkspaceFile } from '../workspace-files/read-workspace-file.js';
 import type { AcpAgentHandle, AcpMode } from './acp-agent-port.js';
@@ -17,7 +18,7 @@ import { configChange, configOptions, type NetworkChoice } from './config-option
 import { historyUpdates } from './history-updates.js';
 import { approvalChoice, approvalOptions, questionAnswer, questionOptions } from './permission-options.js';
 import { planEntries } from './plan-entries.js';
-import { AVAILABLE_COMMANDS, promptCommand } from './prompt-command.js';
+import { AVAILABLE_COMMANDS, availablePromptCommand, promptCommand } from './prompt-command.js';
 import { promptInput } from './prompt-input.js';
 import { FREE_TEXT_UNSUPPORTED, formAnswers, questionForm } from './question-form.js';
 import { stopReasonFor } from './stop-reason.js';
@@ -136,7 +137,11 @@ export class AcpSession {
 
   /** Tells the client which commands a prompt may start with (after the session is known to it). */
   announceCommands(): void {
-    this.send({ sessionUpdate: 'available_commands_update', availableCommands: AVAILABLE_COMMANDS });
+    const prompts = (this.agent.promptCommands?.() ?? []).map(availablePromptCommand);
+    this.send({
+      sessionUpdate: 'available_commands_update',
+      availableCommands: [...AVAILABLE_COMMANDS, ...prompts],
+    });
   }
 
   /** `session/fork`: a new agent holding this conversation as it is now (not while a prompt runs). */
@@ -169,7 +174,27 @@ export class AcpSession {
       for (const note of this.pendingNotes.splice(0)) this.send(this.userNotice(note));
       const command = promptCommand(blocks);
       if (command) return await this.runCommand(command, controller.signal);
-      const outcome = await this.agent.prompt(promptInput(blocks));
+      const [first, ...attached] = blocks;
+      // `/mcp__server__prompt a b` (the first text block): the server's prompt is the turn, as in the
+      // terminal UI and -p; what else was attached follows it.
+      const expanded =
+        first?.type === 'text'
+          ? await expandPromptCommand(this.agent.promptCommands?.() ?? [], first.text, controller.signal)
+          : ({ kind: 'text' } as const);
+      if (expanded.kind === 'error') {
+        this.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: expanded.error } });
+        await this.flushed();
+        return controller.signal.aborted ? 'cancelled' : 'end_turn';
+      }
+      const extra = expanded.kind === 'prompt' ? promptInput(attached) : undefined;
+      const outcome = await this.agent.prompt(
+        expanded.kind === 'prompt' && extra
+          ? {
+              text: extra.text ? `${expanded.text}\n\n${extra.text}` : expanded.text,
+              images: [...expanded.images, ...extra.images],
+            }
+          : promptInput(blocks),
+      );
       for (const update of this.mapper.closeOpen()) this.send(update);
       await this.flushed();
       const reason = stopReasonFor(outcome);

@@ -5,6 +5,7 @@ import {
   RUNTIME_COMMAND_LINES,
 } from '../../shared/parse-runtime-command-line.js';
 import type { RuntimeCommand } from '../../shared/runtime-command.js';
+import { type McpPromptCommand, promptCommandHint } from '../mcp/mcp-prompt-commands.js';
 
 /**
  * The runtime commands an ACP session takes as a prompt (`/compact`). Not
@@ -23,6 +24,16 @@ export const AVAILABLE_COMMANDS: AvailableCommand[] = RUNTIME_COMMAND_LINES.filt
   description: line.description,
   ...(line.argument && { input: { hint: line.argument } }),
 }));
+
+/** An MCP prompt as an available command: its arguments, in order, as the input hint. */
+export function availablePromptCommand(command: McpPromptCommand): AvailableCommand {
+  const hint = promptCommandHint(command);
+  return {
+    name: command.name,
+    description: command.description.slice(0, 300) || `MCP prompt of ${command.server}`,
+    ...(hint && { input: { hint } }),
+  };
+}
 
 /**
  * A prompt that starts with an offered command (`/model claude-x`) as that

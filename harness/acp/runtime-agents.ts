@@ -3,6 +3,7 @@ import type { EngineCommand, EngineEvent, ImageInput } from '../../shared/engine
 import type { NetworkPolicy, NetworkSetting } from '../../shared/policy.js';
 import type { ToolEffect } from '../../shared/tool.js';
 import { waitingForBackground } from '../agents/background-agents.js';
+import type { McpPromptCommand } from '../mcp/mcp-prompt-commands.js';
 import { planFilePath } from '../planning/plan-file.js';
 import { AgentRuntimeError } from '../runtime/agent-runtime-error.js';
 import { type AgentSession, createAgentSession } from '../runtime/agent-session.js';
@@ -158,6 +159,10 @@ class RuntimeAgent implements AcpAgentHandle {
       prompt.images.length > 0 ? { images: prompt.images } : {},
     );
     return { status: result.status, modelStopReason: result.stopReason, error: result.error };
+  }
+
+  promptCommands(): McpPromptCommand[] {
+    return this.agent.promptCommands();
   }
 
   interrupt(): void {

@@ -9,6 +9,7 @@ import { createTerminalEmitter } from '../emitters/terminal-emitter.js';
 import type { Emitter } from '../engine/engine-types.js';
 import { unknownRuleTools } from '../engine/tool-rules.js';
 import { describeInstructions } from '../instructions/load-project-instructions.js';
+import { expandPromptCommand } from '../mcp/expand-prompt-command.js';
 import { type AgentRunResult, type AgentSession, createAgentSession } from '../runtime/agent-session.js';
 import type { StartedAgent } from '../runtime/start-agent.js';
 import { deleteSession } from '../session/delete-session.js';
@@ -211,7 +212,18 @@ export async function runHeadless(run: HeadlessRun): Promise<number> {
     for await (const text of prompts) {
       if (terminated.aborted) break;
       final.next();
-      outcome = await agent.prompt(text, run.outputSchema ? { outputSchema: run.outputSchema } : {});
+      // `/mcp__server__prompt a b`: the server's prompt is the turn, as in the terminal UI and ACP.
+      const expanded = await expandPromptCommand(agent.promptCommands(), text, terminated);
+      if (expanded.kind === 'error') {
+        if (expanded.cause === 'usage') throw new UsageError(expanded.error);
+        final.write(emptyEnding(agent.model, 'error', 'mcp_prompt', expanded.error, agent.sessionId));
+        await jsonLines?.flush();
+        return EXIT.error;
+      }
+      outcome = await agent.prompt(expanded.kind === 'prompt' ? expanded.text : text, {
+        ...(run.outputSchema && { outputSchema: run.outputSchema }),
+        ...(expanded.kind === 'prompt' && expanded.images.length > 0 && { images: expanded.images }),
+      });
       // A run that failed before the model said anything (a 401, a 529) leaves no empty session to resume.
       forgetSession =
         run.settings.session.kind === 'new' &&

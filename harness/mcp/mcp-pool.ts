@@ -5,6 +5,7 @@ import type { MetaTool } from '../engine/engine-types.js';
 import type { ExecutorRegistry } from '../runtime/executor-registry.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
 import { DEFAULT_TOOL_SCHEMA_BUDGET } from './budget-mcp-tools.js';
+import { type McpPromptCommand, promptCommandsOf } from './mcp-prompt-commands.js';
 import { McpServerHandle, type McpServerState } from './mcp-server-handle.js';
 import type { McpServerEntry } from './setup-mcp.js';
 
@@ -41,6 +42,8 @@ export interface McpServerTools {
   server: string;
   policy(): Promise<ResolvedPolicy>;
   tools: MetaTool[];
+  /** Its resources, when it declares some (a sub-agent given the server is given them too). */
+  resources?: McpResourceServer | undefined;
 }
 
 /** A server that declares resources. */
@@ -144,7 +147,12 @@ export class McpPool {
           run: (call) => handle.call(tool.name, call.input, call.signal),
         });
       }
-      servers.push({ server: handle.name, policy: () => handle.executorPolicy(), tools });
+      servers.push({
+        server: handle.name,
+        policy: () => handle.executorPolicy(),
+        tools,
+        resources: handle.hasResources() ? resourceServer(handle) : undefined,
+      });
     }
     return servers;
   }
@@ -152,15 +160,20 @@ export class McpPool {
   /** The servers that declare resources, each with a way to list or read them through its executor. */
   resourceServers(): McpResourceServer[] {
     const servers: McpResourceServer[] = this.base?.resourceServers() ?? [];
-    for (const handle of this.handles) {
-      if (!handle.hasResources()) continue;
-      servers.push({
-        server: handle.name,
-        list: (signal) => handle.call(MCP_LIST_RESOURCES, {}, signal),
-        read: (uri, signal) => handle.call(MCP_READ_RESOURCE, { uri }, signal),
-      });
-    }
+    for (const handle of this.handles) if (handle.hasResources()) servers.push(resourceServer(handle));
     return servers;
+  }
+
+  /** The servers' prompts as slash commands (`/mcp__server__prompt`), known without starting them. */
+  promptCommands(): McpPromptCommand[] {
+    const commands = this.base?.promptCommands() ?? [];
+    for (const handle of this.handles)
+      commands.push(
+        ...promptCommandsOf(handle.name, handle.promptTools(), (tool, input, signal) =>
+          handle.call(tool, input, signal),
+        ),
+      );
+    return commands;
   }
 
   /** Every server as configured, and where it is now. */
@@ -194,6 +207,14 @@ export class McpPool {
   async stopAll(): Promise<void> {
     await Promise.all(this.handles.map((handle) => handle.stop()));
   }
+}
+
+function resourceServer(handle: McpServerHandle): McpResourceServer {
+  return {
+    server: handle.name,
+    list: (signal) => handle.call(MCP_LIST_RESOURCES, {}, signal),
+    read: (uri, signal) => handle.call(MCP_READ_RESOURCE, { uri }, signal),
+  };
 }
 
 function rowOf(entry: McpServerEntry): Omit<McpServerRow, 'state'> {

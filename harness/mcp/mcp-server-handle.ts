@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { isMcpPromptTool } from '../../shared/mcp-prompts.js';
 import { isMcpResourceTool, MCP_LIST_RESOURCES } from '../../shared/mcp-resource-tools.js';
 import {
   isHttpServer,
@@ -106,7 +107,12 @@ export class McpServerHandle {
 
   /** Its tools as known now (remembered or listed). */
   knownTools(): ToolDefinition[] {
-    return (this.tools ?? []).filter((tool) => !isMcpResourceTool(tool.name));
+    return (this.tools ?? []).filter((tool) => !isMcpResourceTool(tool.name) && !isMcpPromptTool(tool.name));
+  }
+
+  /** Its prompts' reserved tools (see `shared/mcp-prompts.ts`), as its executor last listed, or remembered. */
+  promptTools(): ToolDefinition[] {
+    return (this.tools ?? []).filter((tool) => isMcpPromptTool(tool.name));
   }
 
   /** Whether the server declares resources (as its executor last listed, or remembered). */

@@ -1,7 +1,8 @@
 import { isNarrowerOrEqual } from '../../shared/narrow-policy.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import type { MetaTool } from '../engine/engine-types.js';
-import type { McpServerTools } from './mcp-pool.js';
+import type { McpResourceServer, McpServerTools } from './mcp-pool.js';
+import { mcpResourceTools } from './mcp-resource-tools.js';
 
 export interface McpChildGrant {
   /** The MCP tools the sub-agent is given (each call through the server's one executor). */
@@ -16,6 +17,9 @@ export interface McpChildGrant {
 export function isMcpToolName(name: string): boolean {
   return name.startsWith('mcp__');
 }
+
+/** The resource tools' names: asked for by name, they give the resources of every server the child may be given. */
+const RESOURCE_TOOLS: ReadonlySet<string> = new Set(['mcp_list_resources', 'mcp_read_resource']);
 
 function matches(pattern: string, name: string): boolean {
   return pattern.endsWith('*') ? name.startsWith(pattern.slice(0, -1)) : pattern === name;
@@ -33,15 +37,22 @@ export async function mcpToolsForChild(
   child: ResolvedPolicy,
 ): Promise<McpChildGrant> {
   const patterns = wanted.filter(isMcpToolName);
-  const rest = wanted.filter((name) => !isMcpToolName(name));
+  const rest = wanted.filter((name) => !isMcpToolName(name) && !RESOURCE_TOOLS.has(name));
+  const allResources = wanted.some((name) => RESOURCE_TOOLS.has(name));
   const tools: MetaTool[] = [];
   const notGranted: string[] = [];
   const matched = new Set<string>();
+  const resources: McpResourceServer[] = [];
   for (const server of servers) {
     const asked = server.tools.filter((tool) =>
       patterns.some((pattern) => matches(pattern, tool.definition.name)),
     );
-    if (asked.length === 0) continue;
+    // `mcp__s__*` names a server's resources too (a server may have resources and no tools).
+    const wholeServer = patterns.some((pattern) => matches(pattern, `mcp__${server.server}__`));
+    const askedResources = server.resources !== undefined && (allResources || wholeServer);
+    if (askedResources && wholeServer)
+      for (const pattern of patterns) if (matches(pattern, `mcp__${server.server}__`)) matched.add(pattern);
+    if (asked.length === 0 && !askedResources) continue;
     for (const tool of asked)
       for (const pattern of patterns) if (matches(pattern, tool.definition.name)) matched.add(pattern);
     let why: string | undefined;
@@ -52,9 +63,18 @@ export async function mcpToolsForChild(
     } catch (error) {
       why = (error as Error).message;
     }
-    if (why) notGranted.push(`MCP server "${server.server}" (${asked.length} tools): ${why}`);
-    else tools.push(...asked);
+    if (why)
+      notGranted.push(
+        `MCP server "${server.server}" (${asked.length} tools${askedResources ? ', resources' : ''}): ${why}`,
+      );
+    else {
+      tools.push(...asked);
+      if (askedResources && server.resources) resources.push(server.resources);
+    }
   }
+  if (resources.length > 0) tools.push(...mcpResourceTools(resources));
+  else if (allResources && !notGranted.some((line) => line.includes(', resources)')))
+    notGranted.push('mcp_list_resources, mcp_read_resource: no MCP server declares resources');
   for (const pattern of patterns)
     if (!matched.has(pattern)) notGranted.push(`${pattern}: no MCP tool of that name`);
   return { tools, rest, notGranted };

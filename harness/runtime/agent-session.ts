@@ -31,6 +31,7 @@ import { addUsage } from '../engine/token-usage.js';
 import type { ExecutorClient } from '../executor-client/executor-client.js';
 import { isNotableHookDecision } from '../hooks/hook-decision-line.js';
 import type { AgentHooks } from '../hooks/hook-verdict.js';
+import type { McpPromptCommand } from '../mcp/mcp-prompt-commands.js';
 import { createNetworkAsker } from '../network/network-asker.js';
 import type { NetworkGate } from '../network/network-gate.js';
 import { planFilePath } from '../planning/plan-file.js';
@@ -332,6 +333,14 @@ export class AgentSession {
     } finally {
       this.running = undefined;
     }
+  }
+
+  /**
+   * The MCP servers' prompts as slash commands (`/mcp__server__prompt`), for the frontends to offer
+   * and expand (`expandPromptCommand`); the main agent's only (a sub-agent's task is the model's).
+   */
+  promptCommands(): McpPromptCommand[] {
+    return (this.settings.subagents?.depth ?? 0) === 0 ? (this.settings.mcp?.promptCommands() ?? []) : [];
   }
 
   /** Resolves when the run in progress (if any) has ended. */

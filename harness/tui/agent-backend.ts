@@ -1,8 +1,9 @@
 import type { Message } from '../../shared/conversation.js';
-import type { EngineCommand, EngineEvent } from '../../shared/engine-events.js';
+import type { EngineCommand, EngineEvent, ImageInput } from '../../shared/engine-events.js';
 import type { NetworkPolicy, ResolvedPolicy } from '../../shared/policy.js';
 import type { RuntimeCommand } from '../../shared/runtime-command.js';
 import type { ApprovalMode } from '../engine/engine-types.js';
+import type { McpPromptCommand } from '../mcp/mcp-prompt-commands.js';
 import type { ExecutorRegistry } from '../runtime/executor-registry.js';
 import type { LoggedMessage, MessageRef } from '../runtime/logged-message.js';
 import type { PlacedNotice } from '../session/notices-from-events.js';
@@ -32,8 +33,10 @@ export interface AgentBackend {
   subscribe(listener: (event: EngineEvent) => void): () => void;
   /** Each message of this agent's conversation as it lands in the session log; returns the unsubscribe. */
   onMessageLogged(listener: (logged: LoggedMessage) => void): () => void;
-  /** Runs the model on `text` until it is done; one run at a time. */
-  prompt(text: string): Promise<unknown>;
+  /** Runs the model on `text` (and images) until it is done; one run at a time. */
+  prompt(text: string, options?: { images?: ImageInput[] }): Promise<unknown>;
+  /** The MCP servers' prompts as slash commands (`/mcp__server__prompt`); none when absent. */
+  promptCommands?(): McpPromptCommand[];
   interrupt(): void;
   /** Cancels one running background sub-agent (`bg-1`); false when none such runs. */
   cancelBackground?(agentId: string): boolean;

@@ -6,6 +6,8 @@ import {
   networkLabel,
 } from '../../shared/policy.js';
 import type { RuntimeCommand } from '../../shared/runtime-command.js';
+import { type ExpandedPrompt, expandPromptCommand } from '../mcp/expand-prompt-command.js';
+import { promptCommandHint } from '../mcp/mcp-prompt-commands.js';
 import { EXECUTE_TASK } from '../planning/planning-prompts.js';
 import { formatCost } from '../session/format-units.js';
 import { listSessions } from '../session/session-store.js';
@@ -14,7 +16,7 @@ import type { UiEvent } from './apply-engine-events.js';
 import { forkPoint } from './attach-origins.js';
 import { historyEvents } from './history-events.js';
 import { costOverlay, policyOverlay } from './info-overlays.js';
-import type { UiCommand } from './ui-command.js';
+import { SLASH_ALIASES_HELP, type UiCommand } from './ui-command.js';
 import type { UiInput, UiReducer } from './ui-reducer.js';
 import type { Effect, Overlay, SessionPick, UiState } from './ui-state.js';
 
@@ -67,6 +69,8 @@ export class TuiController {
   private aside: (() => void) | undefined;
   private unsubscribeExecutors: () => void = () => {};
   private executorsScheduled = false;
+  /** Set while a `/mcp__…` prompt is being fetched from its server: Ctrl-C cancels it. */
+  private expanding: AbortController | undefined;
 
   constructor(private readonly options: TuiControllerOptions) {
     this.state = options.initial;
@@ -90,6 +94,7 @@ export class TuiController {
   start(): void {
     this.showHistory();
     this.subscribe();
+    this.offerCommands();
     this.watchExecutors();
     void this.refreshNetwork();
   }
@@ -234,7 +239,7 @@ export class TuiController {
   private perform(effect: Effect): void {
     switch (effect.type) {
       case 'prompt':
-        this.backend.prompt(effect.text).then(
+        this.prompt(effect.text).then(
           () => {
             this.flushEvents();
             this.dispatch({ type: 'run_finished', now: this.now() });
@@ -247,6 +252,7 @@ export class TuiController {
         );
         return;
       case 'interrupt':
+        this.expanding?.abort();
         this.backend.interrupt();
         return;
       case 'answer':
@@ -291,6 +297,45 @@ export class TuiController {
     }
   }
 
+  /**
+   * One prompt as typed: `/mcp__server__prompt a b` becomes the server's prompt (the same
+   * expansion as `skate -p` and ACP), an error about it a notice in the conversation; any other
+   * text goes to the model as it is.
+   */
+  private async prompt(text: string): Promise<void> {
+    const controller = new AbortController();
+    this.expanding = controller;
+    let expanded: ExpandedPrompt;
+    try {
+      expanded = await expandPromptCommand(this.backend.promptCommands?.() ?? [], text, controller.signal);
+    } finally {
+      this.expanding = undefined;
+    }
+    if (expanded.kind === 'error') {
+      this.dispatch({
+        type: 'events',
+        events: [{ type: 'error', agent: [], message: expanded.error }],
+        now: this.now(),
+      });
+      return;
+    }
+    if (controller.signal.aborted) return;
+    if (expanded.kind === 'text') await this.backend.prompt(text);
+    else
+      await this.backend.prompt(expanded.text, expanded.images.length > 0 ? { images: expanded.images } : {});
+  }
+
+  /** Tells the reducer what completion offers after a `/`: the slash aliases and the agent's MCP prompts. */
+  private offerCommands(): void {
+    const aliases = SLASH_ALIASES_HELP.map(([name, hint, description]) => ({ name, hint, description }));
+    const prompts = (this.backend.promptCommands?.() ?? []).map((command) => ({
+      name: command.name,
+      hint: promptCommandHint(command),
+      description: command.description,
+    }));
+    this.dispatch({ type: 'slash_commands', commands: [...aliases, ...prompts] });
+  }
+
   /** Applies a state-changing command; a new agent (plan, execute, fork) replaces the one driven. */
   private async apply(command: RuntimeCommand, retype?: string): Promise<void> {
     const before = this.backend;
@@ -298,6 +343,7 @@ export class TuiController {
     if (next !== before) {
       this.backend = next;
       this.subscribe();
+      this.offerCommands();
       this.options.onBackend?.(next);
       // The agent left behind (its session stays on disk) must not keep an executor running.
       void before

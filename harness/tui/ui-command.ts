@@ -112,8 +112,17 @@ function runtime(name: string, arg: string): ParsedCommand {
     : { ok: false, error: `:${name} ${parsed.error}` };
 }
 
+/** The slash aliases recognised at the start of a prompt (name, argument hint, what it does), for completion. */
+export const SLASH_ALIASES_HELP: ReadonlyArray<readonly [string, string, string]> = [
+  ['clear', '', 'new conversation (the old session stays on disk)'],
+  ['model', '<name>', 'the model of the next turns'],
+  ['compact', '', 'summarise the older conversation now'],
+  ['resume', '[id]', 'continue a session'],
+  ['help', '', 'the commands'],
+];
+
 /** The slash aliases recognised at the start of a prompt; anything else is sent to the model as typed. */
-const SLASH_ALIASES = new Set(['clear', 'model', 'compact', 'resume', 'help']);
+const SLASH_ALIASES = new Set(SLASH_ALIASES_HELP.map(([name]) => name));
 
 /** A prompt such as `/model x` as a command, or undefined when it is a prompt for the model. */
 export function slashCommand(prompt: string): ParsedCommand | undefined {

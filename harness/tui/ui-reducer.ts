@@ -9,6 +9,7 @@ import { isCtrl, type KeyInput } from './key-input.js';
 import { findChord } from './leader-chords.js';
 import { executorPanelLines } from './render/executor-panel-lines.js';
 import { closeReplay, replayLoaded, shownState, withShownView } from './replay-view.js';
+import { completeSlash } from './slash-completion.js';
 import { parseUiCommand, slashCommand, type UiCommand } from './ui-command.js';
 import {
   DOUBLE_CTRL_C_MS,
@@ -16,6 +17,7 @@ import {
   FLASH_MS,
   OVERLAY_KEEP_ROWS,
   type Overlay,
+  type SlashCommandInfo,
   type UiState,
   WHICH_KEY_DELAY_MS,
 } from './ui-state.js';
@@ -54,7 +56,9 @@ export type UiInput =
   /** A sub-agent's session log, read for its replay (or why it could not be). */
   | { type: 'replay_loaded'; agent: string; conversation?: readonly Message[]; error?: string; now: number }
   /** Sends `text` as if typed and entered (`skate "task"` opening the UI on its task). */
-  | { type: 'submit'; text: string; now: number };
+  | { type: 'submit'; text: string; now: number }
+  /** What completion offers after a `/` now (the slash aliases and the MCP servers' prompts). */
+  | { type: 'slash_commands'; commands: readonly SlashCommandInfo[] };
 
 export interface UiStep {
   state: UiState;
@@ -134,6 +138,9 @@ export function createUiReducer(metrics: ViewMetrics): UiReducer {
       }
       case 'replay_loaded':
         return { state: replayLoaded({ ...state, now: input.now }, input, input.now), effects: [] };
+      case 'slash_commands':
+        // MCP prompts' names, descriptions and arguments are a server's text: kept as text only.
+        return { state: { ...state, slashCommands: inertValue(input.commands) }, effects: [] };
       case 'executors':
         // Hosts, commands, tool output and server names come from sandboxes: kept as text only.
         return { state: { ...state, executors: inertValue(input.rows) }, effects: [] };
@@ -342,6 +349,7 @@ function onLeaderKey(state: UiState, key: KeyInput): UiStep {
 function onInsertKey(state: UiState, key: KeyInput): UiStep {
   if (key.name === 'escape') return { state: { ...state, mode: 'normal' }, effects: [] };
   if (key.name === 'return' && !key.meta) return submitPrompt(state);
+  if (key.name === 'tab') return { state: completeSlash(state) ?? state, effects: [] };
   return { state: editPrompt(state, key) ?? state, effects: [] };
 }
 

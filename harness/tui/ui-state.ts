@@ -174,6 +174,14 @@ export interface UsageState {
   context?: { usedTokens: number; windowTokens: number };
 }
 
+/** A command offered by completion when a prompt starts with `/`: a slash alias or an MCP prompt. */
+export interface SlashCommandInfo {
+  name: string;
+  /** Its arguments, `<required> [optional]`. */
+  hint: string;
+  description: string;
+}
+
 export interface UiState {
   now: number;
   size: { columns: number; rows: number };
@@ -219,6 +227,8 @@ export interface UiState {
   /** Every executor of this session tree, as the runtime's registry reports them (the executor panel). */
   executors: readonly ExecutorRow[];
   replay?: Replay;
+  /** What completion offers after a `/` (the slash aliases and the MCP servers' prompts), inert. */
+  slashCommands?: readonly SlashCommandInfo[];
 }
 
 export const MAX_STREAMED_LINES = 500;

@@ -3,6 +3,7 @@ import stringWidth from 'string-width';
 import { inertText } from '../../terminal/inert-text.js';
 import { APPROVAL_CHOICES, LOOP_CHOICES } from '../answer-pending.js';
 import { LEADER_CHORDS } from '../leader-chords.js';
+import { slashCandidates } from '../slash-completion.js';
 import { COMMAND_HELP } from '../ui-command.js';
 import { messageRoom, whichKeyVisible } from '../ui-reducer.js';
 import type { UiState } from '../ui-state.js';
@@ -45,7 +46,25 @@ export function promptLines(state: UiState, width: number): string[] {
     .split('\n')
     .flatMap((line) => wrapLines(line, width - 2))
     .map((line, i) => `${i === 0 ? chalk.cyan('› ') : '  '}${line}`);
-  return [rule(width), ...lines.slice(-MAX_PROMPT_ROWS)];
+  return [rule(width), ...lines.slice(-MAX_PROMPT_ROWS), ...slashCompletionLines(state, width)];
+}
+
+/** Commands shown under a prompt starting with `/`; past this, a count of the others. */
+const MAX_COMPLETIONS = 6;
+
+/** Under a `/` prompt: the commands it may become (name, arguments, what it does), or the arguments of the one typed. */
+function slashCompletionLines(state: UiState, width: number): string[] {
+  const { typing, commands } = slashCandidates(state);
+  if (commands.length === 0) return [];
+  const lines = commands.slice(0, MAX_COMPLETIONS).map((command) => {
+    const head = `/${command.name}${command.hint ? ` ${command.hint}` : ''}`;
+    const about = command.description.replace(/\s+/g, ' ').trim();
+    return cutLine(`  ${chalk.cyan(head)}${about ? chalk.dim(`  ${about}`) : ''}`, width);
+  });
+  if (commands.length > MAX_COMPLETIONS)
+    lines.push(chalk.dim(`  … ${commands.length - MAX_COMPLETIONS} more`));
+  if (typing) lines.push(chalk.dim('  Tab completes'));
+  return lines;
 }
 
 /** The question the engine waits on, shown above the prompt so it cannot be missed. */
