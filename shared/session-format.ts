@@ -96,6 +96,8 @@ export const SessionPayload = z.discriminatedUnion('type', [
     childSessionId: z.uuid(),
     callId: z.string(),
     task: z.string(),
+    /** The child's id in this session (`agent-3`, `bg-1`): a resumed session continues after the highest. Absent in older logs. */
+    agentId: z.string().optional(),
   }),
 ]);
 export type SessionPayload = z.infer<typeof SessionPayload>;

@@ -2,6 +2,7 @@ import type { Message } from '../../shared/conversation.js';
 import type { ChildSession, ChildSessionInfo } from '../agents/spawn-agent-tool.js';
 import type { ConversationLog } from '../engine/engine-types.js';
 import type { PlacedNotice } from '../session/notices-from-events.js';
+import type { AgentIdSeed } from '../session/session-agent-ids.js';
 import { SessionError } from '../session/session-error.js';
 import { forkSession, latestSession, resumeSession } from '../session/session-store.js';
 import { createSessionWriter, type SessionWriter } from '../session/session-writer.js';
@@ -25,6 +26,8 @@ export interface SessionLog {
   historyRefs: ReadonlyMap<Message, MessageRef>;
   /** The notices of `history` (refusals, decisions), placed among its messages. */
   historyNotices: readonly PlacedNotice[];
+  /** The highest sub-agent ids the session used (none for a new one): new children's continue after them. */
+  agentIds: AgentIdSeed;
   /** Gives each sub-agent its own log, linked to the log of the agent that spawned it. */
   forChild(info: ChildSessionInfo): Promise<ChildSession | undefined>;
   close(): Promise<void>;
@@ -55,6 +58,7 @@ export async function openSessionLog(settings: SessionSettings, where: SessionPl
       titled: false,
       historyRefs: new Map(),
       historyNotices: [],
+      agentIds: { agent: 0, bg: 0 },
       forChild: async () => undefined,
       close: async () => {},
     };
@@ -64,6 +68,7 @@ export async function openSessionLog(settings: SessionSettings, where: SessionPl
   let history: Message[] = [];
   let titled = false;
   let historyNotices: PlacedNotice[] = [];
+  let agentIds: AgentIdSeed = { agent: 0, bg: 0 };
   const historyRefs = new Map<Message, MessageRef>();
   try {
     let resumeId = settings.kind === 'resume' ? settings.id : undefined;
@@ -82,6 +87,7 @@ export async function openSessionLog(settings: SessionSettings, where: SessionPl
       history = opened.messages;
       titled = opened.titled;
       historyNotices = opened.notices;
+      agentIds = opened.agentIds;
       for (const [message, event] of opened.eventOf)
         historyRefs.set(message, { eventId: event.id, parentId: event.parentId });
     } else {
@@ -103,6 +109,7 @@ export async function openSessionLog(settings: SessionSettings, where: SessionPl
     titled,
     historyRefs,
     historyNotices,
+    agentIds,
     async forChild(info) {
       const parentId = info.parentSessionId ?? writer.header.id;
       const child = await createSessionWriter(
@@ -120,6 +127,7 @@ export async function openSessionLog(settings: SessionSettings, where: SessionPl
         childSessionId: child.header.id,
         callId: info.callId,
         task: info.task,
+        agentId: info.agentId,
       });
       return {
         log: child,
