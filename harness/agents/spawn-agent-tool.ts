@@ -16,6 +16,7 @@ import type { AgentSession } from '../runtime/agent-session.js';
 import type { AgentSettings, ChildExecutorInfo } from '../runtime/agent-settings.js';
 import type { ExecutorRegistry } from '../runtime/executor-registry.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
+import type { NoticeEvent } from '../session/notice-line.js';
 import type { AgentDiffStore } from './agent-diff-store.js';
 import { AgentIds } from './agent-ids.js';
 import { type AgentWorktree, createAgentWorktree } from './agent-worktree.js';
@@ -115,6 +116,8 @@ export interface ChildSessionInfo {
 export interface ChildSession {
   log: ConversationLog;
   sessionId: string;
+  /** Keeps one of the child's own notices (network refusals, hook decisions) in its log. */
+  notice?(event: NoticeEvent): void;
   close?(): Promise<void>;
 }
 
@@ -366,7 +369,7 @@ export function createSpawnAgentTool(options: SpawnAgentToolOptions): MetaTool {
             systemPrompt: prompt.text,
             systemCachePrefix: prompt.prefixLength,
             session: session
-              ? { kind: 'child', log: session.log, sessionId: session.sessionId }
+              ? { kind: 'child', log: session.log, sessionId: session.sessionId, notice: session.notice }
               : { kind: 'none' },
             ...(childDepth < maxDepth && {
               subagents: {

@@ -532,7 +532,7 @@ export class AgentSession {
    */
   private recordNotice(event: EngineEvent): void {
     if (event.type === 'network_denied' || (event.type === 'hook_decision' && isNotableHookDecision(event)))
-      this.sessionLog?.writer?.append({ type: 'notice', event });
+      this.sessionLog.notice(event);
   }
 
   /** Keeps `runningCommands` as shell calls start and end. */

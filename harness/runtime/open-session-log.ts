@@ -1,6 +1,7 @@
 import type { Message } from '../../shared/conversation.js';
 import type { ChildSession, ChildSessionInfo } from '../agents/spawn-agent-tool.js';
 import type { ConversationLog } from '../engine/engine-types.js';
+import type { NoticeEvent } from '../session/notice-line.js';
 import type { PlacedNotice } from '../session/notices-from-events.js';
 import type { AgentIdSeed } from '../session/session-agent-ids.js';
 import { SessionError } from '../session/session-error.js';
@@ -28,6 +29,8 @@ export interface SessionLog {
   historyNotices: readonly PlacedNotice[];
   /** The highest sub-agent ids the session used (none for a new one): new children's continue after them. */
   agentIds: AgentIdSeed;
+  /** Keeps a notice (a network refusal, a hook's notable decision) in this agent's own log, if it has one. */
+  notice(event: NoticeEvent): void;
   /** Gives each sub-agent its own log, linked to the log of the agent that spawned it. */
   forChild(info: ChildSessionInfo): Promise<ChildSession | undefined>;
   close(): Promise<void>;
@@ -50,6 +53,8 @@ export async function openSessionLog(settings: SessionSettings, where: SessionPl
   if (settings.kind === 'none' || settings.kind === 'child') {
     const log = settings.kind === 'child' ? settings.log : undefined;
     const sessionId = settings.kind === 'child' ? settings.sessionId : undefined;
+    // A child's log is its parent's to open: its notices reach it through the parent's writer for it.
+    const notice = (settings.kind === 'child' && settings.notice) || (() => {});
     return {
       log,
       sessionId,
@@ -59,6 +64,7 @@ export async function openSessionLog(settings: SessionSettings, where: SessionPl
       historyRefs: new Map(),
       historyNotices: [],
       agentIds: { agent: 0, bg: 0 },
+      notice,
       forChild: async () => undefined,
       close: async () => {},
     };
@@ -110,6 +116,7 @@ export async function openSessionLog(settings: SessionSettings, where: SessionPl
     historyRefs,
     historyNotices,
     agentIds,
+    notice: (event) => writer.append({ type: 'notice', event }),
     async forChild(info) {
       const parentId = info.parentSessionId ?? writer.header.id;
       const child = await createSessionWriter(
@@ -132,6 +139,7 @@ export async function openSessionLog(settings: SessionSettings, where: SessionPl
       return {
         log: child,
         sessionId: child.header.id,
+        notice: (event) => child.append({ type: 'notice', event }),
         close: async () => {
           open.delete(child.header.id);
           await child.close();
