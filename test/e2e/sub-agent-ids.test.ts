@@ -2,9 +2,9 @@ import { methods, type SessionNotification } from '@agentclientprotocol/sdk';
 import { describe, expect, it } from 'vitest';
 import type { SessionInfo, StreamMessage } from '../../shared/serve-api.js';
 import { startAcpEditor } from '../support/acp-editor.js';
+import { cliWorld, textReply, toolCall } from '../support/cli-world.js';
 import { type FakeMessagesApi, type FakeReply, fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
-import { runCli } from '../support/run-cli.js';
 import { sseMessages, startSkateServe } from '../support/skate-serve.js';
 
 /**
@@ -16,22 +16,15 @@ import { sseMessages, startSkateServe } from '../support/skate-serve.js';
 const KEY = 'sk-ant-test-sub-agent-ids';
 const JSON_BODY = { 'content-type': 'application/json' };
 
-const text = (t: string): FakeReply => ({ type: 'message', blocks: [{ type: 'text', text: t }] });
-const call = (id: string, name: string, input: Record<string, unknown>): FakeReply => ({
-  type: 'message',
-  blocks: [{ type: 'tool_use', id, name, input }],
-  stopReason: 'tool_use',
-});
-
 /** The main agent's turn that starts a child with `marker` in its task, then its answer; the child lists and completes. */
 function spawnOnce(api: FakeMessagesApi, marker: string): FakeReply[] {
   api.enqueueFor(
     marker,
-    call('c1', 'list_dir', { path: '.' }),
-    call('c2', 'complete_task', { status: 'completed', summary: `${marker} done` }),
+    toolCall('c1', 'list_dir', { path: '.' }),
+    toolCall('c2', 'complete_task', { status: 'completed', summary: `${marker} done` }),
   );
   // The same call id every time, as a scripted model may well repeat: the ids must differ by agent.
-  return [call('s1', 'spawn_agent', { task: `${marker}: look around` }), text(`${marker} reported`)];
+  return [toolCall('s1', 'spawn_agent', { task: `${marker}: look around` }), textReply(`${marker} reported`)];
 }
 
 /** The top-level sub-agent ids in a stream-json run's events, in order of first appearance. */
@@ -47,26 +40,25 @@ function agentIds(stdout: string): string[] {
 
 describe('sub-agent ids are unique in a session', () => {
   it('skate -p then --resume: agent-1, then agent-2; the log links each child under its id', async () => {
-    await using ws = await hostDir('ids-cli-');
-    await using api = await fakeMessagesApi([]);
-    const env = { ...process.env, ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: api.url };
+    await using world = await cliWorld({ key: KEY, prefix: 'ids-cli-' });
+    const { api, ws } = world;
     api.enqueue(...spawnOnce(api, 'FIRST-CHILD'));
-    const args = ['--workspace', ws.path, '--output-format', 'stream-json', '--verbose'];
-    const first = await runCli(['-p', 'delegate', ...args], { env });
+    const args = ['--workspace', ws, '--output-format', 'stream-json', '--verbose'];
+    const first = await world.skate(['-p', 'delegate', ...args]);
     expect(first.code, first.stderr).toBe(0);
     expect(agentIds(first.stdout)).toEqual(['agent-1']);
     const sessionId = (JSON.parse(first.stdout.trim().split('\n').at(-1) as string) as { sessionId: string })
       .sessionId;
 
     api.enqueue(...spawnOnce(api, 'SECOND-CHILD'));
-    const second = await runCli(['-p', 'again', '--resume', sessionId, ...args], { env });
+    const second = await world.skate(['-p', 'again', '--resume', sessionId, ...args]);
     expect(second.code, second.stderr).toBe(0);
     expect(agentIds(second.stdout)).toEqual(['agent-2']);
     // The model read each child's id in its result: agent-1's never came back as another child's.
     const results = JSON.stringify(api.requests.map((request) => request.body?.messages));
     expect(results).toMatch(/\\"agent_id\\": \\"agent-2\\"/);
 
-    const shown = await runCli(['sessions', 'show', sessionId, '--workspace', ws.path, '--json'], { env });
+    const shown = await world.skate(['sessions', 'show', sessionId, '--workspace', ws, '--json']);
     expect(shown.code, shown.stderr).toBe(0);
     const links = (
       JSON.parse(shown.stdout) as { events: { payload: { type: string; agentId?: string } }[] }

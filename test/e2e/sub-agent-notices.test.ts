@@ -1,9 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type FakeReply, fakeMessagesApi } from '../support/fake-messages-api.js';
-import { hostDir } from '../support/host-dir.js';
-import { runCli } from '../support/run-cli.js';
+import { cliWorld, textReply, toolCall } from '../support/cli-world.js';
 
 /**
  * A sub-agent's own notices (a connection the proxy refused it) are kept in its own session log,
@@ -13,35 +11,31 @@ import { runCli } from '../support/run-cli.js';
 const KEY = 'sk-ant-test-sub-agent-notices';
 const COMMAND = 'curl -sS --max-time 30 http://refused.example.com/ 2>&1 | head -c 80';
 
-const call = (id: string, name: string, input: Record<string, unknown>): FakeReply => ({
-  type: 'message',
-  blocks: [{ type: 'tool_use', id, name, input }],
-  stopReason: 'tool_use',
-});
-
 describe('a sub-agent’s notices', () => {
   it('a refusal by the proxy is in the child’s log: skate sessions show CHILD prints it, the parent’s log does not', async () => {
-    await using ws = await hostDir('child-notices-');
-    await using api = await fakeMessagesApi([
-      call('s1', 'spawn_agent', { task: 'NET-CHILD: fetch the page' }),
-      { type: 'message', blocks: [{ type: 'text', text: 'The child was refused.' }] },
-    ]);
+    await using world = await cliWorld({
+      key: KEY,
+      prefix: 'child-notices-',
+      replies: [
+        toolCall('s1', 'spawn_agent', { task: 'NET-CHILD: fetch the page' }),
+        textReply('The child was refused.'),
+      ],
+    });
+    const { api, ws } = world;
     api.enqueueFor(
       'NET-CHILD',
-      call('c1', 'shell', { command: COMMAND }),
-      call('c2', 'complete_task', { status: 'failed', summary: 'refused' }),
+      toolCall('c1', 'shell', { command: COMMAND }),
+      toolCall('c2', 'complete_task', { status: 'failed', summary: 'refused' }),
     );
-    const env = { ...process.env, ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: api.url };
-    const run = await runCli(
-      ['-p', 'delegate', '--workspace', ws.path, '--network', 'registry.example.com'],
+    const run = await world.skate(
+      ['-p', 'delegate', '--workspace', ws, '--network', 'registry.example.com'],
       {
-        env,
         timeoutMs: 60_000,
       },
     );
     expect(run.code, run.stderr).toBe(0);
 
-    const dir = path.join(ws.path, '.skate', 'sessions');
+    const dir = path.join(ws, '.skate', 'sessions');
     const headers = await Promise.all(
       (await readdir(dir))
         .filter((name) => name.endsWith('.jsonl'))
@@ -58,7 +52,7 @@ describe('a sub-agent’s notices', () => {
     expect(child && parent, JSON.stringify(headers.map((h) => h.header))).toBeTruthy();
     if (!child || !parent) return;
 
-    const shown = await runCli(['sessions', 'show', child.header.id, '--workspace', ws.path], { env });
+    const shown = await world.skate(['sessions', 'show', child.header.id, '--workspace', ws]);
     expect(shown.code, shown.stderr).toBe(0);
     const lines = shown.stdout.split('\n');
     const refusal = lines.findIndex((line) => /network: refused refused\.example\.com:80 .*curl/.test(line));
