@@ -15,6 +15,13 @@ import { HookDecisionEvent, NetworkDeniedEvent, TokenUsage } from './engine-even
  * events; `session-format-v1.ts` reads it.
  */
 
+/**
+ * Version 2 grows without a new number by what an older reader can leave out: new optional fields,
+ * and new line kinds, which a reader skips when the line is well formed (its id, parentId and
+ * timestamp valid), keeping its place in the event tree (`session-reader.ts`). A change to what an
+ * existing line means needs a new number, and a reader of the old one. Skates from before this
+ * rule (those that first wrote `notice` lines among them) refuse a line of a kind they do not know as corrupt.
+ */
 export const SESSION_FORMAT_VERSION = 2;
 
 export const SessionHeader = z.object({
@@ -84,7 +91,8 @@ export const SessionPayload = z.discriminatedUnion('type', [
    * Something shown in the conversation that is no message: a connection the network proxy
    * refused, a hook's notable decision. Kept so that a resumed, forked or replayed session shows
    * it where it happened. Added to version 2 without a new number: older logs have none and load
-   * as before (a Skate from before it refuses a log holding one, as a corrupt line).
+   * as before (a Skate from before it, and from before readers skipped unknown kinds, refuses a
+   * log holding one, as a corrupt line).
    */
   z.object({
     type: z.literal('notice'),
@@ -96,6 +104,8 @@ export const SessionPayload = z.discriminatedUnion('type', [
     childSessionId: z.uuid(),
     callId: z.string(),
     task: z.string(),
+    /** The child's id in this session (`agent-3`, `bg-1`): a resumed session continues after the highest. Absent in older logs. */
+    agentId: z.string().optional(),
   }),
 ]);
 export type SessionPayload = z.infer<typeof SessionPayload>;

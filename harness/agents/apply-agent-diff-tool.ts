@@ -24,8 +24,8 @@ export const ApplyAgentDiffInput = z.object({
 const DESCRIPTION = `Apply the changes a sub-agent made in its own worktree (spawn_agent with isolation "worktree") to the workspace, merged three ways like \`git apply --3way\`: files you changed meanwhile are merged with its changes; where both changed the same lines, nothing at all is written and the conflicting files and hunks are reported, for you to resolve (edit the files yourself, then discard the diff). Changes to .git, .skate, .claude, .mcp.json and other protected paths, links and binary files are refused.`;
 
 /** Paths no diff may touch, wherever the policy puts its protected list: what Skate or git read as configuration. */
-const REFUSED_ANYWHERE = new Set(['.git', '.skate']);
-const REFUSED_TOP = new Set(['.claude', '.mcp.json']);
+const REFUSED_ANYWHERE = new Set(['.git', '.skate', '.mcp.json']);
+const REFUSED_TOP = new Set(['.claude']);
 
 export interface ApplyAgentDiffToolOptions {
   store: AgentDiffStore;

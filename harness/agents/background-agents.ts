@@ -2,6 +2,7 @@ import type { DispatchFailure } from '../../shared/dispatch-telemetry.js';
 import type { AgentPath, EngineEvent } from '../../shared/engine-events.js';
 import type { ToolResult } from '../../shared/tool.js';
 import type { SubagentSettings } from '../runtime/agent-settings.js';
+import { AgentIds } from './agent-ids.js';
 
 /** Background children running at once, at most, unless the settings say otherwise. */
 export const DEFAULT_BACKGROUND_LIMIT = 4;
@@ -70,14 +71,16 @@ export interface BackgroundStart {
 export class BackgroundAgents {
   private readonly children = new Map<string, Child>();
   private readonly changed = new Set<() => void>();
-  private started = 0;
   private closed = false;
 
-  constructor(private readonly limit: number = DEFAULT_BACKGROUND_LIMIT) {}
+  constructor(
+    private readonly limit: number = DEFAULT_BACKGROUND_LIMIT,
+    private readonly ids: AgentIds = new AgentIds(),
+  ) {}
 
-  /** The next background child's id (`bg-1`, `bg-2`… for the session: never reused). */
+  /** The next background child's id (`bg-1`, `bg-2`… for the session, resumes included: never reused). */
   nextId(): string {
-    return `bg-${++this.started}`;
+    return this.ids.next('bg');
   }
 
   /** Why no child may start now, or undefined when one may. */

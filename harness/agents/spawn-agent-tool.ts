@@ -16,7 +16,9 @@ import type { AgentSession } from '../runtime/agent-session.js';
 import type { AgentSettings, ChildExecutorInfo } from '../runtime/agent-settings.js';
 import type { ExecutorRegistry } from '../runtime/executor-registry.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
+import type { NoticeEvent } from '../session/notice-line.js';
 import type { AgentDiffStore } from './agent-diff-store.js';
+import { AgentIds } from './agent-ids.js';
 import { type AgentWorktree, createAgentWorktree } from './agent-worktree.js';
 import type { BackgroundAgents, BackgroundEnding } from './background-agents.js';
 import { planDispatch } from './dispatch-plan.js';
@@ -114,6 +116,8 @@ export interface ChildSessionInfo {
 export interface ChildSession {
   log: ConversationLog;
   sessionId: string;
+  /** Keeps one of the child's own notices (network refusals, hook decisions) in its log. */
+  notice?(event: NoticeEvent): void;
   close?(): Promise<void>;
 }
 
@@ -165,6 +169,8 @@ export interface SpawnAgentToolOptions {
   worktrees?: AgentDiffStore | undefined;
   /** Where each child reports its executor (the terminal UI's executor panel). */
   executors?: ExecutorRegistry | undefined;
+  /** The session's sub-agent ids, so they are not reused across runs; default: this tool's own. */
+  ids?: AgentIds | undefined;
   /** The session's background children (the main agent's only); undefined: `background: true` is refused. */
   background?: BackgroundAgents | undefined;
   /**
@@ -190,13 +196,14 @@ const TOOL_CODES: Record<SubAgentFailureCode, ToolErrorCode> = {
  * `spawn_agent`: runs a sub-agent, an agent of its own (`startChild`) on a new
  * executor under a policy narrowed from the parent's (see `childPolicyFor`),
  * and returns its validated `complete_task` result. Nothing here is shared
- * between calls but the id counter, so parallel calls run fully in parallel.
+ * between calls but the id counter (the session's: ids are never reused in it),
+ * so parallel calls run fully in parallel.
  */
 export function createSpawnAgentTool(options: SpawnAgentToolOptions): MetaTool {
   const depth = options.depth ?? 0;
   const maxDepth = options.maxDepth ?? 2;
   const inputSchema = inputJsonSchema(SpawnAgentInput);
-  let spawned = 0;
+  const ids = options.ids ?? new AgentIds();
 
   return {
     definition: {
@@ -226,7 +233,7 @@ export function createSpawnAgentTool(options: SpawnAgentToolOptions): MetaTool {
           : 'background sub-agents are for the main agent; a sub-agent’s own children run in the foreground (they end before it reports)';
         if (refusal) return failure(undefined, 'policy', `no background sub-agent: ${refusal}`);
       }
-      const agentId = background ? background.nextId() : `agent-${++spawned}`;
+      const agentId = background ? background.nextId() : ids.next('agent');
       const agent = [...call.agent, agentId];
       const planned = planDispatch(input, {
         parent: options.parentPolicy,
@@ -362,7 +369,7 @@ export function createSpawnAgentTool(options: SpawnAgentToolOptions): MetaTool {
             systemPrompt: prompt.text,
             systemCachePrefix: prompt.prefixLength,
             session: session
-              ? { kind: 'child', log: session.log, sessionId: session.sessionId }
+              ? { kind: 'child', log: session.log, sessionId: session.sessionId, notice: session.notice }
               : { kind: 'none' },
             ...(childDepth < maxDepth && {
               subagents: {

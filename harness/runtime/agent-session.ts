@@ -11,6 +11,7 @@ import {
 import { applyRunOverrides } from '../../shared/run-overrides.js';
 import type { RuntimeCommand } from '../../shared/runtime-command.js';
 import { AgentDiffStore } from '../agents/agent-diff-store.js';
+import { AgentIds } from '../agents/agent-ids.js';
 import { BackgroundAgents, DEFAULT_BACKGROUND_LIMIT } from '../agents/background-agents.js';
 import { createCompleteTaskTool } from '../agents/complete-task-tool.js';
 import { filterToolHost } from '../agents/filtered-tool-host.js';
@@ -132,6 +133,8 @@ export class AgentSession {
   private sessionStart: 'startup' | 'resume' | 'clear' | undefined;
   /** The main agent's background sub-agents; undefined for a sub-agent or without spawn_agent. */
   readonly background: BackgroundAgents | undefined;
+  /** Its sub-agents' ids: one counter for all its runs, continued after a resumed log's highest. */
+  private readonly agentIds = new AgentIds();
 
   /** The workspace, resolved once. */
   readonly workspace: string;
@@ -162,6 +165,7 @@ export class AgentSession {
     this.sessionLog = started.log;
     this.instructions = started.instructions;
     this.messages = [...this.sessionLog.history];
+    this.agentIds.raise(this.sessionLog.agentIds);
     this.loadedTools = LoadedTools.fromHistory(this.messages);
     for (const [message, ref] of this.sessionLog.historyRefs) this.refs.set(message, ref);
     this.modelName = settings.model.name;
@@ -234,7 +238,7 @@ export class AgentSession {
     const sub = settings.subagents;
     this.background =
       sub && (sub.depth ?? 0) === 0 && settings.executor.kind === 'local'
-        ? new BackgroundAgents(sub.background?.limit ?? DEFAULT_BACKGROUND_LIMIT)
+        ? new BackgroundAgents(sub.background?.limit ?? DEFAULT_BACKGROUND_LIMIT, this.agentIds)
         : undefined;
   }
 
@@ -554,7 +558,7 @@ export class AgentSession {
    */
   private recordNotice(event: EngineEvent): void {
     if (event.type === 'network_denied' || (event.type === 'hook_decision' && isNotableHookDecision(event)))
-      this.sessionLog?.writer?.append({ type: 'notice', event });
+      this.sessionLog.notice(event);
   }
 
   /** Keeps `runningCommands` as shell calls start and end. */
@@ -813,6 +817,7 @@ export class AgentSession {
       worktrees: { store: this.worktrees, executor: () => this.executor },
       loadedTools: this.loadedTools,
       background: this.background,
+      agentIds: this.agentIds,
     });
   }
 
@@ -889,6 +894,7 @@ export class AgentSession {
     this.sessionLog = next;
     this.sessionStart = session.kind === 'resume' ? 'resume' : 'clear';
     this.messages = [...next.history];
+    this.agentIds.raise(next.agentIds);
     this.loadedTools = LoadedTools.fromHistory(this.messages);
     this.refs = new WeakMap(next.historyRefs);
   }

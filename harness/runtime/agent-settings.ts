@@ -11,6 +11,7 @@ import type { McpPool } from '../mcp/mcp-pool.js';
 import type { NetworkGate } from '../network/network-gate.js';
 import type { ModelProvider } from '../provider/model-provider.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
+import type { NoticeEvent } from '../session/notice-line.js';
 import type { ExecutorRegistry } from './executor-registry.js';
 
 /** Where an agent's tools run. */
@@ -80,7 +81,13 @@ export type SessionSettings =
   /** Session `id` (or a unique prefix); with `forkAt`, a new session from its conversation up to that event. */
   | { kind: 'resume'; id: string; forkAt?: string | undefined }
   /** A log opened for it by the agent that spawned it (a sub-agent's). */
-  | { kind: 'child'; log: ConversationLog; sessionId: string };
+  | {
+      kind: 'child';
+      log: ConversationLog;
+      sessionId: string;
+      /** Keeps one of the child's own notices (a refusal, a hook's decision) in its log. */
+      notice?: ((event: NoticeEvent) => void) | undefined;
+    };
 
 /** How this agent starts sub-agents (`spawn_agent`); each gets its own executor under a narrowed policy. */
 export interface SubagentSettings {

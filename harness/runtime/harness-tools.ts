@@ -1,5 +1,6 @@
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import type { AgentDiffStore } from '../agents/agent-diff-store.js';
+import type { AgentIds } from '../agents/agent-ids.js';
 import { createAgentStatusTool } from '../agents/agent-status-tool.js';
 import { createAgentWaitTool } from '../agents/agent-wait-tool.js';
 import { createApplyAgentDiffTool } from '../agents/apply-agent-diff-tool.js';
@@ -45,6 +46,8 @@ export interface HarnessToolsInput {
   loadedTools?: LoadedTools | undefined;
   /** This agent's background children (the main agent's); with it, agent_status and agent_wait are offered. */
   background?: BackgroundAgents | undefined;
+  /** This agent's sub-agent ids, kept across its runs (and continued from a resumed log). */
+  agentIds?: AgentIds | undefined;
 }
 
 /**
@@ -95,6 +98,7 @@ export function harnessTools(input: HarnessToolsInput): MetaTool[] {
         ...(settings.executors && { executors: settings.executors }),
         startChild: input.startChild,
         ...(input.background && { background: input.background }),
+        ...(input.agentIds && { ids: input.agentIds }),
       }),
     );
     if (worktrees) {

@@ -1,7 +1,9 @@
 import type { Message } from '../../shared/conversation.js';
 import type { ChildSession, ChildSessionInfo } from '../agents/spawn-agent-tool.js';
 import type { ConversationLog } from '../engine/engine-types.js';
+import type { NoticeEvent } from '../session/notice-line.js';
 import type { PlacedNotice } from '../session/notices-from-events.js';
+import type { AgentIdSeed } from '../session/session-agent-ids.js';
 import { SessionError } from '../session/session-error.js';
 import { forkSession, latestSession, resumeSession } from '../session/session-store.js';
 import { createSessionWriter, type SessionWriter } from '../session/session-writer.js';
@@ -25,6 +27,10 @@ export interface SessionLog {
   historyRefs: ReadonlyMap<Message, MessageRef>;
   /** The notices of `history` (refusals, decisions), placed among its messages. */
   historyNotices: readonly PlacedNotice[];
+  /** The highest sub-agent ids the session used (none for a new one): new children's continue after them. */
+  agentIds: AgentIdSeed;
+  /** Keeps a notice (a network refusal, a hook's notable decision) in this agent's own log, if it has one. */
+  notice(event: NoticeEvent): void;
   /** Gives each sub-agent its own log, linked to the log of the agent that spawned it. */
   forChild(info: ChildSessionInfo): Promise<ChildSession | undefined>;
   close(): Promise<void>;
@@ -47,6 +53,8 @@ export async function openSessionLog(settings: SessionSettings, where: SessionPl
   if (settings.kind === 'none' || settings.kind === 'child') {
     const log = settings.kind === 'child' ? settings.log : undefined;
     const sessionId = settings.kind === 'child' ? settings.sessionId : undefined;
+    // A child's log is its parent's to open: its notices reach it through the parent's writer for it.
+    const notice = (settings.kind === 'child' && settings.notice) || (() => {});
     return {
       log,
       sessionId,
@@ -55,6 +63,8 @@ export async function openSessionLog(settings: SessionSettings, where: SessionPl
       titled: false,
       historyRefs: new Map(),
       historyNotices: [],
+      agentIds: { agent: 0, bg: 0 },
+      notice,
       forChild: async () => undefined,
       close: async () => {},
     };
@@ -64,6 +74,7 @@ export async function openSessionLog(settings: SessionSettings, where: SessionPl
   let history: Message[] = [];
   let titled = false;
   let historyNotices: PlacedNotice[] = [];
+  let agentIds: AgentIdSeed = { agent: 0, bg: 0 };
   const historyRefs = new Map<Message, MessageRef>();
   try {
     let resumeId = settings.kind === 'resume' ? settings.id : undefined;
@@ -82,6 +93,7 @@ export async function openSessionLog(settings: SessionSettings, where: SessionPl
       history = opened.messages;
       titled = opened.titled;
       historyNotices = opened.notices;
+      agentIds = opened.agentIds;
       for (const [message, event] of opened.eventOf)
         historyRefs.set(message, { eventId: event.id, parentId: event.parentId });
     } else {
@@ -103,6 +115,8 @@ export async function openSessionLog(settings: SessionSettings, where: SessionPl
     titled,
     historyRefs,
     historyNotices,
+    agentIds,
+    notice: (event) => writer.append({ type: 'notice', event }),
     async forChild(info) {
       const parentId = info.parentSessionId ?? writer.header.id;
       const child = await createSessionWriter(
@@ -120,10 +134,12 @@ export async function openSessionLog(settings: SessionSettings, where: SessionPl
         childSessionId: child.header.id,
         callId: info.callId,
         task: info.task,
+        agentId: info.agentId,
       });
       return {
         log: child,
         sessionId: child.header.id,
+        notice: (event) => child.append({ type: 'notice', event }),
         close: async () => {
           open.delete(child.header.id);
           await child.close();

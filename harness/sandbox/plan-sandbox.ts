@@ -55,6 +55,16 @@ function globBase(pattern: string): string {
 /** Skate's own configuration directory's name: read-only, existing or not, in every sandbox. */
 export const SKATE_DIR = '.skate';
 
+/** A project's MCP servers (Claude Code's file name). */
+export const MCP_JSON = '.mcp.json';
+
+/**
+ * Names read-only wherever they are in a write root, and never created there: a run started in any
+ * directory reads `.skate` and `.mcp.json` there, so a sandbox writing a sub-directory's would plant
+ * configuration for a run started in it (the scan finds those that exist; the create guard refuses new ones).
+ */
+export const CONFIGURATION_NAMES: readonly string[] = [SKATE_DIR, MCP_JSON];
+
 /**
  * Everything a later run reads from a workspace or home as configuration that can start code or
  * shape an agent, whatever the policy file lists: Skate's directories, a project's MCP servers
@@ -65,7 +75,7 @@ export function configurationPaths(home: string, workspace: string): string[] {
   return [
     path.join(home, SKATE_DIR),
     path.join(workspace, SKATE_DIR),
-    path.join(workspace, '.mcp.json'),
+    path.join(workspace, MCP_JSON),
     path.join(workspace, '.claude', 'agents'),
   ];
 }
@@ -234,8 +244,9 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
   const masks = await pendingMasks;
   notes.push(...masks.notes);
   // Nested `.skate` directories (a `skate serve` session's workspace inside this one, with its
-  // logs) stay read-only; the guard keeps a new one, or one renamed away, from being made.
-  for (const nested of masks.skateDirs) {
+  // logs) and `.mcp.json` files (what a run started there starts) stay read-only; the guard keeps
+  // a new one, or one renamed away, from being made.
+  for (const nested of masks.configNamed) {
     if (protectedTargets.some((done) => isWithin(done, nested))) continue;
     if (!writeRoots.some((w) => isWithin(w, nested) && w !== nested)) continue;
     steps.push({ op: 'ro-bind', src: nested, dest: nested });
@@ -247,7 +258,8 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
         : { op: 'ro-bind', src: '/dev/null', dest: match.path },
     );
   }
-  const guard = writeRoots.length > 0 ? { deny: [...deny.values()], names: [SKATE_DIR] } : undefined;
+  const guard =
+    writeRoots.length > 0 ? { deny: [...deny.values()], names: [...CONFIGURATION_NAMES] } : undefined;
   return { steps, guard, notes, warnings: masks.warnings };
 }
 
@@ -275,20 +287,20 @@ async function refuseSymlinks(
 
 interface Masks {
   paths: { path: string; kind: 'file' | 'dir' }[];
-  /** Directories named `.skate` found in the workspace and the write roots. */
-  skateDirs: string[];
+  /** Entries named as `CONFIGURATION_NAMES` (`.skate`, `.mcp.json`) found in the workspace and the write roots. */
+  configNamed: string[];
   notes: string[];
   warnings: string[];
 }
 
 /**
  * Denied paths that exist (globs expanded by scanning), host sockets in the scanned trees, and
- * nested `.skate` directories in the workspace and in write roots outside it.
+ * nested `.skate` directories and `.mcp.json` files in the workspace and in write roots outside it.
  */
 async function findMasks(input: PlanInput, kinds: PathKinds, writeRoots: readonly string[]): Promise<Masks> {
   const { policy } = input;
   const paths: Masks['paths'] = [];
-  const skateDirs: string[] = [];
+  const configNamed: string[] = [];
   const notes: string[] = [];
   const warnings: string[] = [];
   const globsByBase = new Map<string, string[]>();
@@ -296,13 +308,13 @@ async function findMasks(input: PlanInput, kinds: PathKinds, writeRoots: readonl
     const base = globBase(pattern);
     globsByBase.set(base, [...(globsByBase.get(base) ?? []), pattern]);
   }
-  // The workspace is always scanned, for its sockets and `.skate` directories if not for deny globs;
-  // so is a write root outside it, for `.skate` directories.
+  // The workspace is always scanned, for its sockets and configuration names if not for deny globs;
+  // so is a write root outside it, for configuration names.
   if (!globsByBase.has(policy.workspace)) globsByBase.set(policy.workspace, []);
   for (const root of writeRoots) {
     if (!isWithin(policy.workspace, root) && !globsByBase.has(root)) globsByBase.set(root, []);
   }
-  const named = new Set([SKATE_DIR]);
+  const named = new Set(CONFIGURATION_NAMES);
   // The scans run together (the home scan beside the workspace's); their results are taken in order.
   const scanning: Promise<[string, string[], ScanResult]>[] = [];
   for (const [base, patterns] of globsByBase) {
@@ -327,7 +339,7 @@ async function findMasks(input: PlanInput, kinds: PathKinds, writeRoots: readonl
   const scans = await Promise.all(scanning);
   for (const [base, patterns, scan] of scans) {
     paths.push(...scan.matches);
-    skateDirs.push(...scan.named);
+    configNamed.push(...scan.named);
     for (const socket of scan.sockets) paths.push({ path: socket, kind: 'file' });
     if (!scan.truncated) continue;
     // A socket scan that stops short is the documented residual risk (README, "Unix sockets by
@@ -341,5 +353,5 @@ async function findMasks(input: PlanInput, kinds: PathKinds, writeRoots: readonl
     }
   }
   const unique = new Map(paths.map((p) => [p.path, p]));
-  return { paths: [...unique.values()], skateDirs: [...new Set(skateDirs)].sort(), notes, warnings };
+  return { paths: [...unique.values()], configNamed: [...new Set(configNamed)].sort(), notes, warnings };
 }

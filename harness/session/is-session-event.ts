@@ -82,7 +82,8 @@ function isPayload(payload: Record<string, unknown>): boolean {
       return (
         isUuid(payload.childSessionId) &&
         typeof payload.callId === 'string' &&
-        typeof payload.task === 'string'
+        typeof payload.task === 'string' &&
+        (payload.agentId === undefined || typeof payload.agentId === 'string')
       );
     default:
       return false;

@@ -1,6 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import type { Message } from '../../shared/conversation.js';
-import { SESSION_FORMAT_VERSION, SessionEvent, SessionHeader } from '../../shared/session-format.js';
+import { isObject } from '../../shared/is-object.js';
+import {
+  SESSION_FORMAT_VERSION,
+  SessionEvent,
+  SessionHeader,
+  SessionPayload,
+} from '../../shared/session-format.js';
 import { SESSION_FORMAT_V1, SessionEventV1, SessionHeaderV1 } from '../../shared/session-format-v1.js';
 import { conversationFromEvents } from './conversation-from-events.js';
 import { convertV1Session } from './convert-v1-session.js';
@@ -64,6 +70,9 @@ export function parseSession(file: string, bytes: Buffer): LoadedSession {
 
   let events: SessionEvent[] = [];
   let byId = new Map<string, SessionEvent>();
+  /** Lines of a kind this Skate does not know (a newer Skate's), each folded into its nearest known ancestor. */
+  const skipped = new Map<string, string | null>();
+  const skippedKinds = new Set<string>();
   const warnings: string[] = [];
   let validBytes = bytes.length;
   let lineNumber = 1;
@@ -93,12 +102,27 @@ export function parseSession(file: string, bytes: Buffer): LoadedSession {
       validBytes = Buffer.byteLength(text.slice(0, lineStart));
       break;
     }
-    const event = readEvent(file, lineNumber, value) as SessionEvent;
-    if (byId.has(event.id)) throw corrupt(file, lineNumber, `event id ${event.id} appears twice`);
-    if (event.parentId !== null && !byId.has(event.parentId))
+    const unknown = v1 ? undefined : unknownKind(value);
+    let event = unknown ?? (readEvent(file, lineNumber, value) as SessionEvent);
+    if (byId.has(event.id) || skipped.has(event.id))
+      throw corrupt(file, lineNumber, `event id ${event.id} appears twice`);
+    if (event.parentId !== null && !byId.has(event.parentId) && !skipped.has(event.parentId))
       throw corrupt(file, lineNumber, `parentId ${event.parentId} names no earlier event`);
+    const parentId = event.parentId === null ? null : (skipped.get(event.parentId) ?? event.parentId);
+    if (unknown) {
+      skipped.set(unknown.id, parentId);
+      skippedKinds.add(unknown.kind);
+      continue;
+    }
+    event = event as SessionEvent;
+    if (parentId !== event.parentId) event = { ...event, parentId };
     byId.set(event.id, event);
     events.push(event);
+  }
+  if (skipped.size > 0) {
+    warnings.push(
+      `${file}: skipped ${skipped.size} line(s) of a kind this Skate does not read (${[...skippedKinds].join(', ')}: from a newer Skate); the conversation loads without them`,
+    );
   }
   if (header.version !== SESSION_FORMAT_V1)
     return createLoadedSession(
@@ -107,7 +131,8 @@ export function parseSession(file: string, bytes: Buffer): LoadedSession {
       SESSION_FORMAT_VERSION,
       events,
       byId,
-      new Map(),
+      // A skipped line's id (a fork point named by a newer Skate) finds its nearest known ancestor.
+      new Map([...skipped].filter((entry): entry is [string, string] => entry[1] !== null)),
       warnings,
       validBytes,
     );
@@ -158,6 +183,24 @@ function parseHeader(file: string, line: string, torn: boolean): SessionHeader |
   const header = (record.version === SESSION_FORMAT_V1 ? SessionHeaderV1 : SessionHeader).safeParse(value);
   if (!header.success) throw corrupt(file, 1, `invalid session header: ${issues(header.error)}`);
   return header.data;
+}
+
+const KNOWN_KINDS: ReadonlySet<string> = new Set(
+  SessionPayload.options.map((option) => option.shape.type.value),
+);
+const Envelope = SessionEvent.omit({ payload: true });
+
+/**
+ * A well-formed event of a kind this Skate does not know, which a newer Skate may add to version 2
+ * without a new number (see `SESSION_FORMAT_VERSION`): its envelope, to keep the tree whole, and
+ * its kind. Undefined for a known kind (then checked whole) and for anything malformed (corrupt).
+ */
+function unknownKind(value: unknown): { id: string; parentId: string | null; kind: string } | undefined {
+  if (!isObject(value) || !isObject(value.payload)) return undefined;
+  const kind = value.payload.type;
+  if (typeof kind !== 'string' || KNOWN_KINDS.has(kind)) return undefined;
+  const envelope = Envelope.safeParse(value);
+  return envelope.success ? { id: envelope.data.id, parentId: envelope.data.parentId, kind } : undefined;
 }
 
 function validEvent(file: string, line: number, value: unknown): SessionEvent {

@@ -10,6 +10,7 @@ import { closeOpenCalls } from './close-open-calls.js';
 import { conversationFromEvents } from './conversation-from-events.js';
 import { noticesFromEvents, type PlacedNotice } from './notices-from-events.js';
 import { rewriteSessionFile } from './rewrite-session-file.js';
+import { type AgentIdSeed, highestAgentIds } from './session-agent-ids.js';
 import { SessionError } from './session-error.js';
 import { lockSession } from './session-lock.js';
 import { sessionsDir } from './session-paths.js';
@@ -113,6 +114,8 @@ export interface OpenedSession {
   eventOf: ReadonlyMap<Message, SessionEvent>;
   /** What the conversation showed besides messages (refusals, decisions), placed among them. */
   notices: PlacedNotice[];
+  /** The highest sub-agent ids the session used: new children's ids continue after them. */
+  agentIds: AgentIdSeed;
   /** What was repaired or skipped on the way, one sentence each. */
   warnings: string[];
 }
@@ -180,6 +183,7 @@ async function resumeLocked(
     titled: hasTitle(session.events),
     eventOf,
     notices: noticesFromEvents(session.pathTo()),
+    agentIds: highestAgentIds(session.events),
     warnings,
   };
 }
@@ -226,6 +230,7 @@ export async function forkSession(
     titled: hasTitle(path_),
     eventOf,
     notices: noticesFromEvents(path_),
+    agentIds: highestAgentIds(path_),
     warnings,
   };
 }

@@ -4,17 +4,10 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { distPath } from '../../harness/project-paths.js';
 import { RunResult } from '../../shared/run-result.js';
-import { fakeMessagesApi } from '../support/fake-messages-api.js';
+import { cliWorld } from '../support/cli-world.js';
 import { eventually } from '../support/processes.js';
-import { runCli } from '../support/run-cli.js';
-import { tempDir } from '../support/temp-dir.js';
 
 const KEY = 'sk-ant-test-sessions';
-const env = (url: string): NodeJS.ProcessEnv => ({
-  ...process.env,
-  ANTHROPIC_API_KEY: KEY,
-  ANTHROPIC_BASE_URL: url,
-});
 
 async function sessionFiles(workspace: string): Promise<string[]> {
   const dir = path.join(workspace, '.skate', 'sessions');
@@ -23,28 +16,30 @@ async function sessionFiles(workspace: string): Promise<string[]> {
 
 describe('sessions through the CLI', () => {
   it('records a run, continues it with the same conversation, lists and shows it', async () => {
-    await using dir = await tempDir();
-    await using api = await fakeMessagesApi([
-      {
-        type: 'message',
-        blocks: [{ type: 'tool_use', id: 'tu_1', name: 'list_dir', input: { path: '.' } }],
-        stopReason: 'tool_use',
-        usage: { input_tokens: 100, output_tokens: 20 },
-      },
-      {
-        type: 'message',
-        blocks: [{ type: 'text', text: 'First answer.' }],
-        usage: { input_tokens: 150, output_tokens: 5 },
-      },
-      {
-        type: 'message',
-        blocks: [{ type: 'text', text: 'Second answer.' }],
-        usage: { input_tokens: 200, output_tokens: 5 },
-      },
-    ]);
-    const first = await runCli(['-p', 'first task', '--output-format', 'json', '--workspace', dir.path], {
-      env: env(api.url),
+    await using world = await cliWorld({
+      key: KEY,
+      replies: [
+        {
+          type: 'message',
+          blocks: [{ type: 'tool_use', id: 'tu_1', name: 'list_dir', input: { path: '.' } }],
+          stopReason: 'tool_use',
+          usage: { input_tokens: 100, output_tokens: 20 },
+        },
+        {
+          type: 'message',
+          blocks: [{ type: 'text', text: 'First answer.' }],
+          usage: { input_tokens: 150, output_tokens: 5 },
+        },
+        {
+          type: 'message',
+          blocks: [{ type: 'text', text: 'Second answer.' }],
+          usage: { input_tokens: 200, output_tokens: 5 },
+        },
+      ],
     });
+    const { api } = world;
+    const dir = { path: world.ws };
+    const first = await world.skate(['-p', 'first task', '--output-format', 'json', '--workspace', dir.path]);
     expect(first.code, first.stderr).toBe(0);
     const { sessionId } = RunResult.parse(JSON.parse(first.stdout));
     expect(sessionId).toBeDefined();
@@ -52,12 +47,15 @@ describe('sessions through the CLI', () => {
       path.join(dir.path, '.skate', 'sessions', `${sessionId}.jsonl`),
     ]);
 
-    const second = await runCli(
-      ['--continue', '-p', 'second task', '--output-format', 'json', '--workspace', dir.path],
-      {
-        env: env(api.url),
-      },
-    );
+    const second = await world.skate([
+      '--continue',
+      '-p',
+      'second task',
+      '--output-format',
+      'json',
+      '--workspace',
+      dir.path,
+    ]);
     expect(second.code, second.stderr).toBe(0);
     expect(RunResult.parse(JSON.parse(second.stdout)).sessionId).toBe(sessionId);
     // The model received the whole first conversation, then the new prompt.
@@ -65,13 +63,13 @@ describe('sessions through the CLI', () => {
     for (const part of ['first task', 'tu_1', 'First answer.', 'second task']) expect(sent).toContain(part);
     expect(await sessionFiles(dir.path)).toHaveLength(1);
 
-    const list = await runCli(['sessions', 'list', '--json', '--workspace', dir.path]);
+    const list = await world.skate(['sessions', 'list', '--json', '--workspace', dir.path]);
     expect(list.code).toBe(0);
     const [listed] = JSON.parse(list.stdout) as { id: string; turns: number; firstPrompt: string }[];
     expect(listed).toMatchObject({ id: sessionId, firstPrompt: 'first task' });
     expect(listed!.turns).toBe(3);
 
-    const show = await runCli(['sessions', 'show', sessionId!.slice(0, 8), '--workspace', dir.path]);
+    const show = await world.skate(['sessions', 'show', sessionId!.slice(0, 8), '--workspace', dir.path]);
     expect(show.code, show.stderr).toBe(0);
     for (const part of ['first task', 'list_dir', 'First answer.', 'second task', 'Second answer.']) {
       expect(show.stdout).toContain(part);
@@ -79,26 +77,30 @@ describe('sessions through the CLI', () => {
   });
 
   it('forks at an earlier event into a new session that links to the original', async () => {
-    await using dir = await tempDir();
-    await using api = await fakeMessagesApi([
-      {
-        type: 'message',
-        blocks: [{ type: 'text', text: 'One.' }],
-        usage: { input_tokens: 10, output_tokens: 1 },
-      },
-      {
-        type: 'message',
-        blocks: [{ type: 'text', text: 'Two.' }],
-        usage: { input_tokens: 10, output_tokens: 1 },
-      },
-      {
-        type: 'message',
-        blocks: [{ type: 'text', text: 'Forked.' }],
-        usage: { input_tokens: 10, output_tokens: 1 },
-      },
-    ]);
-    await runCli(['-p', 'step one', '--workspace', dir.path], { env: env(api.url) });
-    await runCli(['--continue', '-p', 'step two', '--workspace', dir.path], { env: env(api.url) });
+    await using world = await cliWorld({
+      key: KEY,
+      replies: [
+        {
+          type: 'message',
+          blocks: [{ type: 'text', text: 'One.' }],
+          usage: { input_tokens: 10, output_tokens: 1 },
+        },
+        {
+          type: 'message',
+          blocks: [{ type: 'text', text: 'Two.' }],
+          usage: { input_tokens: 10, output_tokens: 1 },
+        },
+        {
+          type: 'message',
+          blocks: [{ type: 'text', text: 'Forked.' }],
+          usage: { input_tokens: 10, output_tokens: 1 },
+        },
+      ],
+    });
+    const { api } = world;
+    const dir = { path: world.ws };
+    await world.skate(['-p', 'step one', '--workspace', dir.path]);
+    await world.skate(['--continue', '-p', 'step two', '--workspace', dir.path]);
     const [file] = await sessionFiles(dir.path);
     const events = (await readFile(file!, 'utf8'))
       .trim()
@@ -107,21 +109,18 @@ describe('sessions through the CLI', () => {
       .map((line) => JSON.parse(line));
     const firstReply = events.find((event) => event.payload.type === 'assistant_message')!;
     const sessionId = path.basename(file!, '.jsonl');
-    const fork = await runCli(
-      [
-        '--resume',
-        sessionId,
-        '--fork-at',
-        firstReply.id,
-        '-p',
-        'another way',
-        '--output-format',
-        'json',
-        '--workspace',
-        dir.path,
-      ],
-      { env: env(api.url) },
-    );
+    const fork = await world.skate([
+      '--resume',
+      sessionId,
+      '--fork-at',
+      firstReply.id,
+      '-p',
+      'another way',
+      '--output-format',
+      'json',
+      '--workspace',
+      dir.path,
+    ]);
     expect(fork.code, fork.stderr).toBe(0);
     const forkId = RunResult.parse(JSON.parse(fork.stdout)).sessionId!;
     expect(forkId).not.toBe(sessionId);
@@ -137,27 +136,31 @@ describe('sessions through the CLI', () => {
   });
 
   it('survives a SIGKILL of the harness mid-run: the log loads and the session continues', async () => {
-    await using dir = await tempDir();
-    await using api = await fakeMessagesApi([
-      {
-        type: 'message',
-        blocks: [
-          { type: 'tool_use', id: 'tu_1', name: 'shell', input: { command: 'echo started; sleep 30' } },
-        ],
-        stopReason: 'tool_use',
-        usage: { input_tokens: 10, output_tokens: 5 },
-      },
-      {
-        type: 'message',
-        blocks: [{ type: 'text', text: 'Resumed fine.' }],
-        usage: { input_tokens: 20, output_tokens: 3 },
-      },
-    ]);
+    await using world = await cliWorld({
+      key: KEY,
+      replies: [
+        {
+          type: 'message',
+          blocks: [
+            { type: 'tool_use', id: 'tu_1', name: 'shell', input: { command: 'echo started; sleep 30' } },
+          ],
+          stopReason: 'tool_use',
+          usage: { input_tokens: 10, output_tokens: 5 },
+        },
+        {
+          type: 'message',
+          blocks: [{ type: 'text', text: 'Resumed fine.' }],
+          usage: { input_tokens: 20, output_tokens: 3 },
+        },
+      ],
+    });
+    const { api } = world;
+    const dir = { path: world.ws };
     const harness = spawn(
       process.execPath,
       [distPath('cli', 'skate.js'), '-p', 'long task', '--workspace', dir.path],
       {
-        env: env(api.url),
+        env: world.env,
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
@@ -176,12 +179,15 @@ describe('sessions through the CLI', () => {
     harness.kill('SIGKILL');
     await new Promise((resolve) => harness.once('close', resolve));
 
-    const resumed = await runCli(
-      ['--continue', '-p', 'go on', '--output-format', 'json', '--workspace', dir.path],
-      {
-        env: env(api.url),
-      },
-    );
+    const resumed = await world.skate([
+      '--continue',
+      '-p',
+      'go on',
+      '--output-format',
+      'json',
+      '--workspace',
+      dir.path,
+    ]);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(RunResult.parse(JSON.parse(resumed.stdout)).finalMessage).toBe('Resumed fine.');
     // The interrupted call was closed with an error result so the conversation stays valid for the API.

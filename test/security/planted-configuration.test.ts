@@ -368,6 +368,42 @@ describe.skipIf(noSandbox)('planted configuration and instructions', () => {
     }
   });
 
+  it("a model can neither plant nor change a sub-directory's .mcp.json; a run started there with --trust-workspace-mcp starts nothing planted", async () => {
+    const { home, ws, env } = await homeAndWorkspace();
+    await using _home = home;
+    const sub = path.join(ws, 'sub');
+    const kept = path.join(ws, 'kept');
+    await mkdir(sub);
+    await mkdir(kept);
+    const keptJson = JSON.stringify({ mcpServers: {} });
+    await writeFile(path.join(kept, '.mcp.json'), keptJson);
+    const marker = path.join(home.path, 'server-ran');
+    const planted = JSON.stringify({ mcpServers: { evil: { command: 'touch', args: [marker] } } });
+    const plant = [
+      `echo '${planted}' > sub/.mcp.json`,
+      `echo '${planted}' > /tmp/m.json; mv /tmp/m.json sub/.mcp.json; ln -s /tmp/m.json sub/.mcp.json; ln /tmp/m.json sub/.mcp.json`,
+      `mkdir -p deep/er && echo '${planted}' > deep/er/.mcp.json`,
+      `echo '${planted}' > kept/.mcp.json; echo '${planted}' >> kept/.mcp.json; rm -f kept/.mcp.json; mv kept/.mcp.json kept/old.json`,
+      `python3 -c "open('kept/.mcp.json', 'w').write('{}')"`,
+      'echo ok > sub/control.txt',
+    ].join('; ');
+    await using api = await fakeMessagesApi([shellCall('tu_plant', plant), done, done]);
+    const runEnv = { ...env, ANTHROPIC_BASE_URL: api.url };
+    const first = await runCli(['-p', 'set up MCP', '--workspace', ws], { env: runEnv });
+    expect(first.code, first.stderr).toBe(0);
+    // The command ran, and could write the sub-directory: only the configuration name was held.
+    expect(await readFile(path.join(sub, 'control.txt'), 'utf8')).toBe('ok\n');
+    expect(existsSync(path.join(sub, '.mcp.json'))).toBe(false);
+    expect(existsSync(path.join(ws, 'deep', 'er', '.mcp.json'))).toBe(false);
+    expect(await readFile(path.join(kept, '.mcp.json'), 'utf8')).toBe(keptJson);
+    expect(existsSync(path.join(kept, 'old.json'))).toBe(false);
+    // A run started in the sub-directory, told to trust its workspace's servers, finds none planted.
+    const second = await runCli(['-p', 'go', '--workspace', sub, '--trust-workspace-mcp'], { env: runEnv });
+    expect(second.code, second.stderr).toBe(0);
+    expect(existsSync(marker)).toBe(false);
+    expect(JSON.stringify(api.requests.at(-1)?.body)).not.toContain('mcp__evil');
+  });
+
   it('a model plants .mcp.json and an agent file; the next run with --trust-workspace-mcp finds neither', async () => {
     const { home, ws, env } = await homeAndWorkspace();
     await using _home = home;

@@ -119,6 +119,7 @@ describe('what apply_agent_diff refuses', () => {
       'packages/a/.skate/agents/x.md',
       '.claude/agents/evil.md',
       '.mcp.json',
+      'packages/a/.mcp.json',
     ])
       expect(refused(change(p, { status: 'added', before: undefined })), p).toBe(
         'Skate or git read it as configuration',

@@ -54,7 +54,7 @@ describe('planSandbox', () => {
       emptyDir: empty.path,
       home: empty.path,
     });
-    expect(plan.guard?.names).toEqual(['.skate']);
+    expect(plan.guard?.names).toEqual(['.skate', '.mcp.json']);
     expect(plan.guard?.deny).toEqual(
       expect.arrayContaining([
         { dir: path.join(ws, '.git'), name: 'hooks' },
@@ -83,6 +83,8 @@ describe('planSandbox', () => {
     const ws = path.join(home.path, 'ws');
     await mkdir(path.join(home.path, '.skate'), { recursive: true });
     await mkdir(path.join(ws, 'sub', '.skate', 'sessions'), { recursive: true });
+    // A sub-directory's .mcp.json is what a run started there reads: read-only too.
+    await writeFile(path.join(ws, 'sub', '.mcp.json'), '{"mcpServers":{}}');
     // The workspace is the home directory: ~/.skate lies in the write root.
     const plan = await planSandbox({
       policy: testPolicy(home.path, { protected: [] }),
@@ -92,7 +94,11 @@ describe('planSandbox', () => {
     });
     const readOnly = plan.steps.filter((step) => step.op === 'ro-bind').map((step) => step.dest);
     expect(readOnly).toEqual(
-      expect.arrayContaining([path.join(home.path, '.skate'), path.join(ws, 'sub', '.skate')]),
+      expect.arrayContaining([
+        path.join(home.path, '.skate'),
+        path.join(ws, 'sub', '.skate'),
+        path.join(ws, 'sub', '.mcp.json'),
+      ]),
     );
     // The home is the workspace: its `.mcp.json` and `.claude/agents` are refused too, though unlisted.
     expect(plan.guard).toEqual({
@@ -100,7 +106,7 @@ describe('planSandbox', () => {
         { dir: home.path, name: '.mcp.json' },
         { dir: home.path, name: '.claude' },
       ],
-      names: ['.skate'],
+      names: ['.skate', '.mcp.json'],
     });
     // A read-only policy writes nothing: no guard to run.
     const readonly = await planSandbox({
