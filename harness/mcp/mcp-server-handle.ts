@@ -6,6 +6,7 @@ import {
   type McpServerConfig,
   remoteServerPattern,
 } from '../../shared/mcp-servers.js';
+import { MCP_TOOLS_CHANGED_STREAM } from '../../shared/mcp-tools-changed.js';
 import { narrowPolicy } from '../../shared/narrow-policy.js';
 import { compileAllowlist, judgeHost } from '../../shared/network-allowlist.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
@@ -36,6 +37,8 @@ export interface McpServerHandleOptions {
   idleMs: number;
   startTimeoutMs: number;
   onLog?: ((line: string) => void) | undefined;
+  /** Its tools changed while it ran (it announced `tools/list_changed`, or listed others than remembered). */
+  onToolsChanged?: (() => void) | undefined;
 }
 
 /**
@@ -210,8 +213,16 @@ export class McpServerHandle {
     );
     const tools = await client.listTools();
     this.failed = undefined;
+    const before = this.tools;
     this.tools = tools;
     this.memory().remember(tools);
+    if (before && !sameTools(before, tools)) options.onToolsChanged?.();
+    client.watchTools(MCP_TOOLS_CHANGED_STREAM, (listed) => {
+      if (this.client !== client) return;
+      this.tools = listed;
+      this.memory().remember(listed);
+      options.onToolsChanged?.();
+    });
     this.client = client;
     this.serverPolicy = policy;
     this.track(client);
@@ -238,6 +249,10 @@ export class McpServerHandle {
       this.options.workspace,
     );
   }
+}
+
+function sameTools(a: readonly ToolDefinition[], b: readonly ToolDefinition[]): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 /**
