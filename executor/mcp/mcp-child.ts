@@ -52,6 +52,8 @@ export function createMcpChild(server: McpBootServer, options: McpChildOptions):
   let connection: Promise<Connection> | undefined;
   const stderrTail: string[] = [];
   const changeListeners: ((tools: McpToolInfo[]) => void)[] = [];
+  /** The listing that follows the server's last `tools/list_changed`, while it runs. */
+  let refreshing: Promise<void> | undefined;
   const label = `MCP server "${server.name}"`;
 
   const connect = async (): Promise<Connection> => {
@@ -76,9 +78,11 @@ export function createMcpChild(server: McpBootServer, options: McpChildOptions):
         listChanged: {
           tools: {
             autoRefresh: false,
-            debounceMs: 50,
+            // At once: a server announces a change before the result of the call that made it,
+            // and that call's result waits for the new listing (see `call`).
+            debounceMs: 0,
             onChanged: () => {
-              void listTools(client, label).then(
+              refreshing = listTools(client, label).then(
                 (tools) => {
                   if (!current || current.client !== client) return;
                   current.tools = tools;
@@ -128,6 +132,21 @@ export function createMcpChild(server: McpBootServer, options: McpChildOptions):
     return connection;
   };
 
+  /**
+   * A change the server announced during a call is listed, and said to the harness, before the
+   * call's result goes back: the model's next request then offers the new tools.
+   */
+  const changesSettled = async (): Promise<void> => {
+    // The notification, read with the result, is handled on a later turn of the event loop.
+    await new Promise((resolve) => setImmediate(resolve));
+    const pending = refreshing;
+    if (!pending) return;
+    await pending;
+    if (refreshing === pending) refreshing = undefined;
+    // The announcement's frame leaves before the result's.
+    await new Promise((resolve) => setImmediate(resolve));
+  };
+
   return {
     tools: async () => (await connected()).tools,
     onToolsChanged(listener) {
@@ -154,6 +173,7 @@ export function createMcpChild(server: McpBootServer, options: McpChildOptions):
           code: 'failed',
         };
       }
+      if (client.getServerCapabilities()?.tools?.listChanged) await changesSettled();
       const output = contentText(result);
       return result.isError === true ? { output, isError: true, code: 'failed' } : { output };
     },

@@ -167,18 +167,19 @@ export class ExecutorClient {
   }
 
   /**
-   * Calls `onChange` with the executor's tools each time a line comes on `stream` (an MCP server's
+   * Calls `onChange` with the executor's tools (being listed) each time a line comes on `stream` (an MCP server's
    * executor says so when the server's list changed: `MCP_TOOLS_CHANGED_STREAM`). Ends with the
    * executor; the returned function ends it sooner.
    */
-  watchTools(stream: string, onChange: (tools: ToolDefinition[]) => void): () => void {
+  watchTools(stream: string, onChange: (tools: Promise<ToolDefinition[]>) => void): () => void {
     const subscription = this.connection.trpc.toolOutput.subscribe(
       { callId: stream },
       {
+        // Synchronously, with the listing on its way: a call whose result comes next can wait for it.
         onData: () => {
           this.toolsCache = undefined;
           this.expectedTools = undefined;
-          void this.fetchTools().then(onChange, () => undefined);
+          onChange(this.fetchTools());
         },
         onError: () => undefined,
       },
