@@ -84,7 +84,8 @@ describe('skate acp with the real server-everything and a slow server (#22)', ()
         prompt: [{ type: 'text', text: 'take your time' }],
       });
       const calling = async () => (await lines(events)).some((line) => line.startsWith('slow started'));
-      expect(await eventually(calling, 60_000), editor.stderr()).toBe(true);
+      const seen = await eventually(calling, 60_000);
+      expect(seen, editor.stderr()).toBe(true);
       await ctx.notify(methods.agent.session.cancel, { sessionId });
       expect((await prompt).stopReason).toBe('cancelled');
     });
