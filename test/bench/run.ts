@@ -18,6 +18,7 @@ import { benchFirstShell } from './first-shell-bench.js';
 import { benchGrep } from './grep-bench.js';
 import { benchHooks } from './hooks-bench.js';
 import { benchMcp } from './mcp-bench.js';
+import { benchMcpLazyStart } from './mcp-lazy-start-bench.js';
 import { benchMcpToolSearch } from './mcp-tool-search-bench.js';
 import { benchNetworkProxy } from './network-proxy-bench.js';
 import { benchRpc } from './rpc-bench.js';
@@ -88,6 +89,11 @@ const sections: readonly BenchSection[] = [
     name: 'mcp',
     what: 'an MCP tool call through Skate vs the SDK client directly',
     run: ({ policy }) => benchMcp(policy),
+  },
+  {
+    name: 'mcp-lazy-start',
+    what: "an MCP server's cost until its first call, and that call (start included) vs a warm one",
+    run: ({ policy }) => benchMcpLazyStart(policy),
   },
   {
     name: 'mcp-tool-search',
