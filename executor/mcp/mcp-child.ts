@@ -137,8 +137,8 @@ export function createMcpChild(server: McpBootServer, options: McpChildOptions):
    * call's result goes back: the model's next request then offers the new tools.
    */
   const changesSettled = async (): Promise<void> => {
-    // The notification, read with the result, is handled on a later turn of the event loop.
-    await new Promise((resolve) => setImmediate(resolve));
+    // The SDK handles a notification a microtask after reading it, so one sent before the result
+    // has set `refreshing` by now: a call with no change waits for nothing.
     const pending = refreshing;
     if (!pending) return;
     await pending;
