@@ -6,6 +6,9 @@ import {
   type ServedProcedure,
   servedExecutorProcedures,
 } from '../shared/executor-router.js';
+import { isMcpPromptTool } from '../shared/mcp-prompts.js';
+import { isMcpResourceTool } from '../shared/mcp-resource-tools.js';
+import { MCP_TOOLS_CHANGED_STREAM } from '../shared/mcp-tools-changed.js';
 import type { AnyTool } from './define-tool.js';
 import { findRipgrep } from './fs/ripgrep.js';
 import type { McpChild } from './mcp/mcp-child.js';
@@ -89,7 +92,7 @@ export function createExecutor(
   /** When a call last started or ended: the warm-up waits for a quiet spell after it. */
   let lastActivity = performance.now();
   const called = new Set<string>();
-  const mcpReady = mcp ? mcpRegistration(mcp, boot, registry) : undefined;
+  const mcpReady = mcp ? mcpRegistration(mcp, boot, registry, outputs) : undefined;
   const impl: ExecutorProcedures = {
     listTools: () =>
       mcpReady ? mcpReady.registered().then(() => registry.definitions()) : registry.definitions(),
@@ -166,12 +169,14 @@ export function createExecutor(
 
 /**
  * Starts the MCP server (once, and again after a failed start) and registers its tools; `close`
- * stops it. The registry is filled once: a server that restarts keeps the tools it first listed.
+ * stops it. The registry is filled once, then replaced only when the running server announces
+ * that its list changed (said on `MCP_TOOLS_CHANGED_STREAM`, so the harness lists them again).
  */
 function mcpRegistration(
   server: NonNullable<ExecutorBoot['mcpServer']>,
   boot: ExecutorBoot,
   registry: ToolRegistry,
+  outputs: OutputHub,
 ): { registered(): Promise<void>; close(): Promise<void> } {
   let child: Promise<McpChild> | undefined;
   let registered: Promise<void> | undefined;
@@ -195,11 +200,25 @@ function mcpRegistration(
         const timeoutMs = boot.policy.limits.commandTimeoutSeconds * 1000;
         // Resources and prompts first: their reserved names win over a server's tool named alike.
         const resources = (await mcp.hasResources()) ? mcpResourceTools(mcp, timeoutMs) : [];
+        const own = new Set<string>();
+        const registerAll = (tools: LazyTool[]): void => {
+          for (const tool of tools) {
+            if (registry.names().includes(tool.definition.name)) continue;
+            registry.register(tool);
+            own.add(tool.definition.name);
+          }
+        };
         const { mcpPromptTools } = await import('./mcp/mcp-prompt-tools.js');
         const prompts = mcpPromptTools(mcp, await mcp.prompts(), timeoutMs, boot.policy.limits.outputBytes);
-        for (const tool of [...resources, ...prompts, ...mcpTools(mcp, listed, timeoutMs)]) {
-          if (!registry.names().includes(tool.definition.name)) registry.register(tool);
-        }
+        registerAll([...resources, ...prompts, ...mcpTools(mcp, listed, timeoutMs)]);
+        const announce = outputs.open(MCP_TOOLS_CHANGED_STREAM);
+        mcp.onToolsChanged((tools) => {
+          for (const name of own) {
+            if (!isMcpResourceTool(name) && !isMcpPromptTool(name)) registry.unregister(name);
+          }
+          registerAll(mcpTools(mcp, tools, timeoutMs));
+          announce('progress', `${tools.length} tools`);
+        });
       })().catch((error: unknown) => {
         registered = undefined;
         throw error;

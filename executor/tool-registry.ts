@@ -33,6 +33,11 @@ export class ToolRegistry {
     this.definitionsCache = undefined;
   }
 
+  /** Removes a tool (an MCP server's, when its list changed); a call already running keeps its tool. */
+  unregister(name: string): void {
+    if (this.tools.delete(name)) this.definitionsCache = undefined;
+  }
+
   /** The tool, loading its module on first use; undefined when no such tool is registered. */
   async load(name: string): Promise<AnyTool | undefined> {
     const entry = this.tools.get(name);

@@ -23,7 +23,10 @@ export interface McpChild {
     args: Record<string, unknown>,
     signal: AbortSignal,
     timeoutMs: number,
+    onProgress?: (line: string) => void,
   ): Promise<ToolOutcome>;
+  /** Called with the new listing each time the running server announces `notifications/tools/list_changed`. */
+  onToolsChanged(listener: (tools: McpToolInfo[]) => void): void;
   /** Whether the server declares resources (started if need be). */
   hasResources(): Promise<boolean>;
   /** Its resources, one line each; or one resource's contents (text bounded, binary summarised). */
@@ -60,6 +63,9 @@ const STDERR_TAIL_LINES = 8;
 export function createMcpChild(server: McpBootServer, options: McpChildOptions): McpChild {
   let connection: Promise<Connection> | undefined;
   const stderrTail: string[] = [];
+  const changeListeners: ((tools: McpToolInfo[]) => void)[] = [];
+  /** The listing that follows the server's last `tools/list_changed`, while it runs. */
+  let refreshing: Promise<void> | undefined;
   const label = `MCP server "${server.name}"`;
 
   const connect = async (): Promise<Connection> => {
@@ -74,26 +80,37 @@ export function createMcpChild(server: McpBootServer, options: McpChildOptions):
         if (stderrTail.length > STDERR_TAIL_LINES) stderrTail.shift();
       }
     });
-    const client = new Client({ name: 'skate', version: '0.1.0' });
+    // No client capabilities: Skate answers no sampling, elicitation or roots request (the SDK's
+    // client refuses them with "method not found"), so a server that checks offers no tool needing them.
+    let current: Connection | undefined;
+    const client = new Client(
+      { name: 'skate', version: '0.1.0' },
+      {
+        capabilities: {},
+        listChanged: {
+          tools: {
+            autoRefresh: false,
+            // At once: a server announces a change before the result of the call that made it,
+            // and that call's result waits for the new listing (see `call`).
+            debounceMs: 0,
+            onChanged: () => {
+              refreshing = listTools(client, label).then(
+                (tools) => {
+                  if (!current || current.client !== client) return;
+                  current.tools = tools;
+                  for (const listener of changeListeners) listener(tools);
+                },
+                () => undefined,
+              );
+            },
+          },
+        },
+      },
+    );
     const started = (async () => {
       await client.connect(transport);
-      const tools: McpToolInfo[] = [];
-      let cursor: string | undefined;
       // A server with prompts or resources only has no tools to list (it answers "method not found").
-      const hasTools = client.getServerCapabilities()?.tools !== undefined;
-      while (hasTools) {
-        const page = await client.listTools(cursor ? { cursor } : undefined);
-        for (const tool of page.tools) {
-          tools.push({
-            name: tool.name,
-            description: tool.description ?? tool.title ?? '',
-            inputSchema: tool.inputSchema as Record<string, unknown>,
-            readOnly: tool.annotations?.readOnlyHint === true,
-          });
-        }
-        cursor = page.nextCursor;
-        if (!cursor) break;
-      }
+      const tools = client.getServerCapabilities()?.tools !== undefined ? await listTools(client, label) : [];
       // Prompts are listed with the tools, so that the manifest remembers both.
       // A server whose listing fails still offers its tools (said on stderr).
       const prompts = client.getServerCapabilities()?.prompts
@@ -120,13 +137,14 @@ export function createMcpChild(server: McpBootServer, options: McpChildOptions):
       client.onclose = () => {
         connection = undefined;
       };
-      return {
+      current = {
         client,
         transport,
         tools,
         resources: Boolean(client.getServerCapabilities()?.resources),
         prompts,
       };
+      return current;
     } catch (error) {
       await transport.close().catch(() => undefined);
       const tail = stderrTail.length > 0 ? `; its stderr ended:\n${stderrTail.join('\n')}` : '';
@@ -144,16 +162,38 @@ export function createMcpChild(server: McpBootServer, options: McpChildOptions):
     return connection;
   };
 
+  /**
+   * A change the server announced during a call is listed, and said to the harness, before the
+   * call's result goes back: the model's next request then offers the new tools.
+   */
+  const changesSettled = async (): Promise<void> => {
+    // The SDK handles a notification a microtask after reading it, so one sent before the result
+    // has set `refreshing` by now: a call with no change waits for nothing.
+    const pending = refreshing;
+    if (!pending) return;
+    await pending;
+    if (refreshing === pending) refreshing = undefined;
+    // The announcement's frame leaves before the result's.
+    await new Promise((resolve) => setImmediate(resolve));
+  };
+
   return {
     tools: async () => (await connected()).tools,
-    async call(name, args, signal, timeoutMs) {
+    onToolsChanged(listener) {
+      changeListeners.push(listener);
+    },
+    async call(name, args, signal, timeoutMs, onProgress) {
       const { client } = await connected();
       let result: Awaited<ReturnType<Client['callTool']>>;
       try {
+        // Aborting `signal` makes the SDK send the server `notifications/cancelled` for this request.
         result = await client.callTool({ name, arguments: args }, undefined, {
           signal,
           timeout: timeoutMs,
           resetTimeoutOnProgress: true,
+          ...(onProgress && {
+            onprogress: (progress) => onProgress(progressLine(progress)),
+          }),
         });
       } catch (error) {
         if (signal.aborted) return { output: `${name} was cancelled`, isError: true, code: 'cancelled' };
@@ -163,6 +203,7 @@ export function createMcpChild(server: McpBootServer, options: McpChildOptions):
           code: 'failed',
         };
       }
+      if (client.getServerCapabilities()?.tools?.listChanged) await changesSettled();
       const output = contentText(result);
       return result.isError === true ? { output, isError: true, code: 'failed' } : { output };
     },
@@ -222,6 +263,42 @@ export function createMcpChild(server: McpBootServer, options: McpChildOptions):
       await open?.then((c) => c.transport.close()).catch(() => undefined);
     },
   };
+}
+
+/**
+ * Every tool the server lists (all pages). A tool that can only be called as a task
+ * (`execution.taskSupport: "required"`, the experimental tasks API Skate's client does not speak)
+ * is left out, and said on stderr, rather than offered to fail at every call.
+ */
+async function listTools(client: Client, label: string): Promise<McpToolInfo[]> {
+  const tools: McpToolInfo[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor ? { cursor } : undefined);
+    for (const tool of page.tools) {
+      if (tool.execution?.taskSupport === 'required') {
+        process.stderr.write(
+          `skate executor: ${label}'s tool ${JSON.stringify(tool.name.slice(0, 80))} left out: it runs only as a task, which Skate does not support\n`,
+        );
+        continue;
+      }
+      tools.push({
+        name: tool.name,
+        description: tool.description ?? tool.title ?? '',
+        inputSchema: tool.inputSchema as Record<string, unknown>,
+        readOnly: tool.annotations?.readOnlyHint === true,
+      });
+    }
+    cursor = page.nextCursor;
+  } while (cursor);
+  return tools;
+}
+
+/** One progress notification as a line: `3/5 message`, or what of it the server sent. */
+function progressLine(progress: { progress: number; total?: number; message?: string }): string {
+  const count =
+    progress.total !== undefined ? `${progress.progress}/${progress.total}` : `${progress.progress}`;
+  return progress.message ? `${count} ${progress.message.slice(0, 200)}` : count;
 }
 
 /** A result's content as text for the model: text as is, other kinds named. */

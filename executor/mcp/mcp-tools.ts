@@ -27,7 +27,10 @@ export function mcpTools(child: McpChild, listed: readonly McpToolInfo[], timeou
       description: info.description,
       effect,
       input: ANY_ARGUMENTS,
-      run: (input, ctx) => child.call(info.name, input, ctx.signal, timeoutMs),
+      // Asking for progress sends the server a progress token, so a call that reports progress is
+      // not cut by the call timeout (`resetTimeoutOnProgress`); its lines are the call's output.
+      run: (input, ctx) =>
+        child.call(info.name, input, ctx.signal, timeoutMs, (line) => ctx.emit('progress', line)),
     });
     tools.push({
       definition: { name: info.name, description: info.description, effect, inputSchema: info.inputSchema },

@@ -91,6 +91,11 @@ export interface EngineContext {
   metaTools?: readonly MetaTool[];
   /** The deferred meta tools this agent loaded: offered after the others, in the order loaded. */
   loadedTools?: LoadedTools;
+  /**
+   * Meta tools that may change during a run (MCP servers announcing `tools/list_changed`): when
+   * `version()` moves, the next request offers `metaTools()`, new tools appended after the others.
+   */
+  toolChanges?: { version(): number; metaTools(): readonly MetaTool[] };
   inbox: CommandInbox;
   /** Aborting it interrupts the run: the model stream and every running tool. */
   signal: AbortSignal;

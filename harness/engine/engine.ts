@@ -120,6 +120,7 @@ export class Engine {
     log.userMessage(prompt);
 
     let toolset: Toolset;
+    let toolsVersion = ctx.toolChanges?.version();
     try {
       toolset = await loadToolset(ctx, state);
     } catch (error) {
@@ -149,6 +150,11 @@ export class Engine {
         if ((await this.compact(state, windowTokens, 'threshold')) === 'cancelled') {
           return outcome(state, 'cancelled');
         }
+      }
+      if (ctx.toolChanges && ctx.toolChanges.version() !== toolsVersion) {
+        toolsVersion = ctx.toolChanges.version();
+        const changed = { ...ctx, metaTools: ctx.toolChanges.metaTools() };
+        toolset = keepToolOrder(toolset, await loadToolset(changed, state).catch(() => toolset));
       }
       // A run continuing another (a reminder) numbers its turns on from that one's.
       const turn = ++state.turns + (request.turnOffset ?? 0);
@@ -450,6 +456,17 @@ async function loadToolset(ctx: EngineContext, state: RunState): Promise<Toolset
     else modelTools.push({ name, description, inputSchema });
   }
   return { modelTools, deferred, definitions, metaTools };
+}
+
+/**
+ * A changed toolset offered in the order the previous one was, new tools after: the request's
+ * cached prefix then stays up to the first tool that changed or went.
+ */
+function keepToolOrder(previous: Toolset, next: Toolset): Toolset {
+  const fresh = new Map(next.modelTools.map((tool) => [tool.name, tool]));
+  const kept = previous.modelTools.flatMap((tool) => fresh.get(tool.name) ?? []);
+  const keptNames = new Set(kept.map((tool) => tool.name));
+  return { ...next, modelTools: [...kept, ...next.modelTools.filter((tool) => !keptNames.has(tool.name))] };
 }
 
 /** The run's tools, then the deferred ones loaded so far: appended, so the cached prefix stays. */

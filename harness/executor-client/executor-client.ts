@@ -166,6 +166,27 @@ export class ExecutorClient {
     return this.expectedTools ?? this.fetchTools();
   }
 
+  /**
+   * Calls `onChange` with the executor's tools (being listed) each time a line comes on `stream` (an MCP server's
+   * executor says so when the server's list changed: `MCP_TOOLS_CHANGED_STREAM`). Ends with the
+   * executor; the returned function ends it sooner.
+   */
+  watchTools(stream: string, onChange: (tools: Promise<ToolDefinition[]>) => void): () => void {
+    const subscription = this.connection.trpc.toolOutput.subscribe(
+      { callId: stream },
+      {
+        // Synchronously, with the listing on its way: a call whose result comes next can wait for it.
+        onData: () => {
+          this.toolsCache = undefined;
+          this.expectedTools = undefined;
+          onChange(this.fetchTools());
+        },
+        onError: () => undefined,
+      },
+    );
+    return () => subscription.unsubscribe();
+  }
+
   /** Whether a tool streams output; true when unknown, so no line is lost. */
   private async streams(name: string): Promise<boolean> {
     const tools = await this.fetchTools().catch(() => undefined);

@@ -33,5 +33,7 @@ export async function clientMcpPool(options: ClientMcpPoolOptions): Promise<McpP
       return policy;
     },
     note: options.note,
+    // The budget of your settings (`mcp.toolSchemaBudget`), which the run's pool carries.
+    ...(options.base && { toolSchemaBudget: options.base.toolSchemaBudget }),
   });
 }

@@ -70,6 +70,7 @@ export class McpPool {
   private readonly handles: McpServerHandle[] = [];
   private readonly rows: McpServerRow[] = [];
   private holders = 0;
+  private changes = 0;
   /** Bytes of MCP tool schemas an agent is sent before they are deferred behind `tool_search`. */
   readonly toolSchemaBudget: number;
 
@@ -106,6 +107,9 @@ export class McpPool {
         idleMs,
         startTimeoutMs,
         onLog: options.onLog,
+        onToolsChanged: () => {
+          pool.changes++;
+        },
       });
       pool.handles.push(handle);
       pool.rows.push({ ...rowOf(entry), state: { status: 'configured' } });
@@ -119,6 +123,15 @@ export class McpPool {
       }),
     );
     return pool;
+  }
+
+  /**
+   * Counts the changes of any server's tools since the pool was made (a server announced
+   * `tools/list_changed`, or listed others than remembered): an agent whose count is behind takes
+   * `metaTools()` again before its next request.
+   */
+  toolsVersion(): number {
+    return this.changes + (this.base?.toolsVersion() ?? 0);
   }
 
   /** Each server's tools as meta tools, under their MCP annotations' effect (`readOnlyHint`: no approval). */

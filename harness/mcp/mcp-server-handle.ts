@@ -7,6 +7,7 @@ import {
   type McpServerConfig,
   remoteServerPattern,
 } from '../../shared/mcp-servers.js';
+import { MCP_TOOLS_CHANGED_STREAM } from '../../shared/mcp-tools-changed.js';
 import { narrowPolicy } from '../../shared/narrow-policy.js';
 import { compileAllowlist, judgeHost } from '../../shared/network-allowlist.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
@@ -37,6 +38,8 @@ export interface McpServerHandleOptions {
   idleMs: number;
   startTimeoutMs: number;
   onLog?: ((line: string) => void) | undefined;
+  /** Its tools changed while it ran (it announced `tools/list_changed`, or listed others than remembered). */
+  onToolsChanged?: (() => void) | undefined;
 }
 
 /**
@@ -58,6 +61,8 @@ export class McpServerHandle {
   /** The policy its executor runs under, once started. */
   private serverPolicy: ResolvedPolicy | undefined;
   private tracking: ExecutorTracking | undefined;
+  /** The listing after the server's last announced change, while it is fetched. */
+  private refreshing: Promise<void> | undefined;
 
   constructor(private readonly options: McpServerHandleOptions) {
     this.name = options.name;
@@ -142,7 +147,10 @@ export class McpServerHandle {
           code: 'unavailable',
         };
       }
-      return await executor.callTool(tool, input, { signal });
+      const result = await executor.callTool(tool, input, { signal });
+      // A change of its tools this call made is known before the model is asked again.
+      if (this.refreshing) await this.refreshing;
+      return result;
     } catch (error) {
       if (signal.aborted) return { output: `${tool} was cancelled.`, isError: true, code: 'cancelled' };
       return {
@@ -219,10 +227,27 @@ export class McpServerHandle {
       },
       policy,
     );
-    const tools = await client.listTools();
+    // A server that fails or times out starting takes its executor with it: none is left waiting.
+    const tools = await client.listTools().catch(async (error: unknown) => {
+      await client.shutdown().catch(() => client.kill());
+      throw error;
+    });
     this.failed = undefined;
+    const before = this.tools;
     this.tools = tools;
     this.memory().remember(tools);
+    if (before && !sameTools(before, tools)) options.onToolsChanged?.();
+    client.watchTools(MCP_TOOLS_CHANGED_STREAM, (listing) => {
+      this.refreshing = listing.then(
+        (listed) => {
+          if (this.client !== client) return;
+          this.tools = listed;
+          this.memory().remember(listed);
+          options.onToolsChanged?.();
+        },
+        () => undefined,
+      );
+    });
     this.client = client;
     this.serverPolicy = policy;
     this.track(client);
@@ -249,6 +274,10 @@ export class McpServerHandle {
       this.options.workspace,
     );
   }
+}
+
+function sameTools(a: readonly ToolDefinition[], b: readonly ToolDefinition[]): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 /**

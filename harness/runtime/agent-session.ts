@@ -776,6 +776,16 @@ export class AgentSession {
       tools: this.toolHost(),
       metaTools,
       loadedTools: this.loadedTools,
+      ...(settings.mcp && {
+        toolChanges: {
+          version: () => settings.mcp?.toolsVersion() ?? 0,
+          metaTools: () => {
+            const tools = this.metaTools();
+            this.metaToolNames = new Set(tools.map((tool) => tool.definition.name));
+            return tools;
+          },
+        },
+      }),
       inbox: this.inbox?.inbox ?? createSubAgentInbox(),
       signal,
       ...(this.hooks && { hooks: this.hooks }),

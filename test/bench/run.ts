@@ -20,6 +20,7 @@ import { benchHooks } from './hooks-bench.js';
 import { benchMcp } from './mcp-bench.js';
 import { benchMcpFirstRequest } from './mcp-first-request-bench.js';
 import { benchMcpLayers } from './mcp-layers-bench.js';
+import { benchMcpLazyStart } from './mcp-lazy-start-bench.js';
 import { benchMcpToolSearch } from './mcp-tool-search-bench.js';
 import { benchNetworkProxy } from './network-proxy-bench.js';
 import { benchRpc } from './rpc-bench.js';
@@ -100,6 +101,11 @@ const sections: readonly BenchSection[] = [
     name: 'mcp-first-request',
     what: '`skate -p` to its first request: five MCP servers configured (manifests remembered) vs none',
     run: () => benchMcpFirstRequest(),
+  },
+  {
+    name: 'mcp-lazy-start',
+    what: "an MCP server's cost until its first call, and that call (start included) vs a warm one",
+    run: ({ policy }) => benchMcpLazyStart(policy),
   },
   {
     name: 'mcp-tool-search',

@@ -27,9 +27,11 @@ export interface AcpEditor extends AsyncDisposable {
   stderr(): string;
 }
 
-export function startAcpEditor(args: string[], env: NodeJS.ProcessEnv): AcpEditor {
+/** `cwd`: where the editor starts `skate acp` (the workspace of the servers in your settings). */
+export function startAcpEditor(args: string[], env: NodeJS.ProcessEnv, cwd?: string): AcpEditor {
   const child = spawn(process.execPath, [distPath('cli', 'skate.js'), 'acp', ...args], {
     env,
+    ...(cwd && { cwd }),
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stderr = '';
