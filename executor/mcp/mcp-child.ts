@@ -1,5 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { MCP_UNAUTHORIZED_MARK } from '../../shared/mcp-oauth.js';
 import type { McpBootServer } from '../../shared/mcp-servers.js';
 import type { ToolOutcome } from '../define-tool.js';
 import { createMcpTransport, type McpTransportOptions } from './mcp-transport.js';
@@ -49,11 +50,14 @@ export function createMcpChild(server: McpBootServer, options: McpChildOptions):
   let connection: Promise<Connection> | undefined;
   const stderrTail: string[] = [];
   const label = `MCP server "${server.name}"`;
+  // Set when the server answers 401: the harness then refreshes its login or says `skate mcp login`.
+  let unauthorized = false;
+  const transportOptions = { ...options, onUnauthorized: () => (unauthorized = true) };
 
   const connect = async (): Promise<Connection> => {
     const [{ Client }, { transport, stderr }] = await Promise.all([
       import('@modelcontextprotocol/sdk/client/index.js'),
-      createMcpTransport(server, options),
+      createMcpTransport(server, transportOptions),
     ]);
     stderr?.on('data', (chunk: Buffer) => {
       for (const line of chunk.toString('utf8').split('\n')) {
@@ -63,6 +67,7 @@ export function createMcpChild(server: McpBootServer, options: McpChildOptions):
       }
     });
     const client = new Client({ name: 'skate', version: '0.1.0' });
+    unauthorized = false;
     const started = (async () => {
       await client.connect(transport);
       const tools: McpToolInfo[] = [];
@@ -99,7 +104,8 @@ export function createMcpChild(server: McpBootServer, options: McpChildOptions):
     } catch (error) {
       await transport.close().catch(() => undefined);
       const tail = stderrTail.length > 0 ? `; its stderr ended:\n${stderrTail.join('\n')}` : '';
-      throw new Error(`${label} could not start: ${(error as Error).message}${tail}`);
+      const refused = unauthorized ? ` ${MCP_UNAUTHORIZED_MARK}` : '';
+      throw new Error(`${label} could not start: ${(error as Error).message}${refused}${tail}`);
     } finally {
       clearTimeout(timer);
     }
@@ -118,6 +124,7 @@ export function createMcpChild(server: McpBootServer, options: McpChildOptions):
     async call(name, args, signal, timeoutMs) {
       const { client } = await connected();
       let result: Awaited<ReturnType<Client['callTool']>>;
+      unauthorized = false;
       try {
         result = await client.callTool({ name, arguments: args }, undefined, {
           signal,
@@ -129,7 +136,7 @@ export function createMcpChild(server: McpBootServer, options: McpChildOptions):
         return {
           output: `${label} failed during the call of ${name}: ${(error as Error).message}`,
           isError: true,
-          code: 'failed',
+          code: unauthorized ? 'unauthorized' : 'failed',
         };
       }
       const output = contentText(result);

@@ -11,6 +11,7 @@ import { compileAllowlist, judgeHost } from '../../shared/network-allowlist.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import type { ToolDefinition, ToolResult } from '../../shared/tool.js';
 import type { ExecutorClient } from '../executor-client/executor-client.js';
+import { loginNeededResult, refusedCredentials, withLoginHint } from '../mcp-oauth/refused-credentials.js';
 import type { ExecutorRegistry } from '../runtime/executor-registry.js';
 import { type ExecutorTracking, trackExecutor } from '../runtime/track-executor.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
@@ -123,6 +124,20 @@ export class McpServerHandle {
 
   /** One call; every failure (a start that failed or timed out, a server that died) is a result naming the server. */
   async call(tool: string, input: unknown, signal: AbortSignal): Promise<ToolResult> {
+    const result = await this.callOnce(tool, input, signal);
+    const { config } = this.options;
+    if (!isHttpServer(config) || !refusedCredentials(result) || signal.aborted) return result;
+    // Its token was refused (HTTP 401): refreshed in the harness, then once, a new executor with it and the call again.
+    const { renewAfterRejection } = await import('../mcp-oauth/server-authorization.js');
+    if (await renewAfterRejection(this.name, config)) {
+      await this.stop();
+      const again = await this.callOnce(tool, input, signal);
+      if (!refusedCredentials(again)) return again;
+    }
+    return loginNeededResult(this.name);
+  }
+
+  private async callOnce(tool: string, input: unknown, signal: AbortSignal): Promise<ToolResult> {
     this.running++;
     clearTimeout(this.idleTimer);
     try {
@@ -196,19 +211,30 @@ export class McpServerHandle {
     const { options } = this;
     const policy = await this.policy();
     const { spawnExecutor } = await import('../runtime/start-executor.js');
+    // A remote server's login (`skate mcp login`): its access token, refreshed first if need be.
+    const mcpServer = isHttpServer(options.config)
+      ? await (await import('../mcp-oauth/server-authorization.js')).withOAuthToken(
+          this.name,
+          options.config,
+          this.boot,
+        )
+      : this.boot;
     const client = await spawnExecutor(
       {
         kind: 'local',
         policy,
         sandbox: options.sandbox,
-        mcpServer: this.boot,
+        mcpServer,
         // The executor's own boot, then the server's start and listing (bounded inside by startTimeoutMs).
         startupTimeoutMs: options.startTimeoutMs + 15_000,
         ...(options.onLog && { onLog: options.onLog }),
       },
       policy,
     );
-    const tools = await client.listTools();
+    const tools = await client.listTools().catch(async (error: Error) => {
+      await client.shutdown().catch(() => client.kill());
+      throw new Error(withLoginHint(error.message, this.name));
+    });
     this.failed = undefined;
     this.tools = tools;
     this.memory().remember(tools);

@@ -3,6 +3,7 @@ import type { McpServerConfig } from '../../../shared/mcp-servers.js';
 import { createConsentStore } from '../../consent/consent-store.js';
 import { serverManifest } from '../../mcp/mcp-server-handle.js';
 import { describeServer, mcpConsentSubject } from '../../mcp/setup-mcp.js';
+import { authStatusLine } from '../../mcp-oauth/auth-status-line.js';
 import { resolveWorkspace } from '../../runtime/start-executor.js';
 import { loadSettings } from '../../settings/load-settings.js';
 import { inertText, jsonFor } from '../../terminal/inert-text.js';
@@ -20,6 +21,8 @@ interface ListedServer {
   state: string;
   /** For a workspace's servers: whether you consented to this version of the file. */
   consent: 'not needed' | 'given' | 'not given';
+  /** A remote server's login (`skate mcp login`): authenticated, expired or needs login; absent when none is kept. */
+  auth?: string;
 }
 
 /**
@@ -29,9 +32,10 @@ interface ListedServer {
  */
 export const run: CommandMain = async (args) => {
   const [sub, ...rest] = args;
+  if (sub === 'login' || sub === 'logout') return (await import('./mcp-login-command.js')).run(args);
   if (sub !== 'list' && sub !== 'trust' && sub !== 'revoke')
     throw new UsageError(
-      'the mcp command is `skate mcp list [--workspace DIR] [--json]` or `skate mcp trust|revoke NAME`',
+      'the mcp command is `skate mcp list [--workspace DIR] [--json]`, `skate mcp trust|revoke NAME` or `skate mcp login|logout NAME`',
     );
   const { values, positionals } = parsed(() =>
     parseArgs({ args: rest, options: WORKSPACE_JSON, allowPositionals: true }),
@@ -74,6 +78,7 @@ export const run: CommandMain = async (args) => {
           ? 'not used without consent'
           : await stateOf(name, config);
       taken.add(name);
+      const auth = await authStatusLine(name, config, source.scope);
       listed.push({
         name,
         source: source.scope,
@@ -81,6 +86,7 @@ export const run: CommandMain = async (args) => {
         server: describeServer(config),
         state,
         consent: given,
+        ...(auth && { auth }),
       });
     }
   }
@@ -94,7 +100,7 @@ export const run: CommandMain = async (args) => {
   }
   const lines = listed.map(
     (server) =>
-      `${server.name}: ${server.state}\n    ${server.server}\n    ${server.source} (${server.file})${server.source === 'workspace' ? `; consent ${server.consent}` : ''}`,
+      `${server.name}: ${server.state}\n    ${server.server}${server.auth ? ` (login: ${server.auth})` : ''}\n    ${server.source} (${server.file})${server.source === 'workspace' ? `; consent ${server.consent}` : ''}`,
   );
   process.stdout.write(inertText(`${lines.join('\n')}\n`));
   return 0;
