@@ -150,6 +150,9 @@ describe('a remote MCP server behind OAuth (skate mcp login)', () => {
     expect(refused?.output).toContain('skate mcp login remote');
     expect(server.calls.map((c) => (c.args as { text: string }).text)).toEqual(['hi', 'again', 'retry']);
     expect(await list()).toContain('login: needs login: skate mcp login remote');
+    // A run never starts a login flow: no new registration, no authorization asked.
+    expect(server.hits['/register']).toBe(1);
+    expect(server.hits['/authorize']).toBe(1);
 
     // Logout forgets it.
     const logout = await runCli(['mcp', 'logout', 'remote', '--workspace', ws.path], { env: env(home.path) });
