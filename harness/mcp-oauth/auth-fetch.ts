@@ -33,23 +33,23 @@ export function checkAuthUrl(url: string | URL, what: string): URL {
  * followed here (the SDK follows same-origin ones by calling this again, so each hop is checked),
  * a timeout, and the answer read whole up to `MAX_AUTH_RESPONSE_BYTES`.
  */
-export function authFetch(signal?: AbortSignal): FetchLike {
+export function authFetch(options: { timeoutMs?: number; maxBytes?: number } = {}): FetchLike {
+  const timeoutMs = options.timeoutMs ?? AUTH_REQUEST_TIMEOUT_MS;
+  const maxBytes = options.maxBytes ?? MAX_AUTH_RESPONSE_BYTES;
   return async (url, init) => {
     checkAuthUrl(url, 'an OAuth endpoint');
-    const timeout = AbortSignal.timeout(AUTH_REQUEST_TIMEOUT_MS);
-    const signals = [timeout, signal, init?.signal].filter((s): s is AbortSignal => s != null);
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signals = [timeout, init?.signal].filter((s): s is AbortSignal => s != null);
     let response: Response;
+    let body: Uint8Array<ArrayBuffer>;
     try {
       response = await fetch(url, { ...init, redirect: 'manual', signal: AbortSignal.any(signals) });
+      body = await boundedBody(response, String(url), maxBytes);
     } catch (error) {
       if (timeout.aborted)
-        throw new McpAuthError(
-          'timeout',
-          `${inertText(String(url))} did not answer within ${AUTH_REQUEST_TIMEOUT_MS} ms`,
-        );
+        throw new McpAuthError('timeout', `${inertText(String(url))} did not answer within ${timeoutMs} ms`);
       throw error;
     }
-    const body = await boundedBody(response, String(url));
     const headers = new Headers(response.headers);
     // The body is whole now: its length is known, its encoding undone.
     headers.delete('content-encoding');
@@ -63,7 +63,11 @@ export function authFetch(signal?: AbortSignal): FetchLike {
   };
 }
 
-async function boundedBody(response: Response, url: string): Promise<Uint8Array<ArrayBuffer>> {
+async function boundedBody(
+  response: Response,
+  url: string,
+  maxBytes: number,
+): Promise<Uint8Array<ArrayBuffer>> {
   const reader = response.body?.getReader();
   if (!reader) return new Uint8Array(0);
   const chunks: Uint8Array[] = [];
@@ -72,11 +76,11 @@ async function boundedBody(response: Response, url: string): Promise<Uint8Array<
     const { done, value } = await reader.read();
     if (done) break;
     total += value.byteLength;
-    if (total > MAX_AUTH_RESPONSE_BYTES) {
+    if (total > maxBytes) {
       await reader.cancel().catch(() => undefined);
       throw new McpAuthError(
         'bad_response',
-        `${inertText(url)} answered more than ${MAX_AUTH_RESPONSE_BYTES} bytes; an OAuth answer is a few KB`,
+        `${inertText(url)} answered more than ${maxBytes} bytes; an OAuth answer is a few KB`,
       );
     }
     chunks.push(value);
