@@ -1,15 +1,6 @@
 import { MCP_UNAUTHORIZED_MARK } from '../../shared/mcp-oauth.js';
 import type { ToolResult } from '../../shared/tool.js';
 
-/** Whether a remote server refused its credentials (HTTP 401), at its start or during the call. */
-export function refusedCredentials(result: ToolResult): boolean {
-  return (
-    result.isError === true &&
-    (result.code === 'unauthorized' ||
-      (result.code === 'unavailable' && result.output.includes(MCP_UNAUTHORIZED_MARK)))
-  );
-}
-
 /** What the model (and so the user) reads when a server's login is missing, expired or revoked. */
 export function loginNeededResult(server: string): ToolResult {
   return {

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { MCP_UNAUTHORIZED_MARK } from '../../shared/mcp-oauth.js';
 import { isMcpResourceTool, MCP_LIST_RESOURCES } from '../../shared/mcp-resource-tools.js';
 import {
   isHttpServer,
@@ -11,7 +12,7 @@ import { compileAllowlist, judgeHost } from '../../shared/network-allowlist.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import type { ToolDefinition, ToolResult } from '../../shared/tool.js';
 import type { ExecutorClient } from '../executor-client/executor-client.js';
-import { loginNeededResult, refusedCredentials, withLoginHint } from '../mcp-oauth/refused-credentials.js';
+import { loginNeededResult, withLoginHint } from '../mcp-oauth/refused-credentials.js';
 import type { ExecutorRegistry } from '../runtime/executor-registry.js';
 import { type ExecutorTracking, trackExecutor } from '../runtime/track-executor.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
@@ -126,13 +127,13 @@ export class McpServerHandle {
   async call(tool: string, input: unknown, signal: AbortSignal): Promise<ToolResult> {
     const result = await this.callOnce(tool, input, signal);
     const { config } = this.options;
-    if (!isHttpServer(config) || !refusedCredentials(result) || signal.aborted) return result;
-    // Its token was refused (HTTP 401): refreshed in the harness, then once, a new executor with it and the call again.
+    if (!isHttpServer(config) || result.code !== 'unauthorized' || signal.aborted) return result;
+    // Its token was refused mid-session (HTTP 401): refreshed in the harness, then once, a new executor with it and the call again.
     const { renewAfterRejection } = await import('../mcp-oauth/server-authorization.js');
     if (await renewAfterRejection(this.name, config)) {
       await this.stop();
       const again = await this.callOnce(tool, input, signal);
-      if (!refusedCredentials(again)) return again;
+      if (again.code !== 'unauthorized') return again;
     }
     return loginNeededResult(this.name);
   }
@@ -199,12 +200,27 @@ export class McpServerHandle {
   }
 
   private started(): Promise<ExecutorClient> {
-    this.executor ??= this.spawn().catch((error: unknown) => {
+    this.executor ??= this.spawnOrRenew().catch((error: unknown) => {
       this.executor = undefined;
-      this.failed = (error as Error).message;
-      throw error;
+      // A start refused with HTTP 401 says how to log in.
+      const failure = new Error(withLoginHint((error as Error).message, this.name));
+      this.failed = failure.message;
+      throw failure;
     });
     return this.executor;
+  }
+
+  /** A remote server that refuses its token at the start (HTTP 401): its login refreshed once, and one more start. */
+  private async spawnOrRenew(): Promise<ExecutorClient> {
+    try {
+      return await this.spawn();
+    } catch (error) {
+      const { config } = this.options;
+      if (!isHttpServer(config) || !(error as Error).message.includes(MCP_UNAUTHORIZED_MARK)) throw error;
+      const { renewAfterRejection } = await import('../mcp-oauth/server-authorization.js');
+      if (!(await renewAfterRejection(this.name, config))) throw error;
+      return this.spawn();
+    }
   }
 
   private async spawn(): Promise<ExecutorClient> {
@@ -232,8 +248,9 @@ export class McpServerHandle {
       policy,
     );
     const tools = await client.listTools().catch(async (error: Error) => {
+      // Not left running: the next start is a new executor (with a new token, after a refresh).
       await client.shutdown().catch(() => client.kill());
-      throw new Error(withLoginHint(error.message, this.name));
+      throw error;
     });
     this.failed = undefined;
     this.tools = tools;

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { type FakeReply, fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { loginViaCli } from '../support/mcp-login.js';
-import { approveInBrowser, testMcpOAuthServer } from '../support/mcp-oauth-server.js';
+import { approveInBrowser, EXPIRE_AFTER, testMcpOAuthServer } from '../support/mcp-oauth-server.js';
 import { runCli } from '../support/run-cli.js';
 
 function env(home: string, api = 'http://127.0.0.1:9'): NodeJS.ProcessEnv {
@@ -73,6 +73,26 @@ describe('a remote MCP server behind OAuth (skate mcp login)', () => {
       return listed.stdout;
     };
 
+    const run = async (replies: FakeReply[]) => {
+      await using api = await fakeMessagesApi(replies);
+      const result = await runCli(['-p', 'go', '--output-format', 'stream-json', '--workspace', ws.path], {
+        env: env(home.path, api.url),
+        timeoutMs: 90_000,
+      });
+      expect(result.code, result.stderr).toBe(0);
+      return { result, requests: JSON.stringify(api.requests.map((r) => r.body)) };
+    };
+
+    // Before any login: the server answers 401; the run says how to log in, and starts no login itself.
+    const before = await run([call('o0', 'mcp__remote__echo', { text: 'no' }), text('done')]);
+    // (Its tools are not known: it could not start to list them, and the note says why.)
+    expect(before.result.stderr).toMatch(
+      /"remote" offers no tools this run: .*HTTP 401[\s\S]*skate mcp login remote/,
+    );
+    expect(results(before.result.stdout)[0]).toMatchObject({ isError: true });
+    expect(server.hits['/register']).toBeUndefined();
+    expect(await list()).toContain('login: needs login: skate mcp login remote');
+
     // Login: the browser is this test, approving at once and following the redirect to the callback.
     let page: { status: number; text: string } | undefined;
     const login = await loginViaCli(['remote', '--workspace', ws.path], env(home.path), async (url) => {
@@ -97,16 +117,6 @@ describe('a remote MCP server behind OAuth (skate mcp login)', () => {
     expect((await store()).entries[0]?.tokens?.access_token).toBe(first);
     expect(login.stderr).not.toContain(first);
     expect(await list()).toContain('login: authenticated');
-
-    const run = async (replies: FakeReply[]) => {
-      await using api = await fakeMessagesApi(replies);
-      const result = await runCli(['-p', 'go', '--output-format', 'stream-json', '--workspace', ws.path], {
-        env: env(home.path, api.url),
-        timeoutMs: 90_000,
-      });
-      expect(result.code, result.stderr).toBe(0);
-      return { result, requests: JSON.stringify(api.requests.map((r) => r.body)) };
-    };
 
     // A call with the token: it reached the server alone, never the model, the output or the log.
     const used = await run([call('o1', 'mcp__remote__echo', { text: 'hi' }), text('done')]);
@@ -135,20 +145,39 @@ describe('a remote MCP server behind OAuth (skate mcp login)', () => {
     expect(server.authorizations.at(-1)).toBe(`Bearer ${second}`);
     expect((await store()).entries[0]?.tokens?.access_token).toBe(second);
 
-    // Refused mid-session (the server expired it early): one refresh, a new executor, the call again.
+    // Refused at the start (the server expired it early): one refresh, then the start again.
     server.expireAccessTokens();
     const retried = await run([call('o3', 'mcp__remote__echo', { text: 'retry' }), text('done')]);
     expect(results(retried.result.stdout)[0]).toMatchObject({ isError: false, output: 'oauth echo: retry' });
     expect(server.grants).toEqual(['authorization_code', 'refresh_token', 'refresh_token']);
     expect(server.authorizations.at(-1)).toBe(`Bearer ${server.accessTokens[2]}`);
 
+    // Refused mid-session, by the server's executor already running: one refresh, a new executor, the call again.
+    const midway = await run([
+      call('o4', 'mcp__remote__echo', { text: EXPIRE_AFTER }),
+      call('o5', 'mcp__remote__echo', { text: 'midway' }),
+      text('done'),
+    ]);
+    expect(results(midway.result.stdout).map((r) => [r.id, r.isError, r.output])).toEqual([
+      ['o4', false, `oauth echo: ${EXPIRE_AFTER}`],
+      ['o5', false, 'oauth echo: midway'],
+    ]);
+    expect(server.grants.filter((g) => g === 'refresh_token')).toHaveLength(3);
+    expect(server.authorizations.at(-1)).toBe(`Bearer ${server.accessTokens[3]}`);
+
     // Revoked: the refresh fails, and the model reads what to do.
     server.revokeAll();
-    const revoked = await run([call('o4', 'mcp__remote__echo', { text: 'no' }), text('done')]);
+    const revoked = await run([call('o6', 'mcp__remote__echo', { text: 'no' }), text('done')]);
     const [refused] = results(revoked.result.stdout);
     expect(refused?.isError).toBe(true);
     expect(refused?.output).toContain('skate mcp login remote');
-    expect(server.calls.map((c) => (c.args as { text: string }).text)).toEqual(['hi', 'again', 'retry']);
+    expect(server.calls.map((c) => (c.args as { text: string }).text)).toEqual([
+      'hi',
+      'again',
+      'retry',
+      EXPIRE_AFTER,
+      'midway',
+    ]);
     expect(await list()).toContain('login: needs login: skate mcp login remote');
     // A run never starts a login flow: no new registration, no authorization asked.
     expect(server.hits['/register']).toBe(1);

@@ -62,7 +62,10 @@ function json(res: http.ServerResponse, status: number, value: unknown): void {
   res.end(JSON.stringify(value));
 }
 
-function mcpServer(calls: TestMcpOAuthServer['calls']): McpServer {
+/** `echo` of this text expires every access token once it has answered: the next request of the session is refused. */
+export const EXPIRE_AFTER = 'expire-after-this';
+
+function mcpServer(calls: TestMcpOAuthServer['calls'], expire: () => void): McpServer {
   const server = new McpServer({ name: 'oauth-test', version: '1.0.0' });
   server.registerTool(
     'echo',
@@ -73,6 +76,7 @@ function mcpServer(calls: TestMcpOAuthServer['calls']): McpServer {
     },
     async ({ text }) => {
       calls.push({ name: 'echo', args: { text } });
+      if (text === EXPIRE_AFTER) setImmediate(expire);
       return { content: [{ type: 'text', text: `oauth echo: ${text}` }] };
     },
   );
@@ -201,7 +205,7 @@ export async function testMcpOAuthServer(options: McpOAuthServerOptions = {}): P
         res.end('unauthorized');
         return;
       }
-      const server = mcpServer(calls);
+      const server = mcpServer(calls, expireAccessTokens);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       res.on('close', () => {
         void transport.close();
@@ -213,6 +217,10 @@ export async function testMcpOAuthServer(options: McpOAuthServerOptions = {}): P
     }
     res.writeHead(404).end('not found');
   };
+
+  function expireAccessTokens(): void {
+    for (const held of access.values()) held.expiresAt = 0;
+  }
 
   const httpServer = http.createServer((req, res) => {
     handle(req, res).catch((error: Error) => {
@@ -231,9 +239,7 @@ export async function testMcpOAuthServer(options: McpOAuthServerOptions = {}): P
     accessTokens,
     refreshTokens,
     calls,
-    expireAccessTokens() {
-      for (const held of access.values()) held.expiresAt = 0;
-    },
+    expireAccessTokens,
     revokeAll() {
       for (const held of access.values()) held.revoked = true;
       for (const held of refresh.values()) held.revoked = true;
