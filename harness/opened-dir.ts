@@ -61,12 +61,15 @@ export class OpenedDir implements AsyncDisposable {
   }
 
   /** Opens the subdirectory `name`, made first if missing (`created` says so); a symlink is refused. */
-  async dir(name: string, options: { create: boolean }): Promise<{ dir: OpenedDir; created: boolean }> {
+  async dir(
+    name: string,
+    options: { create: boolean; mode?: number },
+  ): Promise<{ dir: OpenedDir; created: boolean }> {
     const where = path.join(this.path, name);
     let created = false;
     if (options.create) {
       try {
-        await mkdir(this.at(name), 0o755);
+        await mkdir(this.at(name), options.mode ?? 0o755);
         created = true;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;

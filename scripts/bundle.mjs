@@ -106,6 +106,23 @@ const providerSdksStandIn = {
     }));
   },
 };
+/**
+ * The MCP SDK's OAuth client (`skate mcp login`, a remote server's token refresh) is needed by few
+ * runs: a bundle of its own, `dist/cli/mcp-auth-sdk.js`, required the first time one needs it.
+ */
+const mcpAuthSdkStandIn = {
+  name: 'mcp-auth-sdk-stand-in',
+  setup(build) {
+    build.onResolve({ filter: /^@modelcontextprotocol\/sdk\/client\/auth\.js$/ }, (args) => ({
+      path: args.path,
+      namespace: 'mcp-auth-sdk',
+    }));
+    build.onLoad({ filter: /.*/, namespace: 'mcp-auth-sdk' }, () => ({
+      contents: "module.exports = require(require('node:path').join(__dirname, 'mcp-auth-sdk.js'));",
+      loader: 'js',
+    }));
+  },
+};
 const cli = await build({
   ...common,
   splitting: false,
@@ -118,7 +135,7 @@ const cli = await build({
   define: { ...production, ...importMetaUrl.define },
   banner: { js: `(function (exports, require, module, __filename, __dirname) {${importMetaUrl.banner}` },
   footer: { js: '})' },
-  plugins: [tuiVendorStandIns, providerSdksStandIn],
+  plugins: [tuiVendorStandIns, providerSdksStandIn, mcpAuthSdkStandIn],
   metafile: true,
 });
 // The bin runs the bundle without an ES module loader: an import() left in it would fail when run.
@@ -126,6 +143,17 @@ for (const [file, output] of Object.entries(cli.metafile.outputs)) {
   const dynamic = output.imports.filter((i) => i.external && i.kind === 'dynamic-import');
   if (dynamic.length) throw new Error(`${file}: dynamic import of ${dynamic.map((i) => i.path).join(', ')}`);
 }
+await build({
+  ...common,
+  splitting: false,
+  format: 'cjs',
+  entryPoints: { 'mcp-auth-sdk': '@modelcontextprotocol/sdk/client/auth.js' },
+  outdir: 'dist/cli',
+  define: { ...production, ...importMetaUrl.define },
+  banner: { js: importMetaUrl.banner },
+  // pkce-challenge keeps an import('node:crypto') for old Node: as require(), no ES module loader needed.
+  supported: { 'dynamic-import': false },
+});
 await build({
   ...common,
   splitting: false,

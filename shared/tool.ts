@@ -50,6 +50,8 @@ export const ToolErrorCode = z.enum([
   'failed',
   /** The tool cannot run on this machine (a native module that does not load, say); the output says how to fix it. */
   'unavailable',
+  /** A remote MCP server refused its credentials (HTTP 401): the harness refreshes them or says `skate mcp login`. */
+  'unauthorized',
   'internal',
 ]);
 export type ToolErrorCode = z.infer<typeof ToolErrorCode>;

@@ -1,5 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { MCP_UNAUTHORIZED_MARK } from '../../shared/mcp-oauth.js';
 import type { McpBootServer } from '../../shared/mcp-servers.js';
 import type { ToolOutcome } from '../define-tool.js';
 import { getPromptOutcome, listPromptInfos, type McpPromptInfo } from './mcp-prompts.js';
@@ -67,11 +68,14 @@ export function createMcpChild(server: McpBootServer, options: McpChildOptions):
   /** The listing that follows the server's last `tools/list_changed`, while it runs. */
   let refreshing: Promise<void> | undefined;
   const label = `MCP server "${server.name}"`;
+  // Set when the server answers 401: the harness then refreshes its login or says `skate mcp login`.
+  let unauthorized = false;
+  const transportOptions = { ...options, onUnauthorized: () => (unauthorized = true) };
 
   const connect = async (): Promise<Connection> => {
     const [{ Client }, { transport, stderr }] = await Promise.all([
       import('@modelcontextprotocol/sdk/client/index.js'),
-      createMcpTransport(server, options),
+      createMcpTransport(server, transportOptions),
     ]);
     stderr?.on('data', (chunk: Buffer) => {
       for (const line of chunk.toString('utf8').split('\n')) {
@@ -107,6 +111,7 @@ export function createMcpChild(server: McpBootServer, options: McpChildOptions):
         },
       },
     );
+    unauthorized = false;
     const started = (async () => {
       await client.connect(transport);
       // A server with prompts or resources only has no tools to list (it answers "method not found").
@@ -148,7 +153,8 @@ export function createMcpChild(server: McpBootServer, options: McpChildOptions):
     } catch (error) {
       await transport.close().catch(() => undefined);
       const tail = stderrTail.length > 0 ? `; its stderr ended:\n${stderrTail.join('\n')}` : '';
-      throw new Error(`${label} could not start: ${(error as Error).message}${tail}`);
+      const refused = unauthorized ? ` ${MCP_UNAUTHORIZED_MARK}` : '';
+      throw new Error(`${label} could not start: ${(error as Error).message}${refused}${tail}`);
     } finally {
       clearTimeout(timer);
     }
@@ -185,6 +191,7 @@ export function createMcpChild(server: McpBootServer, options: McpChildOptions):
     async call(name, args, signal, timeoutMs, onProgress) {
       const { client } = await connected();
       let result: Awaited<ReturnType<Client['callTool']>>;
+      unauthorized = false;
       try {
         // Aborting `signal` makes the SDK send the server `notifications/cancelled` for this request.
         result = await client.callTool({ name, arguments: args }, undefined, {
@@ -200,7 +207,7 @@ export function createMcpChild(server: McpBootServer, options: McpChildOptions):
         return {
           output: `${label} failed during the call of ${name}: ${(error as Error).message}`,
           isError: true,
-          code: 'failed',
+          code: unauthorized ? 'unauthorized' : 'failed',
         };
       }
       if (client.getServerCapabilities()?.tools?.listChanged) await changesSettled();

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { isRemoteBoot, type McpBootServer } from '../../shared/mcp-servers.js';
 
 export interface McpTransportOptions {
@@ -11,6 +11,8 @@ export interface McpTransportOptions {
    * whose network namespace has no other way out); elsewhere (best effort) directly.
    */
   viaProxy: boolean;
+  /** Told when a remote server answers HTTP 401 (its credentials were refused). */
+  onUnauthorized?: () => void;
 }
 
 /** The SDK transport to a server: its child over stdio, or a remote one over Streamable HTTP or SSE. */
@@ -19,17 +21,24 @@ export async function createMcpTransport(
   options: McpTransportOptions,
 ): Promise<{ transport: Transport; stderr?: Readable | null }> {
   if (isRemoteBoot(server)) {
-    const fetch = options.viaProxy ? (await import('./proxied-fetch.js')).proxiedFetch() : undefined;
+    const base: FetchLike = options.viaProxy
+      ? (await import('./proxied-fetch.js')).proxiedFetch()
+      : globalThis.fetch;
+    const fetch: FetchLike = async (input, init) => {
+      const response = await base(input, init);
+      if (response.status === 401) options.onUnauthorized?.();
+      return response;
+    };
     const requestInit: RequestInit = { headers: server.headers };
     const url = new URL(server.url);
     if (server.type === 'http') {
       const { StreamableHTTPClientTransport } = await import(
         '@modelcontextprotocol/sdk/client/streamableHttp.js'
       );
-      return { transport: new StreamableHTTPClientTransport(url, { requestInit, ...(fetch && { fetch }) }) };
+      return { transport: new StreamableHTTPClientTransport(url, { requestInit, fetch }) };
     }
     const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
-    return { transport: new SSEClientTransport(url, { requestInit, ...(fetch && { fetch }) }) };
+    return { transport: new SSEClientTransport(url, { requestInit, fetch }) };
   }
   const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
   // Without `--pipe-output`: the server speaks JSON-RPC on the socket it was given, so copying its

@@ -26,6 +26,7 @@ export const USAGE = `usage:
   skate replay FILE [--execute-tools] [flags]       a --record run again with no model (tools run again, compared)
   skate mcp list [--workspace DIR] [--json]         the MCP servers configured, from where, their state and consent
   skate mcp trust|revoke NAME [--workspace DIR]     consent to a workspace's MCP server as its file is now, or take it back
+  skate mcp login NAME [--no-browser] [--timeout S] authorize Skate with a remote MCP server (OAuth); logout NAME forgets it
   skate agents list [--workspace DIR] [--json]      the agent definitions, from where, what each asks, and consent
   skate agents trust|revoke NAME [--workspace DIR]  consent to a workspace's agent definition as its file is now, or take it back
   skate acp [--policy P] [--approval ask|auto|deny-writes] [--model M] [agent options]

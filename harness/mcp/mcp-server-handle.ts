@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { MCP_UNAUTHORIZED_MARK } from '../../shared/mcp-oauth.js';
 import { isMcpPromptTool } from '../../shared/mcp-prompts.js';
 import { isMcpResourceTool, MCP_LIST_RESOURCES } from '../../shared/mcp-resource-tools.js';
 import {
@@ -13,6 +14,7 @@ import { compileAllowlist, judgeHost } from '../../shared/network-allowlist.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import type { ToolDefinition, ToolResult } from '../../shared/tool.js';
 import type { ExecutorClient } from '../executor-client/executor-client.js';
+import { loginNeededResult, withLoginHint } from '../mcp-oauth/refused-credentials.js';
 import type { ExecutorRegistry } from '../runtime/executor-registry.js';
 import { type ExecutorTracking, trackExecutor } from '../runtime/track-executor.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
@@ -134,6 +136,20 @@ export class McpServerHandle {
 
   /** One call; every failure (a start that failed or timed out, a server that died) is a result naming the server. */
   async call(tool: string, input: unknown, signal: AbortSignal): Promise<ToolResult> {
+    const result = await this.callOnce(tool, input, signal);
+    const { config } = this.options;
+    if (!isHttpServer(config) || result.code !== 'unauthorized' || signal.aborted) return result;
+    // Its token was refused mid-session (HTTP 401): refreshed in the harness, then once, a new executor with it and the call again.
+    const { renewAfterRejection } = await import('../mcp-oauth/server-authorization.js');
+    if (await renewAfterRejection(this.name, config)) {
+      await this.stop();
+      const again = await this.callOnce(tool, input, signal);
+      if (again.code !== 'unauthorized') return again;
+    }
+    return loginNeededResult(this.name);
+  }
+
+  private async callOnce(tool: string, input: unknown, signal: AbortSignal): Promise<ToolResult> {
     this.running++;
     clearTimeout(this.idleTimer);
     try {
@@ -203,31 +219,55 @@ export class McpServerHandle {
   }
 
   private started(): Promise<ExecutorClient> {
-    this.executor ??= this.spawn().catch((error: unknown) => {
+    this.executor ??= this.spawnOrRenew().catch((error: unknown) => {
       this.executor = undefined;
-      this.failed = (error as Error).message;
-      throw error;
+      // A start refused with HTTP 401 says how to log in.
+      const failure = new Error(withLoginHint((error as Error).message, this.name));
+      this.failed = failure.message;
+      throw failure;
     });
     return this.executor;
+  }
+
+  /** A remote server that refuses its token at the start (HTTP 401): its login refreshed once, and one more start. */
+  private async spawnOrRenew(): Promise<ExecutorClient> {
+    try {
+      return await this.spawn();
+    } catch (error) {
+      const { config } = this.options;
+      if (!isHttpServer(config) || !(error as Error).message.includes(MCP_UNAUTHORIZED_MARK)) throw error;
+      const { renewAfterRejection } = await import('../mcp-oauth/server-authorization.js');
+      if (!(await renewAfterRejection(this.name, config))) throw error;
+      return this.spawn();
+    }
   }
 
   private async spawn(): Promise<ExecutorClient> {
     const { options } = this;
     const policy = await this.policy();
     const { spawnExecutor } = await import('../runtime/start-executor.js');
+    // A remote server's login (`skate mcp login`): its access token, refreshed first if need be.
+    const mcpServer = isHttpServer(options.config)
+      ? await (await import('../mcp-oauth/server-authorization.js')).withOAuthToken(
+          this.name,
+          options.config,
+          this.boot,
+        )
+      : this.boot;
     const client = await spawnExecutor(
       {
         kind: 'local',
         policy,
         sandbox: options.sandbox,
-        mcpServer: this.boot,
+        mcpServer,
         // The executor's own boot, then the server's start and listing (bounded inside by startTimeoutMs).
         startupTimeoutMs: options.startTimeoutMs + 15_000,
         ...(options.onLog && { onLog: options.onLog }),
       },
       policy,
     );
-    // A server that fails or times out starting takes its executor with it: none is left waiting.
+    // A server that fails or times out starting takes its executor with it: none is left waiting;
+    // the next start is a new executor (with a new token, after a refresh).
     const tools = await client.listTools().catch(async (error: unknown) => {
       await client.shutdown().catch(() => client.kill());
       throw error;

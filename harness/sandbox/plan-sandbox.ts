@@ -29,6 +29,11 @@ export interface PlanInput {
   /** An empty host directory, mounted read-only to hide a denied directory. */
   emptyDir: string;
   home: string;
+  /**
+   * Directories no sandbox may read, whatever the policy (remote MCP servers' logins): shown empty
+   * when they exist. They are made before a sandbox starts, so one made later cannot show.
+   */
+  hiddenDirs?: readonly string[];
 }
 
 export interface SandboxPlan {
@@ -257,6 +262,9 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
         ? { op: 'ro-bind', src: emptyDir, dest: match.path }
         : { op: 'ro-bind', src: '/dev/null', dest: match.path },
     );
+  }
+  for (const hidden of input.hiddenDirs ?? []) {
+    if ((await kinds.kind(hidden)) === 'dir') steps.push({ op: 'ro-bind', src: emptyDir, dest: hidden });
   }
   const guard =
     writeRoots.length > 0 ? { deny: [...deny.values()], names: [...CONFIGURATION_NAMES] } : undefined;

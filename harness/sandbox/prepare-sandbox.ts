@@ -2,6 +2,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import type { ResourceLimits } from '../../shared/executor-boot.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
+import { ensureMcpAuthDir, mcpAuthDir } from '../mcp-oauth/oauth-store.js';
 import { prepareSandboxNetwork, type SandboxNetworkOptions } from '../network/sandbox-network.js';
 import { ensurePlanFile, planFilePath } from '../planning/plan-file.js';
 import { builtinPolicyDir } from '../policy/load-policy.js';
@@ -18,6 +19,14 @@ import { probeSandbox } from './probe-sandbox.js';
 import { SandboxPlanError, SandboxUnavailableError } from './sandbox-errors.js';
 
 let sequence = 0;
+
+/** Homes whose `~/.skate/mcp-auth` this process made sure of (it is never removed while we run). */
+const authDirsReady = new Set<string>();
+
+async function ensureMcpAuthDirOnce(home: string): Promise<void> {
+  if (authDirsReady.has(home)) return;
+  if (await ensureMcpAuthDir(home)) authDirsReady.add(home);
+}
 
 export interface PrepareSandboxOptions {
   /** Things the user should know about this sandbox, e.g. a scan that hit its limits. */
@@ -82,6 +91,9 @@ export async function prepareSandbox(
   let plan: SandboxPlan;
   try {
     await ensurePlanFileOf(policy);
+    const home = homedir();
+    // Remote MCP servers' logins: made now if missing (and `~/.skate` exists), so it can be hidden.
+    await ensureMcpAuthDirOnce(home);
     plan = await planSandbox({
       policy,
       // The node install (binary and its libraries) and Skate itself must stay readable.
@@ -95,7 +107,8 @@ export async function prepareSandbox(
         skateCacheDir(),
       ],
       emptyDir: sharedEmptyDir(),
-      home: homedir(),
+      home,
+      hiddenDirs: [mcpAuthDir(home)],
     });
     traceStart('sandbox: planned');
   } catch (error) {

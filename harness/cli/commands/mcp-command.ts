@@ -1,3 +1,4 @@
+import type { CommandMain } from '../cli-flags.js';
 import { type Subcommand, withSubcommands } from '../subcommands.js';
 
 /**
@@ -10,6 +11,17 @@ const SUBCOMMANDS: Record<string, Subcommand> = {
   list: { usage: '[--workspace DIR] [--json]', load: () => import('./mcp/mcp-list-command.js') },
   trust: { usage: 'NAME [--workspace DIR]', load: () => import('./mcp/mcp-trust-command.js') },
   revoke: { usage: 'NAME [--workspace DIR]', load: () => import('./mcp/mcp-revoke-command.js') },
+  login: {
+    usage: 'NAME [--workspace DIR] [--no-browser] [--timeout SECONDS]',
+    load: () => loginCommand('login'),
+  },
+  logout: { usage: 'NAME [--workspace DIR]', load: () => loginCommand('logout') },
 };
 
 export const run = withSubcommands('mcp', SUBCOMMANDS);
+
+/** `login` and `logout` share one module, which reads the subcommand's name first. */
+async function loginCommand(sub: 'login' | 'logout'): Promise<{ run: CommandMain }> {
+  const { run } = await import('./mcp-login-command.js');
+  return { run: (args) => run([sub, ...args]) };
+}

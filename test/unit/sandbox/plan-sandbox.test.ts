@@ -32,6 +32,28 @@ describe('planSandbox', () => {
     expect(bound((await plan('off')).steps)).toBe(false);
   });
 
+  it("shows a hidden directory (remote MCP servers' logins) empty, after every other mount, under a policy that reads all", async () => {
+    await using home = await hostDir('home-');
+    await using empty = await hostDir('empty-');
+    const hidden = path.join(home.path, '.skate', 'mcp-auth');
+    await mkdir(hidden, { recursive: true });
+    const missing = path.join(home.path, 'not-there');
+    const plan = await planSandbox({
+      policy: testPolicy(home.path),
+      runtimePaths: [],
+      emptyDir: empty.path,
+      home: home.path,
+      hiddenDirs: [hidden, missing],
+    });
+    const masks = plan.steps.filter((step) => step.op === 'ro-bind' && step.src === empty.path);
+    expect(masks.map((step) => step.dest)).toEqual([hidden]);
+    // Later than the read-only `~/.skate` (a write root here): it stays covered.
+    const last = plan.steps.findLastIndex(
+      (step) => 'dest' in step && step.dest === path.join(home.path, '.skate'),
+    );
+    expect(plan.steps.indexOf(masks[0] as (typeof plan.steps)[number])).toBeGreaterThan(last);
+  });
+
   it('plans no entry in the workspace for protected names that do not exist: the guard refuses them, their directories pinned', async () => {
     await using workspace = await hostDir('ws-');
     await using empty = await hostDir('empty-');

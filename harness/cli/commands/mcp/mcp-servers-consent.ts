@@ -1,6 +1,7 @@
 import type { McpServerConfig } from '../../../../shared/mcp-servers.js';
 import { serverManifest } from '../../../mcp/mcp-server-handle.js';
 import { describeServer, mcpConsentSubject } from '../../../mcp/setup-mcp.js';
+import { authStatusLine } from '../../../mcp-oauth/auth-status-line.js';
 import { loadSettings } from '../../../settings/load-settings.js';
 import type { ConsentCommand } from '../../consent-command.js';
 import { UsageError } from '../../usage-error.js';
@@ -15,6 +16,8 @@ export interface ListedServer {
   state: string;
   /** For a workspace's servers: whether you consented to this version of the file. */
   consent: 'not needed' | 'given' | 'not given';
+  /** A remote server's login (`skate mcp login`): authenticated, expired or needs login; absent when none is kept. */
+  auth?: string;
 }
 
 /**
@@ -42,6 +45,7 @@ export const MCP_SERVERS_CONSENT: ConsentCommand<ListedServer> = {
             ? 'not used without consent'
             : await stateOf(name, config);
         taken.add(name);
+        const auth = await authStatusLine(name, config, source.scope);
         listed.push({
           name,
           source: source.scope,
@@ -49,6 +53,7 @@ export const MCP_SERVERS_CONSENT: ConsentCommand<ListedServer> = {
           server: describeServer(config),
           state,
           consent: given,
+          ...(auth && { auth }),
         });
       }
     }
@@ -60,7 +65,7 @@ export const MCP_SERVERS_CONSENT: ConsentCommand<ListedServer> = {
           : `${listed
               .map(
                 (server) =>
-                  `${server.name}: ${server.state}\n    ${server.server}\n    ${server.source} (${server.file})${server.source === 'workspace' ? `; consent ${server.consent}` : ''}`,
+                  `${server.name}: ${server.state}\n    ${server.server}${server.auth ? ` (login: ${server.auth})` : ''}\n    ${server.source} (${server.file})${server.source === 'workspace' ? `; consent ${server.consent}` : ''}`,
               )
               .join('\n')}\n`,
       target(name) {
