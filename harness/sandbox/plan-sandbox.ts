@@ -30,10 +30,11 @@ export interface PlanInput {
   emptyDir: string;
   home: string;
   /**
-   * Directories no sandbox may read, whatever the policy (remote MCP servers' logins): shown empty
-   * when they exist. They are made before a sandbox starts, so one made later cannot show.
+   * What no sandbox may read, whatever the policy: directories (remote MCP servers' logins) shown
+   * empty, files (your settings, whose `env`, headers and MCP servers' `env` hold credentials)
+   * shown as an empty file, when they exist; a link is followed to the file it names.
    */
-  hiddenDirs?: readonly string[];
+  hidden?: readonly string[];
 }
 
 export interface SandboxPlan {
@@ -263,8 +264,13 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
         : { op: 'ro-bind', src: '/dev/null', dest: match.path },
     );
   }
-  for (const hidden of input.hiddenDirs ?? []) {
-    if ((await kinds.kind(hidden)) === 'dir') steps.push({ op: 'ro-bind', src: emptyDir, dest: hidden });
+  for (const listed of input.hidden ?? []) {
+    // A link (a settings file kept in a dotfiles repository) is hidden where it leads.
+    const hidden = (await kinds.isSymlink(listed)) ? await realpath(listed).catch(() => undefined) : listed;
+    if (!hidden) continue;
+    const kind = await kinds.kind(hidden);
+    if (kind === 'dir') steps.push({ op: 'ro-bind', src: emptyDir, dest: hidden });
+    else if (kind === 'file') steps.push({ op: 'ro-bind', src: '/dev/null', dest: hidden });
   }
   const guard =
     writeRoots.length > 0 ? { deny: [...deny.values()], names: [...CONFIGURATION_NAMES] } : undefined;

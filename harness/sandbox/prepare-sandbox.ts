@@ -7,6 +7,7 @@ import { prepareSandboxNetwork, type SandboxNetworkOptions } from '../network/sa
 import { ensurePlanFile, planFilePath } from '../planning/plan-file.js';
 import { builtinPolicyDir } from '../policy/load-policy.js';
 import { distPath, projectRoot } from '../project-paths.js';
+import { userSettingsFile } from '../settings/load-settings.js';
 import { skateCacheDir } from '../skate-cache-dir.js';
 import { traceStart } from '../start-trace.js';
 import { createCgroupLimits } from './cgroup-limits.js';
@@ -108,7 +109,9 @@ export async function prepareSandbox(
       ],
       emptyDir: sharedEmptyDir(),
       home,
-      hiddenDirs: [mcpAuthDir(home)],
+      // Credentials no command needs: remote MCP servers' logins, and your settings (their `env`,
+      // providers' headers and MCP servers' `env` and headers may hold keys; only the harness reads them).
+      hidden: [mcpAuthDir(home), userSettingsFile(home)],
     });
     traceStart('sandbox: planned');
   } catch (error) {

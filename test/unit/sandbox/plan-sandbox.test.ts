@@ -43,7 +43,7 @@ describe('planSandbox', () => {
       runtimePaths: [],
       emptyDir: empty.path,
       home: home.path,
-      hiddenDirs: [hidden, missing],
+      hidden: [hidden, missing],
     });
     const masks = plan.steps.filter((step) => step.op === 'ro-bind' && step.src === empty.path);
     expect(masks.map((step) => step.dest)).toEqual([hidden]);
@@ -52,6 +52,29 @@ describe('planSandbox', () => {
       (step) => 'dest' in step && step.dest === path.join(home.path, '.skate'),
     );
     expect(plan.steps.indexOf(masks[0] as (typeof plan.steps)[number])).toBeGreaterThan(last);
+  });
+
+  it('shows a hidden file (your settings) as /dev/null, and a hidden link where it leads', async () => {
+    await using home = await hostDir('home-');
+    await using empty = await hostDir('empty-');
+    const settings = path.join(home.path, '.skate', 'settings.json');
+    const real = path.join(home.path, 'dotfiles', 'skate.json');
+    const linked = path.join(home.path, 'other', 'settings.json');
+    await mkdir(path.dirname(settings), { recursive: true });
+    await mkdir(path.dirname(real), { recursive: true });
+    await mkdir(path.dirname(linked), { recursive: true });
+    await writeFile(settings, '{}');
+    await writeFile(real, '{}');
+    await symlink(real, linked);
+    const plan = await planSandbox({
+      policy: testPolicy(home.path),
+      runtimePaths: [],
+      emptyDir: empty.path,
+      home: home.path,
+      hidden: [settings, linked, path.join(home.path, 'not-there.json')],
+    });
+    const masks = plan.steps.filter((step) => step.op === 'ro-bind' && step.src === '/dev/null');
+    expect(masks.map((step) => step.dest)).toEqual([settings, real]);
   });
 
   it('plans no entry in the workspace for protected names that do not exist: the guard refuses them, their directories pinned', async () => {
