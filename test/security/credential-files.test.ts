@@ -100,3 +100,52 @@ function toolOutput(stdout: string): string {
   expect(event?.output, stdout).toBeDefined();
   return event!.output!;
 }
+
+/**
+ * Other tools' logins in your home (Claude Code, Codex, Gemini CLI, OpenCode) and the classic ones:
+ * the shipped restricted policies deny them, so a hostile model's command reads none of them.
+ */
+describe('credential files in your home under the shipped policies', () => {
+  const secret = `home-secret-${randomBytes(6).toString('hex')}`;
+  const files = [
+    '.claude.json',
+    '.claude/.credentials.json',
+    '.codex/auth.json',
+    '.gemini/oauth_creds.json',
+    '.local/share/opencode/auth.json',
+    '.ssh/id_ed25519',
+    '.aws/credentials',
+    '.git-credentials',
+  ];
+
+  for (const policy of ['execute', 'plan'] as const) {
+    it(`none is readable under --policy ${policy}; each stays whole on the host`, async () => {
+      await using world = await cliWorld({
+        home: true,
+        prefix: 'home-credentials-',
+        replies: [
+          toolCall('t1', 'shell', {
+            command: `${files.map((f) => `cat ~/${f}`).join('; ')}; echo done`,
+          }),
+          textReply('Read.'),
+        ],
+      });
+      for (const file of files) {
+        await mkdir(path.dirname(path.join(world.home!, file)), { recursive: true });
+        await writeFile(path.join(world.home!, file), `${file}=${secret}\n`);
+      }
+      const result = await world.skate(
+        ['-p', 'read them', '--policy', policy, '--workspace', world.ws, '--output-format', 'stream-json'],
+        { timeoutMs: 60_000 },
+      );
+      expect(result.code, result.stderr).toBe(0);
+      const output = toolOutput(result.stdout);
+      expect(output).toContain('done');
+      expect(output).not.toContain(secret);
+      expect(JSON.stringify(world.api.requests.map((r) => r.body))).not.toContain(secret);
+      for (const file of files) {
+        expect(await readFile(path.join(world.home!, file), 'utf8')).toBe(`${file}=${secret}\n`);
+      }
+    });
+  }
+});
