@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { BoundedOutput } from '../../../executor/process/bounded-output.js';
 import { type RunCommandOptions, runCommand } from '../../../executor/process/run-command.js';
 import { TextLines } from '../../../executor/process/text-lines.js';
-import { pidsWithMarker as processesWith } from '../../support/processes.js';
+import { eventually, pidsWithMarker as processesWith } from '../../support/processes.js';
 import { tempDir } from '../../support/temp-dir.js';
 
 /** A unique name to give processes (`exec -a`), so the test can find them on the host afterwards. */
@@ -215,6 +215,8 @@ describe('runCommand', () => {
     );
     expect(result).toMatchObject({ exitCode: 0, killedBackground: false });
     expect(result.durationMs).toBeLessThan(1_000);
+    // The subshell may exec `sleep` under its marker only after bash has exited: wait for it.
+    expect(await eventually(async () => (await processesWith(marker)).length > 0)).toBe(true);
     expect(await processesWith(marker)).toHaveLength(1); // afterEach kills it.
   });
 
