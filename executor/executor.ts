@@ -6,8 +6,6 @@ import {
   type ServedProcedure,
   servedExecutorProcedures,
 } from '../shared/executor-router.js';
-import { isMcpPromptTool } from '../shared/mcp-prompts.js';
-import { isMcpResourceTool } from '../shared/mcp-resource-tools.js';
 import { MCP_TOOLS_CHANGED_STREAM } from '../shared/mcp-tools-changed.js';
 import type { AnyTool } from './define-tool.js';
 import { findRipgrep } from './fs/ripgrep.js';
@@ -200,23 +198,24 @@ function mcpRegistration(
         const timeoutMs = boot.policy.limits.commandTimeoutSeconds * 1000;
         // Resources and prompts first: their reserved names win over a server's tool named alike.
         const resources = (await mcp.hasResources()) ? mcpResourceTools(mcp, timeoutMs) : [];
-        const own = new Set<string>();
-        const registerAll = (tools: LazyTool[]): void => {
+        /** The server's own tools as registered: what a `tools/list_changed` replaces (reserved ones stay). */
+        const serverTools = new Set<string>();
+        const registerAll = (tools: LazyTool[], track?: Set<string>): void => {
           for (const tool of tools) {
             if (registry.names().includes(tool.definition.name)) continue;
             registry.register(tool);
-            own.add(tool.definition.name);
+            track?.add(tool.definition.name);
           }
         };
         const { mcpPromptTools } = await import('./mcp/mcp-prompt-tools.js');
         const prompts = mcpPromptTools(mcp, await mcp.prompts(), timeoutMs, boot.policy.limits.outputBytes);
-        registerAll([...resources, ...prompts, ...mcpTools(mcp, listed, timeoutMs)]);
+        registerAll([...resources, ...prompts]);
+        registerAll(mcpTools(mcp, listed, timeoutMs), serverTools);
         const announce = outputs.open(MCP_TOOLS_CHANGED_STREAM);
         mcp.onToolsChanged((tools) => {
-          for (const name of own) {
-            if (!isMcpResourceTool(name) && !isMcpPromptTool(name)) registry.unregister(name);
-          }
-          registerAll(mcpTools(mcp, tools, timeoutMs));
+          for (const name of serverTools) registry.unregister(name);
+          serverTools.clear();
+          registerAll(mcpTools(mcp, tools, timeoutMs), serverTools);
           announce('progress', `${tools.length} tools`);
         });
       })().catch((error: unknown) => {
