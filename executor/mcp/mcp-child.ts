@@ -3,6 +3,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { MCP_UNAUTHORIZED_MARK } from '../../shared/mcp-oauth.js';
 import type { McpBootServer } from '../../shared/mcp-servers.js';
 import type { ToolOutcome } from '../define-tool.js';
+import { leanCallToolResultSchema } from './call-tool-result.js';
 import { getPromptOutcome, listPromptInfos, type McpPromptInfo } from './mcp-prompts.js';
 import { createMcpTransport, type McpTransportOptions } from './mcp-transport.js';
 
@@ -194,7 +195,7 @@ export function createMcpChild(server: McpBootServer, options: McpChildOptions):
       unauthorized = false;
       try {
         // Aborting `signal` makes the SDK send the server `notifications/cancelled` for this request.
-        result = await client.callTool({ name, arguments: args }, undefined, {
+        result = await client.callTool({ name, arguments: args }, leanCallToolResultSchema, {
           signal,
           timeout: timeoutMs,
           resetTimeoutOnProgress: true,

@@ -40,18 +40,12 @@ export async function createMcpTransport(
     const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
     return { transport: new SSEClientTransport(url, { requestInit, fetch }) };
   }
-  const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+  const { McpStdioTransport } = await import('./mcp-stdio-transport.js');
   // Without `--pipe-output`: the server speaks JSON-RPC on the socket it was given, so copying its
   // output through skate-confine into a pipe would only add a process hop to every answer.
   const wrapper = options.wrapper.filter((arg) => arg !== '--pipe-output');
   const [command, ...args] = [...wrapper, server.command, ...server.args] as [string, ...string[]];
   // The transport adds the executor's own (already scrubbed) PATH, HOME and the like.
-  const transport = new StdioClientTransport({
-    command,
-    args,
-    env: server.env,
-    cwd: options.cwd,
-    stderr: 'pipe',
-  });
-  return { transport, stderr: transport.stderr as Readable | null };
+  const transport = new McpStdioTransport({ command, args, env: server.env, cwd: options.cwd });
+  return { transport, stderr: transport.stderr };
 }
