@@ -1,11 +1,12 @@
-import { setMaxListeners } from 'node:events';
 import { TRPCClientError, type TRPCLink } from '@trpc/client';
 import { observable } from '@trpc/server/observable';
 import * as z from 'zod';
+import { checkToolResult } from '../../shared/check-tool-result.js';
 import { executorOutputs } from '../../shared/executor-outputs.js';
 import type { ExecutorRouter } from '../../shared/executor-router.js';
 import type { RpcErrorShape } from '../../shared/rpc-error.js';
 import { ExecutorChannelError } from './executor-errors.js';
+import { onAbort as whenAborted } from './on-abort.js';
 import type { RpcClient } from './rpc-client.js';
 
 /** After a cancel, how long the executor has to report what it stopped before the call is given up. */
@@ -32,6 +33,7 @@ export function executorLink(rpc: RpcClient, cancelGraceMs = CANCEL_GRACE_MS): T
         const schema: z.ZodType | undefined = executorOutputs[path as keyof typeof executorOutputs];
         let settled = false;
         let grace: NodeJS.Timeout | undefined;
+        let unwatch: (() => void) | undefined;
         const onAbort = (): void => {
           rpc.cancel(id);
           grace = setTimeout(() => {
@@ -50,7 +52,7 @@ export function executorLink(rpc: RpcClient, cancelGraceMs = CANCEL_GRACE_MS): T
         // left per call was a leak, and made each later addEventListener walk them all).
         const release = (): void => {
           clearTimeout(grace);
-          signal?.removeEventListener('abort', onAbort);
+          unwatch?.();
         };
         const fail = (error: ExecutorChannelError | RpcErrorShape): void => {
           if (settled && type !== 'subscription') return;
@@ -64,7 +66,13 @@ export function executorLink(rpc: RpcClient, cancelGraceMs = CANCEL_GRACE_MS): T
         };
         rpc.request(id, type, path, op.input, {
           data(value) {
-            const checked = schema ? schema.safeParse(value) : { success: true as const, data: value };
+            const quick = path === 'callTool' ? checkToolResult(value) : undefined;
+            const checked =
+              quick !== undefined
+                ? { success: true as const, data: quick }
+                : schema
+                  ? schema.safeParse(value)
+                  : { success: true as const, data: value };
             if (!checked.success) {
               rpc.forget(id);
               fail(
@@ -94,13 +102,8 @@ export function executorLink(rpc: RpcClient, cancelGraceMs = CANCEL_GRACE_MS): T
           },
           error: fail,
         });
-        if (signal) {
-          // One run's signal is shared by all its concurrent calls (and sub-agents'); each adds a listener
-          // for its lifetime, which is not the leak Node's default limit of 10 is there to catch.
-          setMaxListeners(0, signal);
-          if (signal.aborted) onAbort();
-          else signal.addEventListener('abort', onAbort, { once: true });
-        }
+        // One run's signal is shared by all its concurrent calls (and sub-agents'): one listener serves them all.
+        if (signal && !settled) unwatch = whenAborted(signal, onAbort);
         return () => {
           release();
           if (settled) return;

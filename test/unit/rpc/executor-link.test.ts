@@ -48,7 +48,7 @@ describe('the executor link', () => {
 
   it("lets go of the caller's signal once answered or failed: a run's one signal outlives its calls", async () => {
     let refuse = false;
-    const { trpc } = clientAnswering(({ id }) =>
+    const { trpc, sent } = clientAnswering(({ id }) =>
       refuse
         ? { id, error: transformer.serialize({ code: -32600, message: 'no', data: { code: 'BAD_REQUEST' } }) }
         : { id, result: { type: 'data', data: transformer.serialize({ output: 'ok', isError: false }) } },
@@ -61,6 +61,37 @@ describe('the executor link', () => {
     await trpc.callTool
       .mutate({ callId: 'refused', name: 'noop', input: {} }, { signal: run.signal })
       .catch(() => undefined);
-    expect(getEventListeners(run.signal, 'abort')).toHaveLength(0);
+    // One listener serves every call on the signal, holding none of the calls answered: aborting
+    // the run now cancels nothing.
+    expect(getEventListeners(run.signal, 'abort').length).toBeLessThanOrEqual(1);
+    const sentBefore = sent.length;
+    run.abort();
+    expect(sent.slice(sentBefore)).toEqual([]);
+  });
+
+  it('cancels every call still waiting on a shared signal when it aborts, and only those', async () => {
+    const { trpc, sent } = clientAnswering(({ id }) =>
+      id === 1
+        ? { id, result: { type: 'data', data: transformer.serialize({ output: 'ok', isError: false }) } }
+        : {},
+    );
+    const run = new AbortController();
+    await trpc.callTool.mutate({ callId: 'done', name: 'noop', input: {} }, { signal: run.signal });
+    const waiting = [2, 3].map((n) =>
+      trpc.callTool
+        .mutate({ callId: `c${n}`, name: 'noop', input: {} }, { signal: run.signal })
+        .catch((e: unknown) => e),
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    run.abort();
+    expect(sent.filter((frame) => frame.method === 'subscription.stop').map((frame) => frame.id)).toEqual([
+      2, 3,
+    ]);
+    // An already aborted signal cancels a new call at once.
+    void trpc.callTool
+      .mutate({ callId: 'late', name: 'noop', input: {} }, { signal: run.signal })
+      .catch(() => undefined);
+    expect(sent.at(-1)).toMatchObject({ id: 4, method: 'subscription.stop' });
+    void waiting;
   });
 });

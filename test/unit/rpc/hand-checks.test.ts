@@ -2,9 +2,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type * as z from 'zod';
 import { checkExecutorBoot } from '../../../shared/check-executor-boot.js';
+import { checkToolResult } from '../../../shared/check-tool-result.js';
 import { ExecutorBoot } from '../../../shared/executor-boot.js';
 import { checkToolCallRequest, checkToolOutputRequest } from '../../../shared/executor-inputs.js';
-import { ToolCallRequest, ToolOutputRequest } from '../../../shared/tool.js';
+import { ToolCallRequest, ToolOutputRequest, ToolResult } from '../../../shared/tool.js';
 import { testPolicy } from '../../support/policies.js';
 
 /**
@@ -159,5 +160,40 @@ describe('the router input checks', () => {
     for (const request of [...requests, { callId: 'x', more: 1 }]) {
       expectSameAsZod(checkToolOutputRequest, ToolOutputRequest, request);
     }
+  });
+});
+
+describe('the harness check of a tool result', () => {
+  it('takes every result without a display as ToolResult parses it, and leaves displays to zod', () => {
+    const results: unknown[] = [
+      { output: 'x', isError: false },
+      { output: '', isError: true, code: 'failed' },
+      { output: 'x', isError: true, code: 'unauthorized', extra: 1 },
+      { output: 'x', isError: true, code: 'no_such_code' },
+      { output: 1, isError: false },
+      { output: 'x' },
+      { output: 'x', isError: 'false' },
+      { output: 'x', isError: false, code: null },
+      [],
+      null,
+    ];
+    const withDisplay = { output: 'x', isError: false, display: { type: 'eval', durationMs: 1, logs: 0 } };
+    expect(checkToolResult(withDisplay)).toBeUndefined();
+    for (const result of results) expectSameAsZod(checkToolResult, ToolResult, result);
+    fc.assert(
+      fc.property(
+        fc.record(
+          {
+            output: fc.oneof(fc.string(), jsonValue),
+            isError: fc.oneof(fc.boolean(), jsonValue),
+            code: fc.oneof(fc.constantFrom('failed', 'cancelled', 'internal', 'nope'), jsonValue),
+            extra: jsonValue,
+          },
+          { requiredKeys: [] },
+        ),
+        (result) => expectSameAsZod(checkToolResult, ToolResult, result),
+      ),
+      { numRuns: 2000 },
+    );
   });
 });
