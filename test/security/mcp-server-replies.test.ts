@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { McpServerHandle } from '../../harness/mcp/mcp-server-handle.js';
@@ -9,6 +9,24 @@ import { eventually, isAlive, pidsWithMarker } from '../support/processes.js';
 
 const MALFORMED_SERVER = path.join(projectRoot(), 'test', 'fixtures', 'mcp', 'malformed-server.mjs');
 const OUTPUT_BYTES = 64 * 1024;
+
+/** The node process below `root` (the sandbox's outermost process) whose script ends with `script`. */
+async function nodeBelow(root: number, script: string): Promise<number | undefined> {
+  const children = new Map<number, number[]>();
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+  }
+  const tree = [root];
+  for (let i = 0; i < tree.length; i++) tree.push(...(children.get(tree[i]!) ?? []));
+  for (const pid of tree) {
+    const argv = (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).split('\0');
+    if (argv[0] === process.execPath && argv[1]?.endsWith(script)) return pid;
+  }
+  return undefined;
+}
 
 /** Resident memory of a process, from /proc (MiB). */
 async function rssMiB(pid: number): Promise<number> {
@@ -42,9 +60,13 @@ describe('a hostile MCP server’s malformed answers', () => {
     const signal = new AbortController().signal;
     try {
       await handle.discover();
-      const executor = handle.executorPid()!;
-      const [server] = await pidsWithMarker(marker);
+      const launch = handle.executorPid()!;
+      // The executor's and the server's own node processes, inside the sandbox.
+      const executor = (await nodeBelow(launch, 'executor.js'))!;
+      const server = (await nodeBelow(launch, 'malformed-server.mjs'))!;
+      expect(executor).toBeDefined();
       expect(server).toBeDefined();
+      expect(await pidsWithMarker(marker)).toContain(server);
 
       for (const tool of ['content_not_array', 'text_not_string', 'is_error_string']) {
         const result = await handle.call(tool, {}, signal);
@@ -75,13 +97,14 @@ describe('a hostile MCP server’s malformed answers', () => {
 
       // The executor lived through all of it, holding no copy of the answers it refused.
       expect(await isAlive(executor)).toBe(true);
-      expect(handle.executorPid()).toBe(executor);
+      expect(handle.executorPid()).toBe(launch);
       expect(await rssMiB(executor)).toBeLessThan(200);
       // The next call starts the server again, in the same executor.
       expect((await handle.call('ok', {}, signal)).output).toMatch(/^pid \d+$/);
-      const [again] = await pidsWithMarker(marker);
+      const again = await nodeBelow(launch, 'malformed-server.mjs');
       expect(again).toBeDefined();
       expect(again).not.toBe(server);
+      expect(await nodeBelow(launch, 'executor.js')).toBe(executor);
     } finally {
       await handle.stop();
     }
