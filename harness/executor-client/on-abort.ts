@@ -1,3 +1,5 @@
+import { setMaxListeners } from 'node:events';
+
 /** Each signal's waiting callbacks: one listener per signal, however many calls share it. */
 const waiting = new WeakMap<AbortSignal, Set<() => void>>();
 
@@ -18,6 +20,9 @@ export function onAbort(signal: AbortSignal, callback: () => void): () => void {
     const own = new Set<() => void>();
     callbacks = own;
     waiting.set(signal, own);
+    // As before this helper: a run's signal is shared by everything its concurrent calls start
+    // (hooks, sub-agents), and their many listeners are not the leak Node's limit of 10 is for.
+    setMaxListeners(0, signal);
     signal.addEventListener(
       'abort',
       () => {
