@@ -14,6 +14,13 @@ class CallStream {
   lingerTimer: NodeJS.Timeout | undefined;
 
   push(line: OutputLine): void {
+    // Progress is a state, not a log: an unread progress line is replaced by the next one, so a
+    // subscriber that comes late (the harness watches a call only once it runs long) gets the latest.
+    if (line.stream === 'progress' && this.lines.at(-1)?.stream === 'progress') {
+      this.lines[this.lines.length - 1] = line;
+      this.wake?.();
+      return;
+    }
     if (this.lines.length >= MAX_BUFFERED_LINES) {
       this.dropped++;
       return;

@@ -306,7 +306,8 @@ async function listTools(client: Client, label: string): Promise<McpToolInfo[]> 
 function progressLine(progress: { progress: number; total?: number; message?: string }): string {
   const count =
     progress.total !== undefined ? `${progress.progress}/${progress.total}` : `${progress.progress}`;
-  return progress.message ? `${count} ${progress.message.slice(0, 200)}` : count;
+  // One line: a server's line breaks would make it several (and a frontend shows it as one).
+  return progress.message ? `${count} ${progress.message.slice(0, 200).replace(/[\r\n]+/g, ' ')}` : count;
 }
 
 /** A result's content as text for the model: text as is, other kinds named. */

@@ -1,9 +1,13 @@
 import * as z from 'zod';
+import { latestEvery } from '../../shared/latest-every.js';
 import { MCP_LIST_RESOURCES, MCP_READ_RESOURCE } from '../../shared/mcp-resource-tools.js';
 import { ToolName } from '../../shared/tool.js';
 import { defineTool } from '../define-tool.js';
 import type { LazyTool } from '../tool-registry.js';
 import type { McpChild, McpToolInfo } from './mcp-child.js';
+
+/** Progress lines a call passes on per second (a server may send thousands). */
+const PROGRESS_PER_SECOND = 10;
 
 /** MCP arguments are an object; the server checks them against its own schema. */
 const ANY_ARGUMENTS = z.looseObject({});
@@ -28,12 +32,28 @@ export function mcpTools(child: McpChild, listed: readonly McpToolInfo[], timeou
       effect,
       input: ANY_ARGUMENTS,
       // Asking for progress sends the server a progress token, so a call that reports progress is
-      // not cut by the call timeout (`resetTimeoutOnProgress`); its lines are the call's output.
-      run: (input, ctx) =>
-        child.call(info.name, input, ctx.signal, timeoutMs, (line) => ctx.emit('progress', line)),
+      // not cut by the call timeout (`resetTimeoutOnProgress`); its lines are the call's output, at
+      // most PROGRESS_PER_SECOND of them (the latest), however many notifications the server sends.
+      run: async (input, ctx) => {
+        const progress = latestEvery<string>(1000 / PROGRESS_PER_SECOND, (line) =>
+          ctx.emit('progress', line),
+        );
+        try {
+          return await child.call(info.name, input, ctx.signal, timeoutMs, (line) => progress.push(line));
+        } finally {
+          progress.stop();
+        }
+      },
     });
     tools.push({
-      definition: { name: info.name, description: info.description, effect, inputSchema: info.inputSchema },
+      // Not streamed: the harness watches a call's progress only once it runs long (`watchLate`).
+      definition: {
+        name: info.name,
+        description: info.description,
+        effect,
+        inputSchema: info.inputSchema,
+        streamsOutput: false,
+      },
       load: async () => tool,
     });
   }

@@ -1,4 +1,10 @@
-import type { SessionUpdate, ToolCallStatus, ToolCallUpdate, ToolKind } from '@agentclientprotocol/sdk';
+import type {
+  SessionUpdate,
+  ToolCallContent,
+  ToolCallStatus,
+  ToolCallUpdate,
+  ToolKind,
+} from '@agentclientprotocol/sdk';
 import type { DispatchRecord } from '../../shared/dispatch-telemetry.js';
 import type { AgentPath, EngineEvent } from '../../shared/engine-events.js';
 import { describeNetworkDenial } from '../../shared/network-allowlist.js';
@@ -55,6 +61,8 @@ interface OpenCall {
   cut: boolean;
   /** When output was last sent; undefined before the first. */
   shownAt: number | undefined;
+  /** Its latest progress line while it runs, shown after its output. */
+  progress?: string;
   /** A spawn_agent call's dispatch record (its `dispatch_end` comes just before its result). */
   dispatch?: DispatchRecord;
 }
@@ -145,6 +153,14 @@ export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
       case 'tool_output_line': {
         const call = open.get(idFor(event.id, event.agent));
         if (!call) return [];
+        if (event.stream === 'progress') {
+          // The latest progress (an MCP server's `3/5 message`) replaces the one before; the
+          // harness sends at most ten a second, so each is shown.
+          call.progress = event.text;
+          call.status = 'in_progress';
+          call.shownAt = clock();
+          return [update(call, { status: 'in_progress', content: runningContent(call) })];
+        }
         call.tail = call.tail === '' ? event.text : `${call.tail}\n${event.text}`;
         if (call.tail.length > OUTPUT_PREVIEW_CHARS) {
           call.tail = call.tail.slice(-OUTPUT_PREVIEW_CHARS);
@@ -155,7 +171,7 @@ export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
         const now = clock();
         if (call.shownAt !== undefined && now - call.shownAt < outputIntervalMs) return [];
         call.shownAt = now;
-        return [update(call, { status: 'in_progress', content: contentForOutput(call.tail, call.cut) })];
+        return [update(call, { status: 'in_progress', content: runningContent(call) })];
       }
       case 'tool_call_result': {
         const call = open.get(idFor(event.id, event.agent));
@@ -241,4 +257,12 @@ export function createUpdateMapper(options: UpdateMapperOptions): UpdateMapper {
 
 function sameAgent(a: AgentPath, b: AgentPath): boolean {
   return a.length === b.length && a.every((part, i) => part === b[i]);
+}
+
+/** A running call's content: its output's tail, then its latest progress line. */
+function runningContent(call: OpenCall): ToolCallContent[] {
+  const output = call.tail === '' ? [] : contentForOutput(call.tail, call.cut);
+  return call.progress === undefined
+    ? output
+    : [...output, { type: 'content', content: { type: 'text', text: call.progress } }];
 }

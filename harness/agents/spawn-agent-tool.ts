@@ -156,7 +156,7 @@ export interface SpawnAgentToolOptions {
   /** The run's `--allowedTools` / `--disallowedTools`: a child is held to them too. */
   toolRules?: ToolRules | undefined;
   /** The run's MCP servers: a child is given those its `tools` name, if their policy is no wider than its. */
-  mcp?: { serverTools(): McpServerTools[] } | undefined;
+  mcp?: { serverTools(): McpServerTools[]; toolsVersion?(): number } | undefined;
   /** Gives a child its own session log, linked to the parent's; undefined for none. Closed when the child ends. */
   sessionForChild?(info: ChildSessionInfo): Promise<ChildSession | undefined> | ChildSession | undefined;
   /** The spawning agent's session id, passed to `sessionForChild` of its children. */
@@ -396,7 +396,7 @@ export function createSpawnAgentTool(options: SpawnAgentToolOptions): MetaTool {
             events: createSubAgentEmitter(emit, call.callId),
             agent,
             tools: tools ? new Set(tools) : undefined,
-            ...(mcp && mcp.tools.length > 0 && { metaTools: mcp.tools }),
+            ...(mcp && mcp.tools.length > 0 && mcpToolsOf(mcp, options.mcp)),
           },
           onStarted: (session) => options.onChildSpawned?.(childInfo(session)),
           onStopped: (session) => options.onChildExited?.(childInfo(session)),
@@ -580,4 +580,17 @@ async function worktreeChanges(
     warn(`the changes of ${agentId} could not be read back: ${(error as Error).message}`);
     return { error: `its changes could not be read back: ${(error as Error).message}` };
   }
+}
+
+/**
+ * A child's MCP tools: as granted at spawn, and, when the servers' tools can change, the same grant
+ * applied again at each change (a new tool a pattern names is offered; one that vanished is gone).
+ */
+function mcpToolsOf(
+  grant: McpChildGrant,
+  servers: SpawnAgentToolOptions['mcp'],
+): Pick<AgentSettings, 'metaTools' | 'changingMetaTools'> {
+  const version = servers?.toolsVersion?.bind(servers);
+  if (!servers || !version) return { metaTools: grant.tools };
+  return { changingMetaTools: { version, tools: () => grant.current(servers.serverTools()) } };
 }

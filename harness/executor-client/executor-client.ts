@@ -8,6 +8,7 @@ import { ExecutorChannelError, executorErrorFromUnknown } from './executor-error
 import { type ExecutorExit, startExecutorProcess } from './executor-process.js';
 import { createExecutorTrpc, type ExecutorTrpc } from './executor-trpc.js';
 import { type FrameChannel, webSocketChannel } from './frame-channel.js';
+import { watchLate } from './late-output.js';
 import { RpcClient } from './rpc-client.js';
 
 export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
@@ -225,6 +226,13 @@ export class ExecutorClient {
           subscription.unsubscribe();
           resolve();
         };
+      });
+    } else if (options.onOutput) {
+      // Any other call is watched only once it runs long: an MCP server's progress, say.
+      const onData = options.onOutput;
+      stopOutput = watchLate(() => {
+        const subscription = trpc.toolOutput.subscribe({ callId }, { onData, onError: () => undefined });
+        return () => subscription.unsubscribe();
       });
     }
     try {

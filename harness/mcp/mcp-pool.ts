@@ -5,6 +5,7 @@ import type { MetaTool } from '../engine/engine-types.js';
 import type { ExecutorRegistry } from '../runtime/executor-registry.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
 import { DEFAULT_TOOL_SCHEMA_BUDGET } from './budget-mcp-tools.js';
+import { withProgress } from './mcp-progress.js';
 import { type McpPromptCommand, promptCommandsOf } from './mcp-prompt-commands.js';
 import { McpServerHandle, type McpServerState } from './mcp-server-handle.js';
 import type { McpServerEntry } from './setup-mcp.js';
@@ -157,7 +158,8 @@ export class McpPool {
             effect: tool.effect,
             inputSchema: tool.inputSchema,
           },
-          run: (call) => handle.call(tool.name, call.input, call.signal),
+          run: (call) =>
+            withProgress(call, (onOutput) => handle.call(tool.name, call.input, call.signal, onOutput)),
         });
       }
       servers.push({

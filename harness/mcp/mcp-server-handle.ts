@@ -12,7 +12,7 @@ import { MCP_TOOLS_CHANGED_STREAM } from '../../shared/mcp-tools-changed.js';
 import { narrowPolicy } from '../../shared/narrow-policy.js';
 import { compileAllowlist, judgeHost } from '../../shared/network-allowlist.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
-import type { ToolDefinition, ToolResult } from '../../shared/tool.js';
+import type { OutputLine, ToolDefinition, ToolResult } from '../../shared/tool.js';
 import type { ExecutorClient } from '../executor-client/executor-client.js';
 import { loginNeededResult, withLoginHint } from '../mcp-oauth/refused-credentials.js';
 import type { ExecutorRegistry } from '../runtime/executor-registry.js';
@@ -137,21 +137,31 @@ export class McpServerHandle {
   }
 
   /** One call; every failure (a start that failed or timed out, a server that died) is a result naming the server. */
-  async call(tool: string, input: unknown, signal: AbortSignal): Promise<ToolResult> {
-    const result = await this.callOnce(tool, input, signal);
+  async call(
+    tool: string,
+    input: unknown,
+    signal: AbortSignal,
+    onOutput?: (line: OutputLine) => void,
+  ): Promise<ToolResult> {
+    const result = await this.callOnce(tool, input, signal, onOutput);
     const { config } = this.options;
     if (!isHttpServer(config) || result.code !== 'unauthorized' || signal.aborted) return result;
     // Its token was refused mid-session (HTTP 401): refreshed in the harness, then once, a new executor with it and the call again.
     const { renewAfterRejection } = await import('../mcp-oauth/server-authorization.js');
     if (await renewAfterRejection(this.name, config)) {
       await this.stop();
-      const again = await this.callOnce(tool, input, signal);
+      const again = await this.callOnce(tool, input, signal, onOutput);
       if (again.code !== 'unauthorized') return again;
     }
     return loginNeededResult(this.name);
   }
 
-  private async callOnce(tool: string, input: unknown, signal: AbortSignal): Promise<ToolResult> {
+  private async callOnce(
+    tool: string,
+    input: unknown,
+    signal: AbortSignal,
+    onOutput: ((line: OutputLine) => void) | undefined,
+  ): Promise<ToolResult> {
     this.running++;
     try {
       let executor: ExecutorClient;
@@ -164,7 +174,7 @@ export class McpServerHandle {
           code: 'unavailable',
         };
       }
-      const result = await executor.callTool(tool, input, { signal });
+      const result = await executor.callTool(tool, input, { signal, ...(onOutput && { onOutput }) });
       // A change of its tools this call made is known before the model is asked again.
       if (this.refreshing) await this.refreshing;
       return result;

@@ -11,6 +11,11 @@ export interface McpChildGrant {
   rest: string[];
   /** One line per server (or name) asked for and refused, for the model. */
   notGranted: string[];
+  /**
+   * The MCP tools the same grant gives now (`mcpToolsNow`): the servers given at spawn, the names
+   * and patterns asked for. A server that changed its tools (`tools/list_changed`) changes them.
+   */
+  current(servers: readonly McpServerTools[]): MetaTool[];
 }
 
 /** An `mcp__server__tool` name or an `mcp__server__*` pattern. */
@@ -43,6 +48,8 @@ export async function mcpToolsForChild(
   const notGranted: string[] = [];
   const matched = new Set<string>();
   const resources: McpResourceServer[] = [];
+  /** The servers given (their policy no wider than the child's): the only ones a later change can add from. */
+  const granted = new Set<string>();
   for (const server of servers) {
     const asked = server.tools.filter((tool) =>
       patterns.some((pattern) => matches(pattern, tool.definition.name)),
@@ -69,13 +76,23 @@ export async function mcpToolsForChild(
       );
     else {
       tools.push(...asked);
+      granted.add(server.server);
       if (askedResources && server.resources) resources.push(server.resources);
     }
   }
-  if (resources.length > 0) tools.push(...mcpResourceTools(resources));
-  else if (allResources && !notGranted.some((line) => line.includes(', resources)')))
+  const resourceTools = resources.length > 0 ? mcpResourceTools(resources) : [];
+  tools.push(...resourceTools);
+  if (resources.length === 0 && allResources && !notGranted.some((line) => line.includes(', resources)')))
     notGranted.push('mcp_list_resources, mcp_read_resource: no MCP server declares resources');
   for (const pattern of patterns)
     if (!matched.has(pattern)) notGranted.push(`${pattern}: no MCP tool of that name`);
-  return { tools, rest, notGranted };
+  const current = (now: readonly McpServerTools[]): MetaTool[] => [
+    ...now
+      .filter((server) => granted.has(server.server))
+      .flatMap((server) =>
+        server.tools.filter((tool) => patterns.some((pattern) => matches(pattern, tool.definition.name))),
+      ),
+    ...resourceTools,
+  ];
+  return { tools, rest, notGranted, current };
 }

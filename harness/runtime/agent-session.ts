@@ -593,9 +593,11 @@ export class AgentSession {
   async toolNames(): Promise<{ executor: string[]; harness: string[] }> {
     return {
       executor: (await this.executor.listTools()).map((tool) => tool.name),
-      harness: [...(this.settings.metaTools ?? []), ...this.ownMetaTools()].map(
-        (tool) => tool.definition.name,
-      ),
+      harness: [
+        ...(this.settings.changingMetaTools?.tools() ?? []),
+        ...(this.settings.metaTools ?? []),
+        ...this.ownMetaTools(),
+      ].map((tool) => tool.definition.name),
     };
   }
 
@@ -776,9 +778,9 @@ export class AgentSession {
       tools: this.toolHost(),
       metaTools,
       loadedTools: this.loadedTools,
-      ...(settings.mcp && {
+      ...((settings.mcp || settings.changingMetaTools) && {
         toolChanges: {
-          version: () => settings.mcp?.toolsVersion() ?? 0,
+          version: () => (settings.mcp?.toolsVersion() ?? 0) + (settings.changingMetaTools?.version() ?? 0),
           metaTools: () => {
             const tools = this.metaTools();
             this.metaToolNames = new Set(tools.map((tool) => tool.definition.name));
@@ -812,7 +814,12 @@ export class AgentSession {
   private metaTools(): MetaTool[] {
     const { settings } = this;
     const offered = (tool: MetaTool): boolean => !settings.tools || settings.tools.has(tool.definition.name);
-    return [...(settings.metaTools ?? []), ...this.runTools, ...this.ownMetaTools().filter(offered)];
+    return [
+      ...(settings.changingMetaTools?.tools() ?? []),
+      ...(settings.metaTools ?? []),
+      ...this.runTools,
+      ...this.ownMetaTools().filter(offered),
+    ];
   }
 
   private ownMetaTools(): MetaTool[] {

@@ -196,6 +196,11 @@ export interface AgentSettings {
   wrapTools?: ((host: ToolHost) => ToolHost) | undefined;
   /** Harness tools besides spawn_agent and ask_user (a sub-agent's complete_task). */
   metaTools?: readonly MetaTool[];
+  /**
+   * Harness tools that may change while the agent runs, offered before `metaTools`: a sub-agent's
+   * MCP tools, the same grant applied again when a server announces `tools/list_changed`.
+   */
+  changingMetaTools?: { version(): number; tools(): readonly MetaTool[] } | undefined;
   /** Aborting it interrupts the agent for good (a sub-agent's parent was cancelled). */
   signal?: AbortSignal;
   /** Notes for the person running it (sandbox fallbacks, an executor restarted). */

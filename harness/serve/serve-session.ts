@@ -12,6 +12,7 @@ import type {
 } from '../../shared/serve-api.js';
 import { jsonSchemaContract, type ResultContract } from '../agents/result-contracts.js';
 import type { ApprovalMode } from '../engine/engine-types.js';
+import { expandPromptCommand } from '../mcp/expand-prompt-command.js';
 import { planFilePath } from '../planning/plan-file.js';
 import type { AgentSession } from '../runtime/agent-session.js';
 import type { Activity, SessionSettings } from '../runtime/agent-settings.js';
@@ -69,6 +70,8 @@ export class ServeSession {
   private runDone: Promise<void> | undefined;
   /** An interrupt that came while the run's agent was still being restarted. */
   private interruptedEarly = false;
+  /** Aborts the MCP prompt being fetched for the run's prompt (`/mcp__server__prompt`), if any. */
+  private expanding: AbortController | undefined;
   private nextEventId = 1;
   /** Requests of the running engine a client may answer, by id: the answer type each waits for, and its timeout. */
   private readonly pending = new Map<string, { answer: Answer; timer: NodeJS.Timeout }>();
@@ -180,11 +183,33 @@ export class ServeSession {
             subtype: 'error_during_execution',
           };
         } else {
-          const outcome = await agent.prompt(request.text, {
-            ...(request.images && { images: request.images }),
-            ...(outputSchema && { outputSchema }),
-          });
-          result = runResultOf(outcome, performance.now() - started);
+          // `/mcp__server__prompt a b`: the server's prompt is the turn, as in -p, the terminal UI and ACP.
+          const expanding = new AbortController();
+          this.expanding = expanding;
+          const expanded = await expandPromptCommand(agent.promptCommands(), request.text, expanding.signal);
+          this.expanding = undefined;
+          if (this.interruptedEarly) {
+            result = {
+              ...emptyResult(this.model, this.id, started),
+              status: 'cancelled',
+              subtype: 'error_during_execution',
+            };
+          } else if (expanded.kind === 'error') {
+            // No model turn: the client's command was wrong (`usage`) or the server failed it.
+            const message = this.options.publicMessage(expanded.error);
+            this.push({ type: 'error', agent: [], message });
+            result = { ...emptyResult(this.model, this.id, started), error: message, errorCode: 'mcp_prompt' };
+          } else {
+            const images = [
+              ...(expanded.kind === 'prompt' ? expanded.images : []),
+              ...(request.images ?? []),
+            ];
+            const outcome = await agent.prompt(expanded.kind === 'prompt' ? expanded.text : request.text, {
+              ...(images.length > 0 && { images }),
+              ...(outputSchema && { outputSchema }),
+            });
+            result = runResultOf(outcome, performance.now() - started);
+          }
         }
       } catch (error) {
         const failure = ServeError.fromUnknown(error).message;
@@ -331,6 +356,7 @@ export class ServeSession {
   /** Interrupts the run in progress, if any, even one whose agent is still restarting. */
   interrupt(): void {
     if (this.running) this.interruptedEarly = true;
+    this.expanding?.abort();
     this.agent?.interrupt();
   }
 

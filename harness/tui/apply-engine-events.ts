@@ -219,6 +219,11 @@ export function applyEngineEvents(state: UiState, events: readonly UiEvent[], no
         });
         break;
       case 'tool_output_line':
+        // Progress is a state: the latest replaces the one before, on the call's own line.
+        if (event.stream === 'progress') {
+          updateTool(event.id, (block) => ({ ...block, progress: event.text }));
+          break;
+        }
         updateTool(event.id, (block) => {
           const streamed =
             block.streamed.length >= MAX_STREAMED_LINES

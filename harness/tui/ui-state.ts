@@ -40,6 +40,8 @@ export interface ToolBlock {
   /** The last streamed output lines (at most MAX_STREAMED_LINES) and how many came in all. */
   streamed: string[];
   streamedCount: number;
+  /** Its latest progress line while it runs (an MCP server's `3/5 message`), shown on its line. */
+  progress?: string;
   result?: { output: string; isError: boolean; display?: ToolDisplay; durationMs: number };
   blockedReason?: string;
   origin?: MessageRef;

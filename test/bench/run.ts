@@ -21,6 +21,7 @@ import { benchMcp } from './mcp-bench.js';
 import { benchMcpFirstRequest } from './mcp-first-request-bench.js';
 import { benchMcpLayers } from './mcp-layers-bench.js';
 import { benchMcpLazyStart } from './mcp-lazy-start-bench.js';
+import { benchMcpProgress } from './mcp-progress-bench.js';
 import { benchMcpToolSearch } from './mcp-tool-search-bench.js';
 import { benchNetworkProxy } from './network-proxy-bench.js';
 import { benchRpc } from './rpc-bench.js';
@@ -106,6 +107,11 @@ const sections: readonly BenchSection[] = [
     name: 'mcp-lazy-start',
     what: "an MCP server's cost until its first call, and that call (start included) vs a warm one",
     run: ({ policy }) => benchMcpLazyStart(policy),
+  },
+  {
+    name: 'mcp-progress',
+    what: "a fast MCP call as the engine makes it (progress watched after 400 ms) vs unwatched vs the SDK's client",
+    run: ({ policy }) => benchMcpProgress(policy),
   },
   {
     name: 'mcp-tool-search',

@@ -76,7 +76,8 @@ function toolLines(block: ToolBlock, options: BlockRenderOptions): string[] {
       ? '▾'
       : '▸';
   const summary = running
-    ? chalk.yellow(`running ${formatElapsed(now - block.startedAt)}`)
+    ? chalk.yellow(`running ${formatElapsed(now - block.startedAt)}`) +
+      (block.progress ? chalk.dim(` · ${block.progress}`) : '')
     : paintSummary(block, resultSummary(block));
   const head = `${marker} ${chalk.bold(callLabel(block))}${summary ? ` — ${summary}` : ''}`;
   const headLine = cutLine(head, width);

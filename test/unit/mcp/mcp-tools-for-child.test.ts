@@ -37,6 +37,23 @@ const servers = [reader, writer, online, remote];
 const names = (grant: { tools: MetaTool[] }): string[] => grant.tools.map((t) => t.definition.name);
 
 describe('MCP tools for a sub-agent', () => {
+  it('applies the same grant to the servers as they are after a change: never a refused server, a name not asked for, or one gone', async () => {
+    const readOnly = narrowPolicy(run, { name: 'c', readOnly: true });
+    const grant = await mcpToolsForChild(['mcp__r__*', 'mcp__w__*', 'mcp__n__fetch'], servers, readOnly);
+    expect(names(grant)).toEqual(['mcp__r__get', 'mcp__r__list', 'mcp__n__fetch']);
+    const changed = [
+      server('r', { command: 'node', args: ['r.js'] }, ['list', 'new']),
+      server('w', { command: 'node', args: ['w.js'], policy: { write: ['out'] } }, ['put', 'more']),
+      server('n', { command: 'node', args: ['n.js'] }, ['fetch', 'fetch2']),
+    ];
+    // r's get gone and new added; w refused at spawn stays refused; n's fetch2 is not the name asked for.
+    expect(grant.current(changed).map((t) => t.definition.name)).toEqual([
+      'mcp__r__list',
+      'mcp__r__new',
+      'mcp__n__fetch',
+    ]);
+  });
+
   it('gives only the named tools and patterns, and keeps the other names as they are', async () => {
     const child = narrowPolicy(run, { name: 'c', writePaths: [WS] });
     const grant = await mcpToolsForChild(['read_file', 'mcp__r__get', 'mcp__w__*'], servers, child);
