@@ -198,7 +198,11 @@ export class ServeSession {
             // No model turn: the client's command was wrong (`usage`) or the server failed it.
             const message = this.options.publicMessage(expanded.error);
             this.push({ type: 'error', agent: [], message });
-            result = { ...emptyResult(this.model, this.id, started), error: message, errorCode: 'mcp_prompt' };
+            result = {
+              ...emptyResult(this.model, this.id, started),
+              error: message,
+              errorCode: 'mcp_prompt',
+            };
           } else {
             const images = [
               ...(expanded.kind === 'prompt' ? expanded.images : []),
