@@ -83,6 +83,14 @@ export const CONFIGURATION_NAMES: readonly string[] = [SKATE_DIR, MCP_JSON];
 export const GUARDED_NAMES: readonly string[] = [...CONFIGURATION_NAMES, CLAUDE_DIR];
 
 /**
+ * What a run started in any directory reads as configuration, as runs of path components: the
+ * create guard refuses to create, open for writing or hard-link elsewhere anything under them on a
+ * write root's file system, so one that exists beyond the scan's limits (depth, entries, inside
+ * `node_modules` or `.git`), which is not mounted read-only, cannot be changed either.
+ */
+export const GUARDED_TREES: readonly string[] = [SKATE_DIR, MCP_JSON, `${CLAUDE_DIR}/agents`];
+
+/**
  * Everything a later run reads from a workspace or home as configuration that can start code or
  * shape an agent, whatever the policy file lists: Skate's directories, a project's MCP servers
  * (`.mcp.json`) and Claude Code's agent definitions (`.claude/agents`). A sandbox must not write
@@ -284,7 +292,11 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
     if (kind === 'dir') steps.push({ op: 'ro-bind', src: emptyDir, dest: hidden });
     else if (kind === 'file') steps.push({ op: 'ro-bind', src: '/dev/null', dest: hidden });
   }
-  const guard = writeRoots.length > 0 ? { deny: [...deny.values()], names: [...GUARDED_NAMES] } : undefined;
+  // A write root inside a tree (the plan policy's `.skate/plan.md`) is writable by design: that
+  // tree is left to the mounts (the scan's read-only binds), or its one writable file would be refused.
+  const trees = GUARDED_TREES.filter((tree) => !writeRoots.some((root) => `${root}/`.includes(`/${tree}/`)));
+  const guard =
+    writeRoots.length > 0 ? { deny: [...deny.values()], names: [...GUARDED_NAMES], trees } : undefined;
   return { steps, guard, notes, warnings: masks.warnings };
 }
 

@@ -404,6 +404,66 @@ describe.skipIf(noSandbox)('planted configuration and instructions', () => {
     expect(JSON.stringify(api.requests.at(-1)?.body)).not.toContain('mcp__evil');
   });
 
+  it("configuration beyond the start-up scan's limits (inside node_modules, 18 levels down) cannot be changed, added to or linked out", async () => {
+    await using root = await hostDir('planted-beyond-');
+    const ws = root.path;
+    const deep = path.join(ws, ...Array.from({ length: 18 }, (_, i) => `d${i}`));
+    const pkg = path.join(ws, 'node_modules', 'pkg');
+    await mkdir(path.join(deep, '.skate'), { recursive: true });
+    await mkdir(path.join(pkg, '.claude', 'agents'), { recursive: true });
+    const files: Record<string, string> = {
+      [path.join(pkg, '.mcp.json')]: '{"mcpServers":{}}\n',
+      [path.join(deep, '.mcp.json')]: '{"mcpServers":{}}\n',
+      [path.join(deep, '.skate', 'settings.json')]: '{"network":"off"}\n',
+      [path.join(pkg, '.claude', 'agents', 'reviewer.md')]:
+        '---\nname: reviewer\ndescription: r\n---\nReview.\n',
+    };
+    for (const [file, content] of Object.entries(files)) await writeFile(file, content);
+    const loaded = await loadPolicy('execute', { workspace: ws });
+    if (!loaded.ok) throw new Error(loaded.problem.message);
+    {
+      await using executor = await sandboxedExecutor(loaded.policy);
+      const rel = (file: string): string => path.relative(ws, file);
+      for (const file of Object.keys(files).map(rel)) {
+        const dir = path.dirname(file);
+        for (const command of [
+          `echo evil > ${file}`,
+          `echo evil >> ${file}`,
+          `python3 -c "open('${file}', 'r+').write('evil')"`,
+          `dd if=/dev/zero of=${file} bs=1 count=4 conv=notrunc`,
+          `truncate -s 0 ${file}`,
+          `sed -i s/e/E/ ${file}`,
+          `echo evil > /tmp/e; cp /tmp/e ${file}; echo evil > x.tmp; mv x.tmp ${file}; mv -T x.tmp ${file}`,
+          `ln ${file} linked; echo evil > linked; ln -s ${path.join(ws, file)} sym; echo evil > sym; rm -f linked sym`,
+          `echo evil > ${dir}/new.json; mkdir ${dir}/newdir`,
+        ]) {
+          await executor.sh(command);
+        }
+        // Still readable, as the agent may read it.
+        expect((await executor.sh(`cat ${file}`)).output).toContain(
+          files[path.join(ws, file)]?.trim().slice(0, 8),
+        );
+      }
+      await executor.sh(
+        `mkdir -p ${rel(path.join(deep, '.skate'))}/agents; echo evil > ${rel(path.join(pkg, '.claude'))}/agents/evil.md`,
+      );
+      // What is no configuration stays writable, there too.
+      const wrote = await executor.sh(
+        `echo ok > ${rel(pkg)}/index.js && echo ok > ${rel(deep)}/notes.txt && echo wrote`,
+      );
+      expect(wrote.output).toContain('wrote');
+    }
+    for (const [file, content] of Object.entries(files)) expect(await readFile(file, 'utf8')).toBe(content);
+    expect(execFileSync('ls', ['-A', path.join(deep, '.skate')], { encoding: 'utf8' })).toBe(
+      'settings.json\n',
+    );
+    expect(execFileSync('ls', ['-A', path.join(pkg, '.claude', 'agents')], { encoding: 'utf8' })).toBe(
+      'reviewer.md\n',
+    );
+    expect(existsSync(path.join(ws, 'linked'))).toBe(false);
+    expect(await readFile(path.join(pkg, 'index.js'), 'utf8')).toBe('ok\n');
+  });
+
   it("a model can neither plant nor change a sub-directory's .claude/agents; a run started there offers nothing planted", async () => {
     const { home, ws, env } = await homeAndWorkspace();
     await using _home = home;

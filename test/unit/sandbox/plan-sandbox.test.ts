@@ -168,6 +168,7 @@ describe('planSandbox', () => {
         { dir: path.join(ws, 'bare', '.claude'), name: 'agents' },
       ],
       names: ['.skate', '.mcp.json', '.claude'],
+      trees: ['.skate', '.mcp.json', '.claude/agents'],
     });
     // A read-only policy writes nothing: no guard to run.
     const readonly = await planSandbox({
