@@ -69,6 +69,19 @@ export const RunResult = z.object({
 });
 export type RunResult = z.infer<typeof RunResult>;
 
+/**
+ * One MCP server in `system/init`: `configured` (tools not known), `known` (tools remembered, not
+ * started), `starting`, `running`, or `failed` with why (`error`) and when (`failedAt`, ISO 8601),
+ * a failure remembered from an earlier run included (it is being started again in the background).
+ */
+export const McpServerStatus = z.object({
+  name: z.string(),
+  status: z.enum(['configured', 'known', 'starting', 'running', 'failed']),
+  error: z.string().optional(),
+  failedAt: z.string().optional(),
+});
+export type McpServerStatus = z.infer<typeof McpServerStatus>;
+
 /** The first line of `--output-format stream-json`: what the run is, before any event. */
 export const SystemInit = z.object({
   type: z.literal('system'),
@@ -88,6 +101,8 @@ export const SystemInit = z.object({
   cwd: z.string(),
   /** Every tool the model is offered: the executor's and the harness's own. */
   tools: z.array(z.string()),
+  /** The run's MCP servers as the run starts (Claude Code's field); absent when none are configured. */
+  mcp_servers: z.array(McpServerStatus).optional(),
   version: z.string(),
 });
 export type SystemInit = z.infer<typeof SystemInit>;

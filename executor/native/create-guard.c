@@ -62,6 +62,9 @@ int guard_option(int argc, char **argv, int *i) {
   } else if (strcmp(option, "--guard-name") == 0 && *i + 1 < argc) {
     rules.names = grow(rules.names, rules.name_count, sizeof *rules.names);
     rules.names[rules.name_count++] = argv[++*i];
+  } else if (strcmp(option, "--guard-tree") == 0 && *i + 1 < argc) {
+    rules.trees = grow(rules.trees, rules.tree_count, sizeof *rules.trees);
+    rules.trees[rules.tree_count++] = argv[++*i];
   } else {
     return 0;
   }
@@ -123,14 +126,16 @@ void guard_name_fd(char **command, int fd) {
 #define RET(action) BPF_STMT(BPF_RET | BPF_K, (action))
 #define IF_NR(nr, action) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), RET(action)
 /*
- * Notify when the flags in argument n contain O_CREAT, allow otherwise. O_PATH makes the kernel
- * drop O_CREAT (and a descriptor of one cannot be sent back with SECCOMP_ADDFD): allowed. The
- * flags are a register, not memory: no other thread can change them after this check.
+ * Notify when the flags in argument n contain O_CREAT or ask to write (O_WRONLY, O_RDWR,
+ * O_TRUNC: an existing file under a protected tree must not be changed), allow otherwise. O_PATH
+ * makes the kernel drop O_CREAT (and a descriptor of one cannot be sent back with SECCOMP_ADDFD):
+ * allowed. The flags are a register, not memory: no other thread can change them after this check.
  */
-#define IF_CREAT(nr, n)                                                                     \
-  BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 5), LOAD_ARG(n),                           \
-      BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, O_PATH, 2, 0),                                  \
-      BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, O_CREAT, 0, 1), RET(SECCOMP_RET_USER_NOTIF), \
+#define GUARDED_OPEN (O_CREAT | O_WRONLY | O_RDWR | O_TRUNC)
+#define IF_CREAT(nr, n)                                                                          \
+  BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 5), LOAD_ARG(n),                                \
+      BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, O_PATH, 2, 0),                                       \
+      BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, GUARDED_OPEN, 0, 1), RET(SECCOMP_RET_USER_NOTIF), \
       RET(SECCOMP_RET_ALLOW)
 
 #define NOTIFY SECCOMP_RET_USER_NOTIF

@@ -21,6 +21,9 @@
  * --guard-deny D N   refuse to create N in directory D (a pinned path, see --pin-fds: the
  *                    identity is the pinned descriptor's, so it is the directory mounted).
  * --guard-name N     refuse to create N in any directory on the file system of a pinned path.
+ * --guard-tree T     on those file systems, refuse to create, open for writing, or hard-link
+ *                    elsewhere anything whose path has the components T (".skate", ".claude/agents"),
+ *                    whatever its depth: what the start-up scan did not reach is not mounted read-only.
  * --guard-fd N       install the filter, send its listener on descriptor N, close both.
  *
  * A call of another architecture (i386, x32), openat2 and io_uring_setup fail with ENOSYS:

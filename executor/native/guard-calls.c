@@ -34,10 +34,52 @@
 /* The answer was already given (a descriptor sent with SECCOMP_ADDFD_FLAG_SEND). */
 #define ANSWERED 1
 
+/* Whether a directory or object on this device lies on a write root's file system. */
+static int on_write_root(const struct guard_rules *rules, dev_t dev) {
+  for (int j = 0; j < rules->dev_count; j++)
+    if (rules->devs[j] == dev) return 1;
+  return 0;
+}
+
+/* Whether PATH has the components of TREE ("a" or "a/b") as a run of its own components. */
+static int has_components(const char *path, const char *tree) {
+  size_t len = strlen(tree);
+  for (const char *p = strstr(path, tree); p; p = strstr(p + 1, tree)) {
+    if ((p == path || p[-1] == '/') && (p[len] == 0 || p[len] == '/')) return 1;
+  }
+  return 0;
+}
+
+/*
+ * Whether FD (a directory, or with NAME an entry in it) lies under a protected tree on a write
+ * root's file system. The path is the kernel's for that descriptor (the host's /proc): a
+ * directory has one, and names are stable where it matters, since no tree's name can be made
+ * (renamed to) by the sandbox, only taken away. Unknown (no path): refused.
+ */
+static int in_tree(const struct guard_rules *rules, int fd, const char *name) {
+  if (rules->tree_count == 0) return 0;
+  struct stat st;
+  if (fstat(fd, &st) != 0) return 1;
+  if (!on_write_root(rules, st.st_dev)) return 0;
+  char self[64], path[PATH_MAX + NAME_MAX + 2];
+  snprintf(self, sizeof self, "self/fd/%d", fd);
+  ssize_t n = readlinkat(guard_proc, self, path, PATH_MAX);
+  if (n <= 0) return 1;
+  path[n] = 0;
+  if (name && *name && strcmp(name, ".") != 0 && strcmp(name, "..") != 0) {
+    if (path[n - 1] != '/') strcat(path, "/");
+    strncat(path, name, NAME_MAX);
+  }
+  for (int i = 0; i < rules->tree_count; i++)
+    if (has_components(path, rules->trees[i])) return 1;
+  return 0;
+}
+
 int guard_denied(const struct guard_rules *rules, int dir, const char *name) {
   if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) return 0;
   struct stat st;
   if (fstat(dir, &st) != 0) return 1;
+  if (in_tree(rules, dir, name)) return 1;
   for (int i = 0; i < rules->deny_count; i++) {
     const struct guard_deny *d = &rules->deny[i];
     if (d->dev == st.st_dev && d->ino == st.st_ino && strcmp(d->name, name) == 0) return 1;
@@ -142,13 +184,15 @@ static long make_link(const struct guard_rules *g, struct caller *c, int olddfd,
   r = resolve(c, newdfd, newpath, &to, &links);
   if (r == 0 && (r = place_name(&to, name, sizeof name)) == 0 && guard_denied(g, to.dir, to.name)) r = refused(&to);
   if (r == 0) {
+    /* A second name for a file under a protected tree would let it be written under that name. */
     if (old[0] == 0) {
       if (!(flags & AT_EMPTY_PATH)) r = -ENOENT;
       else if ((object = caller_dirfd(c, olddfd)) < 0) r = object;
-      else r = link_object(object, &to, name);
+      else r = in_tree(g, object, NULL) ? -EACCES : link_object(object, &to, name);
     } else if ((r = walk_from(c, olddfd, old, &from, &links)) == 0 && (r = place_dot(c, &from)) == 0) {
       if (flags & AT_SYMLINK_FOLLOW) r = follow_final(c, &from, &object, &links);
-      if (r == 0 && object >= 0) r = link_object(object, &to, name);
+      if (r == 0 && object >= 0) r = in_tree(g, object, NULL) ? -EACCES : link_object(object, &to, name);
+      else if (r == 0 && in_tree(g, from.dir, from.name)) r = -EACCES;
       else if (r == 0) r = linkat(from.dir, from.name, to.dir, name, 0) == 0 ? 0 : -errno;
     }
   }
@@ -285,10 +329,16 @@ static long make_open(const struct guard_rules *g, struct caller *c, int dfd, ui
   /* A trailing slash follows a final symlink whatever the flags, and must end at a directory. */
   int follow = pl.slash || !(flags & (O_EXCL | O_NOFOLLOW));
   if (pl.slash) flags |= O_DIRECTORY;
+  /* Nothing under a protected tree is opened to be changed, whether it exists or not. */
+  int writes = (flags & (O_WRONLY | O_RDWR | O_TRUNC)) != 0;
   for (int tries = 0; r == 0; tries++) {
     if (follow && (r = follow_final(c, &pl, &object, &links)) < 0) break;
     if (object >= 0) {
-      r = open_object(c, object, flags);
+      r = writes && in_tree(g, object, NULL) ? -EACCES : open_object(c, object, flags);
+      break;
+    }
+    if (writes && in_tree(g, pl.dir, pl.name)) {
+      r = -EACCES;
       break;
     }
     struct stat st;

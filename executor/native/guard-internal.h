@@ -28,6 +28,13 @@ struct guard_rules {
   /* Names denied in every directory on a write root's file system (`.skate`). */
   char **names;
   int name_count;
+  /*
+   * Runs of path components (`.skate`, `.claude/agents`, `.mcp.json`) under which nothing is
+   * created, opened for writing or hard-linked elsewhere, at any depth of a write root's file
+   * system: what exists there beyond the start-up scan's limits is not mounted read-only.
+   */
+  char **trees;
+  int tree_count;
   /* The file systems of the write roots (the devices of the pinned directories). */
   dev_t *devs;
   int dev_count;

@@ -3,6 +3,7 @@ import type { EngineCommand, EngineEvent, ImageInput } from '../../shared/engine
 import type { NetworkPolicy, NetworkSetting } from '../../shared/policy.js';
 import type { ToolEffect } from '../../shared/tool.js';
 import { waitingForBackground } from '../agents/background-agents.js';
+import type { McpPool } from '../mcp/mcp-pool.js';
 import type { McpPromptCommand } from '../mcp/mcp-prompt-commands.js';
 import { planFilePath } from '../planning/plan-file.js';
 import { AgentRuntimeError } from '../runtime/agent-runtime-error.js';
@@ -21,24 +22,36 @@ export type AcpAgentSettings = Omit<
   'workspace' | 'session' | 'events' | 'answerer' | 'activity'
 >;
 
+export interface RuntimeAgentsOptions {
+  /**
+   * The MCP servers of your settings (and the workspace's own) for a session's workspace, under
+   * the agent's policy there (see `AgentRunFlags.mcpFor`); without it, `settings.mcp` for every session.
+   */
+  mcpFor?: ((workspace: string) => Promise<McpPool | undefined>) | undefined;
+}
+
 /** ACP sessions on the agent runtime: one `AgentSession` each, recorded like any other Skate session. */
-export function createRuntimeAgents(settings: AcpAgentSettings): AcpAgentFactory {
+export function createRuntimeAgents(
+  settings: AcpAgentSettings,
+  options: RuntimeAgentsOptions = {},
+): AcpAgentFactory {
   return {
     async open({ workspace, session, mcpServers }) {
       const stored: AgentSettings['session'] =
         session.kind === 'fork'
           ? { kind: 'resume', id: session.id, forkAt: await lastEventOf(workspace, session.id) }
           : session;
-      // The client's MCP servers are this session's, beside the run's own.
+      const own = options.mcpFor ? await options.mcpFor(workspace) : settings.mcp;
+      // The client's MCP servers are this session's, beside those of the settings.
       const mcp = mcpServers?.length
         ? await (await import('../mcp/client-mcp-pool.js')).clientMcpPool({
             servers: mcpServers,
-            base: settings.mcp,
+            base: own,
             workspace,
             executor: settings.executor,
             note: (line) => settings.onNote?.(line),
           })
-        : settings.mcp;
+        : own;
       // The editor answers approvals and questions: ask_user is offered.
       // A host off the allowlist becomes a question too (a form, where the client offers one).
       let agent: AgentSession;
@@ -54,7 +67,7 @@ export function createRuntimeAgents(settings: AcpAgentSettings): AcpAgentFactory
           subagents: waitingForBackground(settings.subagents),
         });
       } catch (error) {
-        if (mcp !== settings.mcp) await mcp?.stopAll();
+        if (mcp !== own) await mcp?.stopAll();
         throw error;
       }
       return RuntimeAgent.start(agent, settings.approval);

@@ -24,8 +24,7 @@ export const ApplyAgentDiffInput = z.object({
 const DESCRIPTION = `Apply the changes a sub-agent made in its own worktree (spawn_agent with isolation "worktree") to the workspace, merged three ways like \`git apply --3way\`: files you changed meanwhile are merged with its changes; where both changed the same lines, nothing at all is written and the conflicting files and hunks are reported, for you to resolve (edit the files yourself, then discard the diff). Changes to .git, .skate, .claude, .mcp.json and other protected paths, links and binary files are refused.`;
 
 /** Paths no diff may touch, wherever the policy puts its protected list: what Skate or git read as configuration. */
-const REFUSED_ANYWHERE = new Set(['.git', '.skate', '.mcp.json']);
-const REFUSED_TOP = new Set(['.claude']);
+const REFUSED_ANYWHERE = new Set(['.git', '.skate', '.mcp.json', '.claude']);
 
 export interface ApplyAgentDiffToolOptions {
   store: AgentDiffStore;
@@ -160,8 +159,7 @@ export function refusal(change: AgentChange, policy: ResolvedPolicy): string | u
   const parts = change.path.split('/');
   if (path.isAbsolute(change.path) || parts.some((part) => part === '' || part === '.' || part === '..'))
     return 'not a plain relative path';
-  if (parts.some((part) => REFUSED_ANYWHERE.has(part)) || REFUSED_TOP.has(parts[0] as string))
-    return 'Skate or git read it as configuration';
+  if (parts.some((part) => REFUSED_ANYWHERE.has(part))) return 'Skate or git read it as configuration';
   const target = path.join(policy.workspace, change.path);
   if (policy.protected.some((p) => !isGlob(p) && isWithin(p, target))) return 'protected by the policy';
   if (!policy.write.allow.some((root) => isWithin(root, target))) return 'outside what you may write';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readdir } from 'node:fs/promises';
+import { readdir, realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import type * as z from 'zod';
@@ -53,6 +53,7 @@ export async function loadAgentDefinitions(options: LoadAgentDefinitionsOptions)
   for (const folder of folders) {
     // A workspace that is the home directory has one folder under two names: read it once, as the user's.
     if (folder.scope === 'workspace' && path.join(home, '.skate', 'agents') === folder.dir) continue;
+    if (folder.scope === 'workspace' && !(await reachedWithoutLinks(folder.dir, options.note))) continue;
     for (const name of await markdownFiles(folder.dir, options.note)) {
       const file = path.join(folder.dir, name);
       const read =
@@ -78,6 +79,18 @@ export async function loadAgentDefinitions(options: LoadAgentDefinitionsOptions)
     }
   }
   return [...found.values()];
+}
+
+/**
+ * A workspace's agent folder is protected from sandboxes by its name (`.claude/agents`, `.skate`):
+ * one reached through a link (`sub/.claude -> notes`) is a folder the sandbox may write under
+ * another name, so it is not read. Absent is fine (nothing to read).
+ */
+async function reachedWithoutLinks(dir: string, note: (line: string) => void): Promise<boolean> {
+  const real = await realpath(dir).catch(() => undefined);
+  if (real === undefined || real === dir) return true;
+  note(`agent folder ${dir} is reached through a link (to ${real}); its files are not read`);
+  return false;
 }
 
 async function markdownFiles(dir: string, note: (line: string) => void): Promise<string[]> {

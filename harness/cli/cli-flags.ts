@@ -1,3 +1,4 @@
+import { realpath } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import type { NetworkSetting } from '../../shared/policy.js';
 import type { ResultContract } from '../agents/result-contracts.js';
@@ -10,7 +11,12 @@ import { setupHooks } from '../hooks/setup-hooks.js';
 import type { McpPool } from '../mcp/mcp-pool.js';
 import { mcpPoolFor } from '../mcp/mcp-pool-for.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
-import { applySettingsEnv, applySettingsProviders, loadSettings } from '../settings/load-settings.js';
+import {
+  applySettingsEnv,
+  applySettingsProviders,
+  loadSettings,
+  type Settings,
+} from '../settings/load-settings.js';
 import { readAnswersFile } from './answers-file.js';
 import { parseNetworkFlag } from './network-flag.js';
 import { note } from './note.js';
@@ -77,6 +83,12 @@ export interface AgentRunFlags extends ExecutorFlags {
   agents?: readonly AgentCatalogEntry[] | undefined;
   /** The run's MCP servers (settings files, `.mcp.json`, consent); undefined when none are configured. */
   mcp?: McpPool | undefined;
+  /**
+   * With `mcp: 'per-workspace'` (`skate acp`, whose sessions each name their workspace): the MCP
+   * servers of one workspace (your settings' and that workspace's own), each narrowed from the
+   * agent's policy in that workspace; one pool per workspace, shared by its sessions.
+   */
+  mcpFor?: ((workspace: string) => Promise<McpPool | undefined>) | undefined;
 }
 
 /** A command's entry point: parses its own flags and runs; resolves to the exit code. */
@@ -201,6 +213,7 @@ export function parseAgentArgs(args: string[]) {
  */
 export async function agentFlags(
   values: ReturnType<typeof parseAgentArgs>['values'],
+  options: { mcp?: 'run' | 'per-workspace' } = {},
 ): Promise<AgentRunFlags> {
   // Flags are checked before the settings are read: a typo is reported as a typo.
   const flagged = {
@@ -225,10 +238,8 @@ export async function agentFlags(
   }
   sandboxMode(values.sandbox);
   // The flags are the baseline's too: a workspace file may only narrow what they and the user's file set.
-  const settings = await loadSettings({
-    workspace: values.workspace,
-    flags: { policy: values.policy, approval: flagged.approval, network: flagged.network },
-  });
+  const settingsFlags = { policy: values.policy, approval: flagged.approval, network: flagged.network };
+  const settings = await loadSettings({ workspace: values.workspace, flags: settingsFlags });
   applySettingsEnv(settings.env);
   applySettingsProviders(settings.providers);
   if (values.verbose) {
@@ -267,17 +278,31 @@ export async function agentFlags(
         });
   if (values.verbose && agents?.length)
     note(`agents: ${agents.map((entry) => entry.definition.name).join(', ')}`);
-  const mcp = await mcpPoolFor(settings, {
-    workspace: values.workspace,
-    sandbox: sandboxMode(values.sandbox),
-    // Headless, a workspace's servers run only when the flag or the user's setting says so (or a consent was recorded).
-    trustWorkspace:
-      values['trust-workspace-mcp'] || (!terminal && settings.mcp?.workspaceServersHeadless === true),
-    ask: terminal
-      ? async (question: string) => /^y(es)?$/i.test(((await askAtTerminal(question)) ?? '').trim())
-      : undefined,
-    policy: { policy, network, addDirs: values['add-dir'] },
-  });
+  const mcpOf = (of: Settings, workspace: string): Promise<McpPool | undefined> =>
+    mcpPoolFor(of, {
+      workspace,
+      sandbox: sandboxMode(values.sandbox),
+      // Headless, a workspace's servers run only when the flag or the user's setting says so (or a consent was recorded).
+      trustWorkspace:
+        values['trust-workspace-mcp'] || (!terminal && of.mcp?.workspaceServersHeadless === true),
+      ask: terminal
+        ? async (question: string) => /^y(es)?$/i.test(((await askAtTerminal(question)) ?? '').trim())
+        : undefined,
+      policy: { policy, network, addDirs: values['add-dir'] },
+    });
+  const mcp = options.mcp === 'per-workspace' ? undefined : await mcpOf(settings, values.workspace);
+  const pools = new Map<string, Promise<McpPool | undefined>>();
+  const mcpFor = async (workspace: string): Promise<McpPool | undefined> => {
+    const real = await realpath(workspace);
+    let pool = pools.get(real);
+    if (!pool) {
+      // That workspace's settings, for its servers (its `.mcp.json` too): the agent's policy stays the flags'.
+      pool = loadSettings({ workspace: real, flags: settingsFlags }).then((own) => mcpOf(own, real));
+      pools.set(real, pool);
+      pool.catch(() => pools.delete(real));
+    }
+    return pool;
+  };
   return {
     ...common({ ...values, policy }),
     ...(network !== undefined && { network }),
@@ -311,6 +336,7 @@ export async function agentFlags(
     ...(hooks && { hooks }),
     ...(agents && agents.length > 0 && { agents }),
     ...(mcp && { mcp }),
+    ...(options.mcp === 'per-workspace' && { mcpFor }),
   };
 }
 

@@ -188,6 +188,11 @@ export async function runHeadless(run: HeadlessRun): Promise<number> {
     }
     if (jsonLines) {
       const offered = await agent.toolNames();
+      const mcpServers = agent.mcpServers().map(({ name, state }) => ({
+        name,
+        status: state.status,
+        ...(state.status === 'failed' && { error: state.reason, failedAt: state.at }),
+      }));
       const init: SystemInit = {
         type: 'system',
         subtype: 'init',
@@ -199,6 +204,7 @@ export async function runHeadless(run: HeadlessRun): Promise<number> {
         workspace: health.workspace,
         cwd: health.workspace,
         tools: [...offered.executor, ...offered.harness],
+        ...(mcpServers.length > 0 && { mcp_servers: mcpServers }),
         version: skateVersion(),
       };
       jsonLines.line(init);

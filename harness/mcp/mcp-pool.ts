@@ -84,7 +84,8 @@ export class McpPool {
 
   /**
    * The servers with their tools: remembered ones at once, the others started now (in parallel)
-   * to list theirs. A server that fails to start is said, never dropped silently.
+   * to list theirs, but for those whose last start failed, which start in the background. A server
+   * that fails to start is said, never dropped silently.
    */
   static async create(options: McpPoolOptions): Promise<McpPool> {
     const pool = new McpPool(options.toolSchemaBudget ?? DEFAULT_TOOL_SCHEMA_BUDGET, options.base);
@@ -118,6 +119,21 @@ export class McpPool {
     await Promise.all(
       pool.handles.map(async (handle) => {
         if ((await handle.recall()) || options.discover === false) return;
+        // It failed at its last start: said, not waited for (the first request goes without its
+        // tools), and started again meanwhile; tools it then lists join the next request.
+        const failure = await handle.recallFailure();
+        if (failure) {
+          options.note(
+            `MCP server "${handle.name}" failed to start at ${failure.at}: ${failure.reason}; this run does not wait for it but starts it again in the background, and offers its tools once it lists them`,
+          );
+          void handle.discover().then(
+            () => {
+              pool.changes++;
+            },
+            () => undefined,
+          );
+          return;
+        }
         await handle.discover().catch((error: Error) => {
           options.note(`MCP server "${handle.name}" offers no tools this run: ${error.message}`);
         });

@@ -19,7 +19,7 @@ import type { ExecutorRegistry } from '../runtime/executor-registry.js';
 import { type ExecutorTracking, trackExecutor } from '../runtime/track-executor.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
 import { withholdValue, withoutHarnessSecrets } from '../sandbox/executor-env.js';
-import { type ManifestMemory, manifestMemory } from './mcp-manifest-memory.js';
+import { type ManifestMemory, type McpStartFailure, manifestMemory } from './mcp-manifest-memory.js';
 
 /** Where a server is: configured → manifest known → started → stopped (when idle), or failed to start. */
 export type McpServerState =
@@ -27,7 +27,7 @@ export type McpServerState =
   | { status: 'known'; tools: number }
   | { status: 'starting' }
   | { status: 'running'; tools: number; pid?: number }
-  | { status: 'failed'; reason: string };
+  | { status: 'failed'; reason: string; at: string };
 
 export interface McpServerHandleOptions {
   name: string;
@@ -55,7 +55,9 @@ export class McpServerHandle {
   private tools: ToolDefinition[] | undefined;
   private executor: Promise<ExecutorClient> | undefined;
   private client: ExecutorClient | undefined;
-  private failed: string | undefined;
+  private failed: { reason: string; at: string } | undefined;
+  /** Abandons the start under way (`stop()`): a background retry must not outlive the run. */
+  private startAbort: AbortController | undefined;
   private running = 0;
   private idleTimer: NodeJS.Timeout | undefined;
   /** When a call last ended (or the tools were listed): the idle stop counts from it. */
@@ -107,6 +109,16 @@ export class McpServerHandle {
     return this.tools;
   }
 
+  /**
+   * The failure of its last start when that, not a manifest, is remembered (see `ManifestMemory`):
+   * its state says failed, why and when, until a start succeeds.
+   */
+  async recallFailure(): Promise<McpStartFailure | undefined> {
+    const failure = await this.memory().recallFailure();
+    if (failure && !this.executor) this.failed = failure;
+    return failure;
+  }
+
   /** Starts it to list its tools (and keeps it running until idle); rejects naming the server. */
   async discover(): Promise<ToolDefinition[]> {
     await this.started();
@@ -130,7 +142,7 @@ export class McpServerHandle {
   }
 
   state(): McpServerState {
-    if (this.failed !== undefined) return { status: 'failed', reason: this.failed };
+    if (this.failed !== undefined) return { status: 'failed', ...this.failed };
     if (this.executor)
       return this.tools ? { status: 'running', tools: this.knownTools().length } : { status: 'starting' };
     return this.tools ? { status: 'known', tools: this.knownTools().length } : { status: 'configured' };
@@ -207,6 +219,7 @@ export class McpServerHandle {
   async stop(): Promise<void> {
     clearTimeout(this.idleTimer);
     this.idleTimer = undefined;
+    this.startAbort?.abort();
     const executor = this.executor;
     this.executor = undefined;
     this.client = undefined;
@@ -246,30 +259,36 @@ export class McpServerHandle {
   }
 
   private started(): Promise<ExecutorClient> {
-    this.executor ??= this.spawnOrRenew().catch((error: unknown) => {
+    if (this.executor) return this.executor;
+    const abort = new AbortController();
+    this.startAbort = abort;
+    this.executor = this.spawnOrRenew(abort.signal).catch((error: unknown) => {
       this.executor = undefined;
+      if (abort.signal.aborted) throw new Error(`its start was stopped`);
       // A start refused with HTTP 401 says how to log in.
       const failure = new Error(withLoginHint((error as Error).message, this.name));
-      this.failed = failure.message;
+      this.failed = { reason: failure.message, at: new Date().toISOString() };
+      // Never listed: the next run does not wait for it (see `ManifestMemory`).
+      if (this.tools === undefined) this.memory().rememberFailure(failure.message);
       throw failure;
     });
     return this.executor;
   }
 
   /** A remote server that refuses its token at the start (HTTP 401): its login refreshed once, and one more start. */
-  private async spawnOrRenew(): Promise<ExecutorClient> {
+  private async spawnOrRenew(signal: AbortSignal): Promise<ExecutorClient> {
     try {
-      return await this.spawn();
+      return await this.spawn(signal);
     } catch (error) {
       const { config } = this.options;
       if (!isHttpServer(config) || !(error as Error).message.includes(MCP_UNAUTHORIZED_MARK)) throw error;
       const { renewAfterRejection } = await import('../mcp-oauth/server-authorization.js');
       if (!(await renewAfterRejection(this.name, config))) throw error;
-      return this.spawn();
+      return this.spawn(signal);
     }
   }
 
-  private async spawn(): Promise<ExecutorClient> {
+  private async spawn(signal: AbortSignal): Promise<ExecutorClient> {
     const { options } = this;
     const policy = await this.policy();
     const { spawnExecutor } = await import('../runtime/start-executor.js');
@@ -292,6 +311,9 @@ export class McpServerHandle {
         ...(options.onLog && { onLog: options.onLog }),
       },
       policy,
+      undefined,
+      undefined,
+      signal,
     );
     // A server that fails or times out starting takes its executor with it: none is left waiting;
     // the next start is a new executor (with a new token, after a refresh).

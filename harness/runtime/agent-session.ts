@@ -32,6 +32,7 @@ import { addUsage } from '../engine/token-usage.js';
 import type { ExecutorClient } from '../executor-client/executor-client.js';
 import { isNotableHookDecision } from '../hooks/hook-decision-line.js';
 import type { AgentHooks } from '../hooks/hook-verdict.js';
+import type { McpServerRow } from '../mcp/mcp-pool.js';
 import type { McpPromptCommand } from '../mcp/mcp-prompt-commands.js';
 import { createNetworkAsker } from '../network/network-asker.js';
 import type { NetworkGate } from '../network/network-gate.js';
@@ -345,6 +346,11 @@ export class AgentSession {
    */
   promptCommands(): McpPromptCommand[] {
     return (this.settings.subagents?.depth ?? 0) === 0 ? (this.settings.mcp?.promptCommands() ?? []) : [];
+  }
+
+  /** The run's MCP servers, where each comes from and its state now (failed: why and when). */
+  mcpServers(): McpServerRow[] {
+    return this.settings.mcp?.list() ?? [];
   }
 
   /** Resolves when the run in progress (if any) has ended. */

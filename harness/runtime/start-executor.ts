@@ -149,19 +149,34 @@ async function withRunOverrides(
   return applyRunOverrides(policy, { network: settings.network, addDirs });
 }
 
-/** Spawns a local executor under `policy` (which may differ from the settings' own: a network switch). */
+/**
+ * Spawns a local executor under `policy` (which may differ from the settings' own: a network switch).
+ * `signal` abandons the start: the executor is killed and the promise rejects (an MCP server retried
+ * in the background must not keep a finished run waiting for its start timeout).
+ */
 export async function spawnExecutor(
   settings: Extract<ExecutorSettings, { kind: 'local' }>,
   policy: ResolvedPolicy,
   onNote?: (line: string) => void,
   onSpawned?: () => void,
+  signal?: AbortSignal,
 ): Promise<ExecutorClient> {
+  signal?.throwIfAborted();
   const { client, ready } = await launchExecutor(settings, policy, onNote, onSpawned);
+  const abandon = (): void => client.kill();
+  signal?.addEventListener('abort', abandon, { once: true });
+  if (signal?.aborted) client.kill();
   // One that failed to list its tools (an MCP server that did not start) must not be left running.
-  await ready.catch((error: unknown) => {
+  await ready
+    .catch((error: unknown) => {
+      client.kill();
+      throw error;
+    })
+    .finally(() => signal?.removeEventListener('abort', abandon));
+  if (signal?.aborted) {
     client.kill();
-    throw error;
-  });
+    signal.throwIfAborted();
+  }
   return client;
 }
 

@@ -50,6 +50,12 @@ export interface GuardRules {
   deny: { dir: string; name: string }[];
   /** Names refused in every directory on a write root's file system (Skate's own `.skate`). */
   names: string[];
+  /**
+   * Runs of path components (`.skate`, `.claude/agents`, `.mcp.json`) under which nothing is
+   * created, opened for writing or hard-linked elsewhere on a write root's file system, at any
+   * depth: what the start-up scan did not reach (its limits) is not mounted read-only.
+   */
+  trees: string[];
 }
 
 /** The argument the outer skate-confine replaces with the descriptor the inner one sends on. */
@@ -61,6 +67,7 @@ export function guardArgs(guard: GuardRules): string[] {
     '--guard',
     ...guard.deny.flatMap(({ dir, name }) => ['--guard-deny', dir, name]),
     ...guard.names.flatMap((name) => ['--guard-name', name]),
+    ...guard.trees.flatMap((tree) => ['--guard-tree', tree]),
   ];
 }
 

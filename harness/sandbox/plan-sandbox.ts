@@ -64,12 +64,31 @@ export const SKATE_DIR = '.skate';
 /** A project's MCP servers (Claude Code's file name). */
 export const MCP_JSON = '.mcp.json';
 
+/** Claude Code's directory, whose `agents` folder Skate reads as agent definitions. */
+export const CLAUDE_DIR = '.claude';
+
 /**
  * Names read-only wherever they are in a write root, and never created there: a run started in any
  * directory reads `.skate` and `.mcp.json` there, so a sandbox writing a sub-directory's would plant
  * configuration for a run started in it (the scan finds those that exist; the create guard refuses new ones).
  */
 export const CONFIGURATION_NAMES: readonly string[] = [SKATE_DIR, MCP_JSON];
+
+/**
+ * What the create guard refuses anywhere on a write root's file system: the configuration names, and
+ * `.claude`, since a run started in any directory reads its `.claude/agents` (a new `.claude` could
+ * bring one). Of an existing `.claude` only `agents` is protected (the scan finds them): the rest of it
+ * (Claude Code's own settings, commands) stays the sandbox's to write, as Skate reads none of it.
+ */
+export const GUARDED_NAMES: readonly string[] = [...CONFIGURATION_NAMES, CLAUDE_DIR];
+
+/**
+ * What a run started in any directory reads as configuration, as runs of path components: the
+ * create guard refuses to create, open for writing or hard-link elsewhere anything under them on a
+ * write root's file system, so one that exists beyond the scan's limits (depth, entries, inside
+ * `node_modules` or `.git`), which is not mounted read-only, cannot be changed either.
+ */
+export const GUARDED_TREES: readonly string[] = [SKATE_DIR, MCP_JSON, `${CLAUDE_DIR}/agents`];
 
 /**
  * Everything a later run reads from a workspace or home as configuration that can start code or
@@ -82,7 +101,7 @@ export function configurationPaths(home: string, workspace: string): string[] {
     path.join(home, SKATE_DIR),
     path.join(workspace, SKATE_DIR),
     path.join(workspace, MCP_JSON),
-    path.join(workspace, '.claude', 'agents'),
+    path.join(workspace, CLAUDE_DIR, 'agents'),
   ];
 }
 
@@ -214,9 +233,12 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
   };
   const protectedTargets: string[] = [];
   const deny = new Map<string, GuardRules['deny'][number]>();
+  const masks = await pendingMasks;
+  notes.push(...masks.notes);
   // Shallowest first: a path inside one already protected is covered by it, and binding
   // anything inside a protected directory afterwards could make part of it writable again.
-  const targets = [...policy.protected, ...hostExecutables, ...skateConfig].sort(
+  const nestedAgents = await nestedAgentFolders(kinds, masks.claudeDirs, writeRoots);
+  const targets = [...policy.protected, ...hostExecutables, ...skateConfig, ...nestedAgents].sort(
     (a, b) => a.length - b.length,
   );
   for (const listed of targets) {
@@ -247,8 +269,6 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
     steps.push({ op: 'ro-bind', src: target, dest: target });
   }
 
-  const masks = await pendingMasks;
-  notes.push(...masks.notes);
   // Nested `.skate` directories (a `skate serve` session's workspace inside this one, with its
   // logs) and `.mcp.json` files (what a run started there starts) stay read-only; the guard keeps
   // a new one, or one renamed away, from being made.
@@ -272,9 +292,33 @@ export async function planSandbox(input: PlanInput): Promise<SandboxPlan> {
     if (kind === 'dir') steps.push({ op: 'ro-bind', src: emptyDir, dest: hidden });
     else if (kind === 'file') steps.push({ op: 'ro-bind', src: '/dev/null', dest: hidden });
   }
+  // A write root inside a tree (the plan policy's `.skate/plan.md`) is writable by design: that
+  // tree is left to the mounts (the scan's read-only binds), or its one writable file would be refused.
+  const trees = GUARDED_TREES.filter((tree) => !writeRoots.some((root) => `${root}/`.includes(`/${tree}/`)));
   const guard =
-    writeRoots.length > 0 ? { deny: [...deny.values()], names: [...CONFIGURATION_NAMES] } : undefined;
+    writeRoots.length > 0 ? { deny: [...deny.values()], names: [...GUARDED_NAMES], trees } : undefined;
   return { steps, guard, notes, warnings: masks.warnings };
+}
+
+/**
+ * `agents` in each `.claude` directory the scan found inside a write root, protected as the
+ * workspace's own is (read-only when it exists, refused by the guard when not; the `.claude` pinned).
+ * One reached through a link is left out rather than refusing the sandbox: the agent loader reads no
+ * folder reached through a link (`loadAgentDefinitions`), and the guard keeps a new `.claude` from being made.
+ */
+async function nestedAgentFolders(
+  kinds: PathKinds,
+  claudeDirs: readonly string[],
+  writeRoots: readonly string[],
+): Promise<string[]> {
+  const folders: string[] = [];
+  for (const dir of claudeDirs) {
+    if (!writeRoots.some((w) => isWithin(w, dir) && w !== dir)) continue;
+    const agents = path.join(dir, 'agents');
+    if ((await kinds.kind(dir)) !== 'dir' || (await kinds.isSymlink(agents))) continue;
+    folders.push(agents);
+  }
+  return folders;
 }
 
 /**
@@ -303,18 +347,22 @@ interface Masks {
   paths: { path: string; kind: 'file' | 'dir' }[];
   /** Entries named as `CONFIGURATION_NAMES` (`.skate`, `.mcp.json`) found in the workspace and the write roots. */
   configNamed: string[];
+  /** Directories named `.claude` found there (their `agents` is what a run started beside them reads). */
+  claudeDirs: string[];
   notes: string[];
   warnings: string[];
 }
 
 /**
  * Denied paths that exist (globs expanded by scanning), host sockets in the scanned trees, and
- * nested `.skate` directories and `.mcp.json` files in the workspace and in write roots outside it.
+ * nested `.skate` and `.claude` directories and `.mcp.json` files in the workspace and in write
+ * roots outside it.
  */
 async function findMasks(input: PlanInput, kinds: PathKinds, writeRoots: readonly string[]): Promise<Masks> {
   const { policy } = input;
   const paths: Masks['paths'] = [];
   const configNamed: string[] = [];
+  const claudeDirs: string[] = [];
   const notes: string[] = [];
   const warnings: string[] = [];
   const globsByBase = new Map<string, string[]>();
@@ -328,7 +376,8 @@ async function findMasks(input: PlanInput, kinds: PathKinds, writeRoots: readonl
   for (const root of writeRoots) {
     if (!isWithin(policy.workspace, root) && !globsByBase.has(root)) globsByBase.set(root, []);
   }
-  const named = new Set(CONFIGURATION_NAMES);
+  const named = new Set(GUARDED_NAMES);
+  const walkedNamed = new Set([CLAUDE_DIR]);
   // The scans run together (the home scan beside the workspace's); their results are taken in order.
   const scanning: Promise<[string, string[], ScanResult]>[] = [];
   for (const [base, patterns] of globsByBase) {
@@ -339,7 +388,7 @@ async function findMasks(input: PlanInput, kinds: PathKinds, writeRoots: readonl
       maxDepth: deep ? 16 : 2,
       maxEntries: 200_000,
       skipDirs: SKIP_DIRS,
-      ...(writable && { named }),
+      ...(writable && { named, walkedNamed }),
     };
     scanning.push(sharedScanPaths(base, patterns, limits).then((scan) => [base, patterns, scan]));
   }
@@ -353,7 +402,10 @@ async function findMasks(input: PlanInput, kinds: PathKinds, writeRoots: readonl
   const scans = await Promise.all(scanning);
   for (const [base, patterns, scan] of scans) {
     paths.push(...scan.matches);
-    configNamed.push(...scan.named);
+    for (const found of scan.named) {
+      if (path.basename(found) === CLAUDE_DIR) claudeDirs.push(found);
+      else configNamed.push(found);
+    }
     for (const socket of scan.sockets) paths.push({ path: socket, kind: 'file' });
     if (!scan.truncated) continue;
     // A socket scan that stops short is the documented residual risk (README, "Unix sockets by
@@ -367,5 +419,11 @@ async function findMasks(input: PlanInput, kinds: PathKinds, writeRoots: readonl
     }
   }
   const unique = new Map(paths.map((p) => [p.path, p]));
-  return { paths: [...unique.values()], configNamed: [...new Set(configNamed)].sort(), notes, warnings };
+  return {
+    paths: [...unique.values()],
+    configNamed: [...new Set(configNamed)].sort(),
+    claudeDirs: [...new Set(claudeDirs)].sort(),
+    notes,
+    warnings,
+  };
 }

@@ -100,7 +100,7 @@ export function probeSandbox(): Promise<SandboxSupport> {
 function runProbe(bwrap: string): Promise<SandboxSupport> {
   const confine = distPath('bin', 'skate-confine');
   const args = [
-    ...guardArgs({ deny: [], names: [] }),
+    ...guardArgs({ deny: [], names: [], trees: [] }),
     '--',
     bwrap,
     ...PROBE_ARGS,

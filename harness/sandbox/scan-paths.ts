@@ -10,6 +10,8 @@ export interface ScanLimits {
   skipDirs: ReadonlySet<string>;
   /** Names to collect wherever they are found (files or directories, not links), e.g. `.skate`. */
   named?: ReadonlySet<string>;
+  /** Of `named`, the directories still walked into (`.claude`, of which only `agents` is protected). */
+  walkedNamed?: ReadonlySet<string>;
 }
 
 export interface ScanResult {
@@ -17,7 +19,7 @@ export interface ScanResult {
   matches: { path: string; kind: 'file' | 'dir' }[];
   /** Unix socket files found. */
   sockets: string[];
-  /** Entries with one of `limits.named`'s names (not descended into). */
+  /** Entries with one of `limits.named`'s names (not descended into unless `walkedNamed`). */
   named: string[];
   /** True when a limit stopped the walk before it saw everything. */
   truncated: boolean;
@@ -62,7 +64,7 @@ export async function scanPaths(
           if (entry.isSocket()) result.sockets.push(full);
           if (limits.named?.has(entry.name) && (entry.isDirectory() || entry.isFile())) {
             result.named.push(full);
-            continue;
+            if (!(entry.isDirectory() && limits.walkedNamed?.has(entry.name))) continue;
           }
           if (match(full)) {
             result.matches.push({ path: full, kind: entry.isDirectory() ? 'dir' : 'file' });
@@ -105,6 +107,7 @@ export function sharedScanPaths(
     limits.maxEntries,
     [...limits.skipDirs],
     [...(limits.named ?? [])],
+    [...(limits.walkedNamed ?? [])],
   ]);
   let scan = running.get(key);
   if (!scan) {

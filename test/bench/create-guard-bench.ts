@@ -16,6 +16,12 @@ export interface CreateGuardFigures {
   /** One O_CREAT open (and close) of a new file, from python inside `skate sandbox`, in µs. */
   guard_create_file_us: number;
   guard_create_file_baseline_us: number;
+  /**
+   * One open for writing (O_WRONLY, no O_CREAT) and close of an existing file, in µs: handed to the
+   * supervisor too, which refuses it under a protected tree (`.skate`, `.claude/agents`, `.mcp.json`).
+   */
+  guard_open_write_us: number;
+  guard_open_write_baseline_us: number;
   /** One mkdir of a new directory, in µs. */
   guard_mkdir_us: number;
   guard_mkdir_baseline_us: number;
@@ -45,7 +51,7 @@ function withoutGuard(argv: readonly string[]): string[] {
     const arg = argv[i]!;
     if (arg === '--guard') continue;
     if (arg === '--guard-deny') i += 2;
-    else if (arg === '--guard-name') i += 1;
+    else if (arg === '--guard-name' || arg === '--guard-tree') i += 1;
     else if (arg === '--guard-fd' && argv[i + 1] === GUARD_FD) i += 1;
     else out.push(arg);
   }
@@ -86,7 +92,10 @@ t1 = time.perf_counter()
 for i in range(n):
     os.mkdir(f"{d}/d{i}")
 t2 = time.perf_counter()
-print(1e6 * (t1 - t0) / n, 1e6 * (t2 - t1) / n)
+for i in range(n):
+    os.close(os.open(f"{d}/f{i}", os.O_WRONLY))
+t3 = time.perf_counter()
+print(1e6 * (t1 - t0) / n, 1e6 * (t2 - t1) / n, 1e6 * (t3 - t2) / n)
 `;
 
 async function policyFor(workspace: string): Promise<ResolvedPolicy> {
@@ -152,6 +161,7 @@ export async function benchCreateGuard(): Promise<CreateGuardFigures> {
     );
     const files: Record<'on' | 'off', number[]> = { on: [], off: [] };
     const dirs: Record<'on' | 'off', number[]> = { on: [], off: [] };
+    const opens: Record<'on' | 'off', number[]> = { on: [], off: [] };
     const tar: Record<'on' | 'off', number[]> = { on: [], off: [] };
     const writes: Record<'on' | 'off', number[]> = { on: [], off: [] };
     const vitest: Record<'on' | 'off', number[]> = { on: [], off: [] };
@@ -159,7 +169,7 @@ export async function benchCreateGuard(): Promise<CreateGuardFigures> {
     for (let run = 0; run < RUNS; run++) {
       for (const guarded of [true, false]) {
         const key = guarded ? 'on' : 'off';
-        const [file, dir] = (
+        const [file, dir, open] = (
           await inSandbox(policy, guarded, ['python3', script, path.join(ws, `c-${key}-${run}`), '10000'])
         )
           .trim()
@@ -167,6 +177,7 @@ export async function benchCreateGuard(): Promise<CreateGuardFigures> {
           .map(Number);
         files[key].push(file!);
         dirs[key].push(dir!);
+        opens[key].push(open!);
         const dest = path.join(ws, `t-${key}-${run}`);
         const took = await inSandbox(policy, guarded, [
           'sh',
@@ -194,7 +205,7 @@ export async function benchCreateGuard(): Promise<CreateGuardFigures> {
           path.join(projectRoot(), 'node_modules', '.bin', 'vitest'),
           'run',
           'test/unit/session',
-          'test/unit/policy',
+          'test/unit/settings',
           'test/unit/engine',
           '--reporter=dot',
         ]);
@@ -204,6 +215,8 @@ export async function benchCreateGuard(): Promise<CreateGuardFigures> {
     return {
       guard_create_file_us: round(median(files.on)),
       guard_create_file_baseline_us: round(median(files.off)),
+      guard_open_write_us: round(median(opens.on)),
+      guard_open_write_baseline_us: round(median(opens.off)),
       guard_mkdir_us: round(median(dirs.on)),
       guard_mkdir_baseline_us: round(median(dirs.off)),
       guard_tar_ms: round(median(tar.on)),

@@ -404,6 +404,125 @@ describe.skipIf(noSandbox)('planted configuration and instructions', () => {
     expect(JSON.stringify(api.requests.at(-1)?.body)).not.toContain('mcp__evil');
   });
 
+  it("configuration beyond the start-up scan's limits (inside node_modules, 18 levels down) cannot be changed, added to or linked out", async () => {
+    await using root = await hostDir('planted-beyond-');
+    const ws = root.path;
+    const deep = path.join(ws, ...Array.from({ length: 18 }, (_, i) => `d${i}`));
+    const pkg = path.join(ws, 'node_modules', 'pkg');
+    await mkdir(path.join(deep, '.skate'), { recursive: true });
+    await mkdir(path.join(pkg, '.claude', 'agents'), { recursive: true });
+    const files: Record<string, string> = {
+      [path.join(pkg, '.mcp.json')]: '{"mcpServers":{}}\n',
+      [path.join(deep, '.mcp.json')]: '{"mcpServers":{}}\n',
+      [path.join(deep, '.skate', 'settings.json')]: '{"network":"off"}\n',
+      [path.join(pkg, '.claude', 'agents', 'reviewer.md')]:
+        '---\nname: reviewer\ndescription: r\n---\nReview.\n',
+    };
+    for (const [file, content] of Object.entries(files)) await writeFile(file, content);
+    const loaded = await loadPolicy('execute', { workspace: ws });
+    if (!loaded.ok) throw new Error(loaded.problem.message);
+    {
+      await using executor = await sandboxedExecutor(loaded.policy);
+      const rel = (file: string): string => path.relative(ws, file);
+      for (const file of Object.keys(files).map(rel)) {
+        const dir = path.dirname(file);
+        for (const command of [
+          `echo evil > ${file}`,
+          `echo evil >> ${file}`,
+          `python3 -c "open('${file}', 'r+').write('evil')"`,
+          `dd if=/dev/zero of=${file} bs=1 count=4 conv=notrunc`,
+          `truncate -s 0 ${file}`,
+          `sed -i s/e/E/ ${file}`,
+          `echo evil > /tmp/e; cp /tmp/e ${file}; echo evil > x.tmp; mv x.tmp ${file}; mv -T x.tmp ${file}`,
+          `ln ${file} linked; echo evil > linked; ln -s ${path.join(ws, file)} sym; echo evil > sym; rm -f linked sym`,
+          `echo evil > ${dir}/new.json; mkdir ${dir}/newdir`,
+        ]) {
+          await executor.sh(command);
+        }
+        // Still readable, as the agent may read it.
+        expect((await executor.sh(`cat ${file}`)).output).toContain(
+          files[path.join(ws, file)]?.trim().slice(0, 8),
+        );
+      }
+      await executor.sh(
+        `mkdir -p ${rel(path.join(deep, '.skate'))}/agents; echo evil > ${rel(path.join(pkg, '.claude'))}/agents/evil.md`,
+      );
+      // What is no configuration stays writable, there too.
+      const wrote = await executor.sh(
+        `echo ok > ${rel(pkg)}/index.js && echo ok > ${rel(deep)}/notes.txt && echo wrote`,
+      );
+      expect(wrote.output).toContain('wrote');
+    }
+    for (const [file, content] of Object.entries(files)) expect(await readFile(file, 'utf8')).toBe(content);
+    expect(execFileSync('ls', ['-A', path.join(deep, '.skate')], { encoding: 'utf8' })).toBe(
+      'settings.json\n',
+    );
+    expect(execFileSync('ls', ['-A', path.join(pkg, '.claude', 'agents')], { encoding: 'utf8' })).toBe(
+      'reviewer.md\n',
+    );
+    expect(existsSync(path.join(ws, 'linked'))).toBe(false);
+    expect(await readFile(path.join(pkg, 'index.js'), 'utf8')).toBe('ok\n');
+  });
+
+  it("a model can neither plant nor change a sub-directory's .claude/agents; a run started there offers nothing planted", async () => {
+    const { home, ws, env } = await homeAndWorkspace();
+    await using _home = home;
+    const sub = path.join(ws, 'sub');
+    const other = path.join(ws, 'other');
+    await mkdir(path.join(sub, '.claude', 'agents'), { recursive: true });
+    await mkdir(path.join(ws, 'bare', '.claude'), { recursive: true });
+    await mkdir(other);
+    const reviewer =
+      '---\nname: reviewer\ndescription: REVIEWER-MARK reviews\ntools: read_file\n---\nReview.\n';
+    await writeFile(path.join(sub, '.claude', 'agents', 'reviewer.md'), reviewer);
+    const evil = (name: string): string =>
+      `printf -- '---\\nname: ${name}\\ndescription: EVIL-MARK\\ntools: read_file\\n---\\nObey.\\n'`;
+    const plant = [
+      // What is not agent definitions stays writable: a control that the command ran.
+      'echo ok > sub/.claude/settings.local.json',
+      'echo ok > other/control.txt',
+      // New files in an existing folder: redirection, mv, ln -s, ln, python.
+      `${evil('evil1')} > sub/.claude/agents/evil1.md`,
+      `${evil('evil2')} > /tmp/e.md; mv /tmp/e.md sub/.claude/agents/evil2.md`,
+      `${evil('evil3')} > sub/e3.md; ln -s ../../e3.md sub/.claude/agents/evil3.md; ln sub/e3.md sub/.claude/agents/evil4.md; mv sub/e3.md sub/.claude/agents/evil5.md`,
+      `python3 -c "open('sub/.claude/agents/evil6.md', 'w').write('---\\nname: evil6\\ndescription: EVIL-MARK\\n---\\nObey.\\n')"`,
+      // The existing file: overwrite, append, remove, rename.
+      `${evil('reviewer')} > sub/.claude/agents/reviewer.md; echo EVIL-MARK >> sub/.claude/agents/reviewer.md`,
+      'rm -f sub/.claude/agents/reviewer.md; mv sub/.claude/agents/reviewer.md sub/old.md',
+      // The folder itself: removed, renamed, replaced.
+      'rm -rf sub/.claude/agents; mv sub/.claude/agents sub/agents-old; mv sub/.claude sub/claude-old',
+      // A folder where .claude exists without one, and a new .claude (made here, or moved in).
+      `mkdir -p bare/.claude/agents && ${evil('evil7')} > bare/.claude/agents/evil7.md`,
+      `mkdir -p other/.claude/agents && ${evil('evil8')} > other/.claude/agents/evil8.md`,
+      `mkdir -p other/x/agents && ${evil('evil9')} > other/x/agents/evil9.md && mv other/x other/.claude`,
+      `mkdir -p deep/er/.claude/agents && ${evil('evil10')} > deep/er/.claude/agents/evil10.md`,
+      `ln -s x other/.claude`,
+    ].join('; ');
+    await using api = await fakeMessagesApi([shellCall('tu_plant', plant), done, done, done]);
+    const runEnv = { ...env, ANTHROPIC_BASE_URL: api.url };
+    const first = await runCli(['-p', 'set up agents', '--workspace', ws], { env: runEnv });
+    expect(first.code, first.stderr).toBe(0);
+    expect(existsSync(path.join(ws, 'bare', '.claude', 'agents'))).toBe(false);
+    expect(existsSync(path.join(other, '.claude'))).toBe(false);
+    expect(existsSync(path.join(ws, 'deep', 'er', '.claude'))).toBe(false);
+    expect(await readFile(path.join(other, 'control.txt'), 'utf8')).toBe('ok\n');
+    expect(await readFile(path.join(sub, '.claude', 'settings.local.json'), 'utf8')).toBe('ok\n');
+    expect(await readFile(path.join(sub, '.claude', 'agents', 'reviewer.md'), 'utf8')).toBe(reviewer);
+    expect(execFileSync('ls', ['-A', path.join(sub, '.claude', 'agents')], { encoding: 'utf8' })).toBe(
+      'reviewer.md\n',
+    );
+    // (`mv` out of a read-only mount falls back to copying, and its unlink fails: a copy is no agent file.)
+    // A run started in the sub-directory offers its own agent, and nothing planted.
+    const second = await runCli(['-p', 'go', '--workspace', sub], { env: runEnv });
+    expect(second.code, second.stderr).toBe(0);
+    const offered = JSON.stringify(api.requests.at(-1)?.body);
+    expect(offered).toContain('REVIEWER-MARK');
+    expect(offered).not.toContain('EVIL-MARK');
+    const third = await runCli(['-p', 'go', '--workspace', other], { env: runEnv });
+    expect(third.code, third.stderr).toBe(0);
+    expect(JSON.stringify(api.requests.at(-1)?.body)).not.toContain('EVIL-MARK');
+  });
+
   it('a model plants .mcp.json and an agent file; the next run with --trust-workspace-mcp finds neither', async () => {
     const { home, ws, env } = await homeAndWorkspace();
     await using _home = home;

@@ -32,7 +32,8 @@ export const run: CommandMain = async (args) => {
   if (values.help) return help();
   if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
   refuseFlags(args, NOT_HERE, 'skate acp takes prompts, the workspace and sessions from the editor');
-  const flags = await agentFlags(values);
+  // Each session's MCP servers are its workspace's (the editor's cwd), not this directory's.
+  const flags = await agentFlags(values, { mcp: 'per-workspace' });
   const {
     workspace: _workspace,
     session: _session,
@@ -46,7 +47,7 @@ export const run: CommandMain = async (args) => {
     import('../../acp/runtime-agents.js'),
   ]);
   return serveAcpOverStdio({
-    agents: createRuntimeAgents({ ...shared, onNote: note }),
+    agents: createRuntimeAgents({ ...shared, onNote: note }, { mcpFor: flags.mcpFor }),
     version: await skateVersion(),
     log: note,
   });

@@ -1,7 +1,15 @@
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseAgentFile, widerThanReadOnly } from '../../../harness/agents/load-agent-definitions.js';
+import {
+  loadAgentDefinitions,
+  parseAgentFile,
+  widerThanReadOnly,
+} from '../../../harness/agents/load-agent-definitions.js';
 import { parseFrontMatter } from '../../../harness/agents/parse-front-matter.js';
 import { SettingsError } from '../../../harness/settings/settings-error.js';
+import { hostDir } from '../../support/host-dir.js';
+import { testPolicy } from '../../support/policies.js';
 
 const read = (text: string) => ({
   status: 'read' as const,
@@ -129,5 +137,32 @@ describe('parseAgentFile', () => {
     expect(widerThanReadOnly(of(''))).toEqual(['writes wherever you may']);
     expect(widerThanReadOnly(of('write_paths: [src]\ntools: [edit_file]\n'))).toEqual(['writes to src']);
     expect(widerThanReadOnly(of('write_paths: []\nnetwork: on\n'))).toEqual(['the network']);
+  });
+});
+
+describe('loadAgentDefinitions', () => {
+  it('reads no workspace agent folder reached through a link, and says so', async () => {
+    await using root = await hostDir('agent-links-');
+    const ws = path.join(root.path, 'ws');
+    const home = path.join(root.path, 'home');
+    const file = '---\nname: NAME\ndescription: d\ntools: read_file\n---\nBody.\n';
+    await mkdir(path.join(ws, 'notes'), { recursive: true });
+    await mkdir(path.join(ws, '.skate', 'agents'), { recursive: true });
+    await mkdir(home);
+    await writeFile(path.join(ws, 'notes', 'linked.md'), file.replace('NAME', 'linked'));
+    await writeFile(path.join(ws, '.skate', 'agents', 'own.md'), file.replace('NAME', 'own'));
+    // `.claude` is a link into the workspace: what a sandbox may write under another name.
+    await mkdir(path.join(ws, 'claude-real'));
+    await symlink('../notes', path.join(ws, 'claude-real', 'agents'));
+    await symlink('claude-real', path.join(ws, '.claude'));
+    const notes: string[] = [];
+    const found = await loadAgentDefinitions({
+      workspace: ws,
+      home,
+      policy: async () => testPolicy(ws),
+      note: (line) => notes.push(line),
+    });
+    expect(found.map((definition) => definition.name)).toEqual(['own']);
+    expect(notes).toEqual([expect.stringContaining('is reached through a link')]);
   });
 });

@@ -99,7 +99,7 @@ describe('planSandbox', () => {
       emptyDir: empty.path,
       home: empty.path,
     });
-    expect(plan.guard?.names).toEqual(['.skate', '.mcp.json']);
+    expect(plan.guard?.names).toEqual(['.skate', '.mcp.json', '.claude']);
     expect(plan.guard?.deny).toEqual(
       expect.arrayContaining([
         { dir: path.join(ws, '.git'), name: 'hooks' },
@@ -130,6 +130,12 @@ describe('planSandbox', () => {
     await mkdir(path.join(ws, 'sub', '.skate', 'sessions'), { recursive: true });
     // A sub-directory's .mcp.json is what a run started there reads: read-only too.
     await writeFile(path.join(ws, 'sub', '.mcp.json'), '{"mcpServers":{}}');
+    // A sub-directory's .claude/agents is what a run started there offers as agents: read-only when
+    // it exists, refused when only its .claude does; the rest of a .claude stays writable.
+    await mkdir(path.join(ws, 'sub', '.claude', 'agents'), { recursive: true });
+    await mkdir(path.join(ws, 'bare', '.claude', 'commands'), { recursive: true });
+    await mkdir(path.join(ws, 'linked', '.claude', 'real'), { recursive: true });
+    await symlink('real', path.join(ws, 'linked', '.claude', 'agents'));
     // The workspace is the home directory: ~/.skate lies in the write root.
     const plan = await planSandbox({
       policy: testPolicy(home.path, { protected: [] }),
@@ -143,15 +149,26 @@ describe('planSandbox', () => {
         path.join(home.path, '.skate'),
         path.join(ws, 'sub', '.skate'),
         path.join(ws, 'sub', '.mcp.json'),
+        path.join(ws, 'sub', '.claude', 'agents'),
       ]),
+    );
+    expect(readOnly).not.toContain(path.join(ws, 'sub', '.claude'));
+    expect(readOnly).not.toContain(path.join(ws, 'bare', '.claude'));
+    // A link is not mounted over (the loader reads no agent folder reached through one).
+    expect(readOnly).not.toContain(path.join(ws, 'linked', '.claude', 'real'));
+    const pinned = plan.steps.filter((step) => step.op === 'bind').map((step) => step.dest);
+    expect(pinned).toEqual(
+      expect.arrayContaining([path.join(ws, 'sub', '.claude'), path.join(ws, 'bare', '.claude')]),
     );
     // The home is the workspace: its `.mcp.json` and `.claude/agents` are refused too, though unlisted.
     expect(plan.guard).toEqual({
       deny: [
         { dir: home.path, name: '.mcp.json' },
         { dir: home.path, name: '.claude' },
+        { dir: path.join(ws, 'bare', '.claude'), name: 'agents' },
       ],
-      names: ['.skate', '.mcp.json'],
+      names: ['.skate', '.mcp.json', '.claude'],
+      trees: ['.skate', '.mcp.json', '.claude/agents'],
     });
     // A read-only policy writes nothing: no guard to run.
     const readonly = await planSandbox({

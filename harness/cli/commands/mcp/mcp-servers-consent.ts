@@ -83,8 +83,18 @@ export const MCP_SERVERS_CONSENT: ConsentCommand<ListedServer> = {
   },
 };
 
+/**
+ * What a run would do with the server. A remembered failed start is shown (why and when) and
+ * forgotten: having looked, the user gets a next run that waits for the server's start again.
+ */
 async function stateOf(name: string, config: McpServerConfig): Promise<string> {
-  const tools = await serverManifest(name, config).recall();
+  const memory = serverManifest(name, config);
+  const failure = await memory.recallFailure();
+  if (failure) {
+    await memory.forgetFailure();
+    return `failed to start at ${failure.at}: ${failure.reason} (forgotten now: the next run waits for its start again)`;
+  }
+  const tools = await memory.recall();
   return tools
     ? `manifest known (${tools.length} tools): starts at its first call`
     : 'configured: starts at the next run to list its tools';
