@@ -18,11 +18,18 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "socket-handoff.h"
 #include "splice-joint.h"
 
 /* Longest line read from the channel: a message carries at most a ClientHello (16 KiB) in base64. */
 #define MAX_LINE (64 * 1024)
 #define MAX_FDS 64
+/* Processes in the sandbox connected to the hand-off socket at once (the forwarder needs one). */
+#define MAX_SENDERS 16
+/* Checked client sockets waiting for the proxy at most; past it the senders wait (the kernel holds theirs). */
+#define MAX_WAITING 64
+/* How long a write owed to a client (the CONNECT's answer) may wait for room. */
+#define OWED_WRITE_MS 10000
 
 static int channel = -1;
 static pthread_mutex_t channel_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -137,6 +144,29 @@ static int connect_upstream(const struct tunnel *t) {
   return fd;
 }
 
+/*
+ * Writes all of `len` bytes to the client `fd` within OWED_WRITE_MS, whatever its blocking mode:
+ * a client socket may come from the sandbox, where another copy of it can change that mode or
+ * fill its buffer. 0 or -1.
+ */
+static int write_owed(int fd, const char *data, size_t len) {
+  while (len > 0) {
+    ssize_t n = send(fd, data, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n > 0) {
+      data += n;
+      len -= (size_t)n;
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      struct pollfd p = {fd, POLLOUT, 0};
+      if (poll(&p, 1, OWED_WRITE_MS) > 0) continue;
+    }
+    return -1;
+  }
+  return 0;
+}
+
 /* A tunnel's own thread: connects upstream, says what is owed, then joins the two sockets. */
 static void *tunnel_thread(void *arg) {
   struct tunnel *t = arg;
@@ -147,12 +177,12 @@ static void *tunnel_thread(void *arg) {
   int one = 1;
   setsockopt(t->client, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   if (upstream < 0) {
-    if (t->bad_gateway) write_all(t->client, BAD_GATEWAY, sizeof BAD_GATEWAY - 1);
+    if (t->bad_gateway) write_owed(t->client, BAD_GATEWAY, sizeof BAD_GATEWAY - 1);
     shutdown(t->client, SHUT_RDWR);
     close(t->client);
     tunnel_closed(t->id);
   } else {
-    if ((t->reply && write_all(t->client, ESTABLISHED, sizeof ESTABLISHED - 1) != 0) ||
+    if ((t->reply && write_owed(t->client, ESTABLISHED, sizeof ESTABLISHED - 1) != 0) ||
         (t->first_len > 0 && write_all(upstream, t->first, t->first_len) != 0))
       shutdown(upstream, SHUT_RDWR);
     if (joint_run(t->client, upstream, idle_ms, tunnel_closed, t->id) != 0) tunnel_closed(t->id);
@@ -185,8 +215,56 @@ static int target_of(const char *line, struct tunnel *t) {
   return -1;
 }
 
+/* Client sockets from the sandbox, checked, in the order they came, waiting to go to the proxy. */
+static int waiting[MAX_WAITING];
+static int waiting_count = 0;
+/* A client socket has gone to the proxy and Node has not acknowledged it yet. */
+static int client_unacknowledged = 0;
+
+/*
+ * Sends the next waiting client socket to the proxy, as Node's IPC channel passes a handle (its
+ * `message` event gets the socket), once the one before was acknowledged: one in flight keeps
+ * each descriptor with its own message. The descriptor is ours no more once sent.
+ */
+static void offer_next_client(void) {
+  if (client_unacknowledged || waiting_count == 0) return;
+  int fd = waiting[0];
+  memmove(waiting, waiting + 1, (size_t)(--waiting_count) * sizeof waiting[0]);
+  static const char line[] = "{\"cmd\":\"NODE_HANDLE\",\"type\":\"net.Socket\",\"msg\":{\"skate\":\"client\"}}\n";
+  struct iovec iov = {(void *)line, sizeof line - 1};
+  union {
+    char buf[CMSG_SPACE(sizeof(int))];
+    struct cmsghdr align;
+  } control;
+  memset(&control, 0, sizeof control);
+  struct msghdr msg = {0};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control.buf;
+  msg.msg_controllen = sizeof control.buf;
+  struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int));
+  memcpy(CMSG_DATA(c), &fd, sizeof fd);
+  pthread_mutex_lock(&channel_lock);
+  ssize_t n;
+  do n = sendmsg(channel, &msg, MSG_NOSIGNAL);
+  while (n < 0 && errno == EINTR);
+  /* The rest of a line cut short (a full channel) follows without a descriptor. */
+  if (n > 0 && (size_t)n < sizeof line - 1) write_all(channel, line + n, sizeof line - 1 - (size_t)n);
+  pthread_mutex_unlock(&channel_lock);
+  close(fd);
+  if (n > 0) client_unacknowledged = 1;
+}
+
 /* One line of the channel, with the descriptor that came with it when it is a handle. */
 static void on_line(const char *line) {
+  if (strstr(line, "\"cmd\":\"NODE_HANDLE_ACK\"") || strstr(line, "\"cmd\":\"NODE_HANDLE_NACK\"")) {
+    /* A NACK (Node got the message without its descriptor) loses that one connection. */
+    client_unacknowledged = 0;
+    return;
+  }
   if (!strstr(line, "\"cmd\":\"NODE_HANDLE\"")) return; /* nothing else is ours to answer */
   int fd = -1;
   if (fd_count > 0) {
@@ -228,6 +306,63 @@ static void on_line(const char *line) {
   }
 }
 
+/* Reads what the channel has: lines, and the descriptors that came with them. 0, or -1 once it closed. */
+static int read_channel(void) {
+  static char line[MAX_LINE + 1];
+  static size_t have = 0;
+  char buf[8192];
+  union {
+    char buf[CMSG_SPACE(sizeof(int) * MAX_FDS)];
+    struct cmsghdr align;
+  } control;
+  struct iovec iov = {buf, sizeof buf};
+  struct msghdr msg = {0};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control.buf;
+  msg.msg_controllen = sizeof control.buf;
+  ssize_t n = recvmsg(channel, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+  if (n < 0) return errno == EINTR || errno == EAGAIN ? 0 : -1;
+  if (n == 0) return -1; /* the harness went away: every tunnel goes with this process */
+  for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+    int count = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+    for (int i = 0; i < count; i++) {
+      int one;
+      memcpy(&one, CMSG_DATA(c) + (size_t)i * sizeof(int), sizeof one);
+      if (fd_count < MAX_FDS) fds[fd_count++] = one;
+      else close(one);
+    }
+  }
+  for (ssize_t i = 0; i < n; i++) {
+    if (buf[i] != '\n') {
+      if (have < MAX_LINE) line[have++] = buf[i];
+      continue;
+    }
+    line[have] = 0;
+    on_line(line);
+    have = 0;
+  }
+  return 0;
+}
+
+/* Reads what one sender in the sandbox has, while there is room; -1 once it should be let go. */
+static int read_sender(int sender) {
+  while (waiting_count < MAX_WAITING) {
+    int fd;
+    int got = handoff_receive(sender, &fd);
+    if (got < 0) return -1;
+    if (got == 0) {
+      /* Refused (and closed), or nothing more: look again only if something more is there. */
+      struct pollfd p = {sender, POLLIN, 0};
+      if (poll(&p, 1, 0) <= 0 || !(p.revents & POLLIN)) return 0;
+      continue;
+    }
+    waiting[waiting_count++] = fd;
+  }
+  return 0;
+}
+
 int splice_channel_main(int argc, char **argv) {
   const char *text = getenv("NODE_CHANNEL_FD");
   if (!text) {
@@ -243,37 +378,42 @@ int splice_channel_main(int argc, char **argv) {
   signal(SIGPIPE, SIG_IGN);
   int flags = fcntl(channel, F_GETFL);
   if (flags >= 0) fcntl(channel, F_SETFL, flags & ~O_NONBLOCK);
-  static char line[MAX_LINE + 1];
-  size_t have = 0;
-  char buf[8192];
-  char control[CMSG_SPACE(sizeof(int) * MAX_FDS)];
+  int listener = -1;
+  if (argc >= 5 && argv[4][0]) {
+    listener = handoff_listen(argv[4]);
+    if (listener < 0) fprintf(stderr, "skate-confine: hand-off socket %s: %s\n", argv[4], strerror(errno));
+  }
+  send_line(listener >= 0 ? "{\"skate\":\"ready\",\"handoff\":1}\n" : "{\"skate\":\"ready\",\"handoff\":0}\n");
+  int senders[MAX_SENDERS];
+  int sender_count = 0;
   for (;;) {
-    struct iovec iov = {buf, sizeof buf};
-    struct msghdr msg = {0};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control;
-    msg.msg_controllen = sizeof control;
-    ssize_t n = recvmsg(channel, &msg, MSG_CMSG_CLOEXEC);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return 0; /* the harness went away: every tunnel goes with this process */
-    for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
-      if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
-      int count = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-      int *received = (int *)CMSG_DATA(c);
-      for (int i = 0; i < count; i++) {
-        if (fd_count < MAX_FDS) fds[fd_count++] = received[i];
-        else close(received[i]);
+    struct pollfd polls[2 + MAX_SENDERS];
+    nfds_t count = 0;
+    polls[count++] = (struct pollfd){channel, POLLIN, 0};
+    if (listener >= 0) polls[count++] = (struct pollfd){listener, sender_count < MAX_SENDERS ? POLLIN : 0, 0};
+    nfds_t first_sender = count;
+    for (int i = 0; i < sender_count; i++)
+      polls[count++] = (struct pollfd){senders[i], waiting_count < MAX_WAITING ? POLLIN : 0, 0};
+    if (poll(polls, count, -1) < 0) {
+      if (errno == EINTR) continue;
+      return 1;
+    }
+    if (polls[0].revents && read_channel() != 0) return 0;
+    if (listener >= 0 && (polls[1].revents & POLLIN)) {
+      int sender = accept4(listener, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+      if (sender >= 0 && sender_count < MAX_SENDERS) senders[sender_count++] = sender;
+      else if (sender >= 0) close(sender);
+    }
+    /* Backwards, so that letting one go moves only those already looked at. */
+    for (int i = (int)(count - first_sender) - 1; i >= 0; i--) {
+      short revents = polls[first_sender + (nfds_t)i].revents;
+      if (!revents) continue;
+      int gone = (revents & POLLIN) ? read_sender(senders[i]) != 0 : (revents & (POLLHUP | POLLERR | POLLNVAL)) != 0;
+      if (gone) {
+        close(senders[i]);
+        senders[i] = senders[--sender_count];
       }
     }
-    for (ssize_t i = 0; i < n; i++) {
-      if (buf[i] != '\n') {
-        if (have < MAX_LINE) line[have++] = buf[i];
-        continue;
-      }
-      line[have] = 0;
-      on_line(line);
-      have = 0;
-    }
+    offer_next_client();
   }
 }
