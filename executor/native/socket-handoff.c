@@ -53,9 +53,8 @@ int handoff_connect(const char *path) {
   return fd;
 }
 
-int handoff_send(int channel, int fd) {
-  char byte = HANDOFF_BYTE;
-  struct iovec iov = {&byte, 1};
+int send_with_fd(int channel, const void *data, size_t len, int fd, int flags) {
+  struct iovec iov = {(void *)data, len};
   union {
     char buf[CMSG_SPACE(sizeof(int))];
     struct cmsghdr align;
@@ -72,9 +71,24 @@ int handoff_send(int channel, int fd) {
   c->cmsg_len = CMSG_LEN(sizeof(int));
   memcpy(CMSG_DATA(c), &fd, sizeof fd);
   ssize_t n;
-  do n = sendmsg(channel, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+  do n = sendmsg(channel, &msg, MSG_NOSIGNAL | flags);
   while (n < 0 && errno == EINTR);
-  return n == 1 ? 0 : -1;
+  if (n <= 0) return -1;
+  /* The rest of a message cut short (a full stream socket) follows without a descriptor. */
+  const char *rest = (const char *)data + n;
+  for (size_t left = len - (size_t)n; left > 0;) {
+    ssize_t w = send(channel, rest, left, MSG_NOSIGNAL);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return -1;
+    rest += w;
+    left -= (size_t)w;
+  }
+  return 0;
+}
+
+int handoff_send(int channel, int fd) {
+  char byte = HANDOFF_BYTE;
+  return send_with_fd(channel, &byte, 1, fd, MSG_DONTWAIT);
 }
 
 static int option(int fd, int name, int *value) {

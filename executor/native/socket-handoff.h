@@ -17,11 +17,19 @@
 #ifndef SKATE_SOCKET_HANDOFF_H
 #define SKATE_SOCKET_HANDOFF_H
 
+#include <stddef.h>
+
 /* Relay: a listening, non-blocking SOCK_SEQPACKET socket bound at `path`; -1 with errno. */
 int handoff_listen(const char *path);
 
 /* Forwarder: a connection to the relay's socket at `path`; -1 with errno. */
 int handoff_connect(const char *path);
+
+/*
+ * Sends `len` bytes with descriptor `fd` attached to the first (SCM_RIGHTS), `flags` added to
+ * sendmsg's; the rest of a message a stream socket cut short follows. 0, or -1 with errno.
+ */
+int send_with_fd(int channel, const void *data, size_t len, int fd, int flags);
 
 /* Forwarder: passes `fd` (one byte, one descriptor) without blocking; 0, or -1 with errno. */
 int handoff_send(int channel, int fd);

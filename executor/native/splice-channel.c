@@ -144,29 +144,6 @@ static int connect_upstream(const struct tunnel *t) {
   return fd;
 }
 
-/*
- * Writes all of `len` bytes to the client `fd` within OWED_WRITE_MS, whatever its blocking mode:
- * a client socket may come from the sandbox, where another copy of it can change that mode or
- * fill its buffer. 0 or -1.
- */
-static int write_owed(int fd, const char *data, size_t len) {
-  while (len > 0) {
-    ssize_t n = send(fd, data, len, MSG_DONTWAIT | MSG_NOSIGNAL);
-    if (n > 0) {
-      data += n;
-      len -= (size_t)n;
-      continue;
-    }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      struct pollfd p = {fd, POLLOUT, 0};
-      if (poll(&p, 1, OWED_WRITE_MS) > 0) continue;
-    }
-    return -1;
-  }
-  return 0;
-}
-
 /* A tunnel's own thread: connects upstream, says what is owed, then joins the two sockets. */
 static void *tunnel_thread(void *arg) {
   struct tunnel *t = arg;
@@ -177,12 +154,12 @@ static void *tunnel_thread(void *arg) {
   int one = 1;
   setsockopt(t->client, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   if (upstream < 0) {
-    if (t->bad_gateway) write_owed(t->client, BAD_GATEWAY, sizeof BAD_GATEWAY - 1);
+    if (t->bad_gateway) write_within(t->client, BAD_GATEWAY, sizeof BAD_GATEWAY - 1, OWED_WRITE_MS);
     shutdown(t->client, SHUT_RDWR);
     close(t->client);
     tunnel_closed(t->id);
   } else {
-    if ((t->reply && write_owed(t->client, ESTABLISHED, sizeof ESTABLISHED - 1) != 0) ||
+    if ((t->reply && write_within(t->client, ESTABLISHED, sizeof ESTABLISHED - 1, OWED_WRITE_MS) != 0) ||
         (t->first_len > 0 && write_all(upstream, t->first, t->first_len) != 0))
       shutdown(upstream, SHUT_RDWR);
     if (joint_run(t->client, upstream, idle_ms, tunnel_closed, t->id) != 0) tunnel_closed(t->id);
@@ -231,31 +208,11 @@ static void offer_next_client(void) {
   int fd = waiting[0];
   memmove(waiting, waiting + 1, (size_t)(--waiting_count) * sizeof waiting[0]);
   static const char line[] = "{\"cmd\":\"NODE_HANDLE\",\"type\":\"net.Socket\",\"msg\":{\"skate\":\"client\"}}\n";
-  struct iovec iov = {(void *)line, sizeof line - 1};
-  union {
-    char buf[CMSG_SPACE(sizeof(int))];
-    struct cmsghdr align;
-  } control;
-  memset(&control, 0, sizeof control);
-  struct msghdr msg = {0};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control.buf;
-  msg.msg_controllen = sizeof control.buf;
-  struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(int));
-  memcpy(CMSG_DATA(c), &fd, sizeof fd);
   pthread_mutex_lock(&channel_lock);
-  ssize_t n;
-  do n = sendmsg(channel, &msg, MSG_NOSIGNAL);
-  while (n < 0 && errno == EINTR);
-  /* The rest of a line cut short (a full channel) follows without a descriptor. */
-  if (n > 0 && (size_t)n < sizeof line - 1) write_all(channel, line + n, sizeof line - 1 - (size_t)n);
+  int sent = send_with_fd(channel, line, sizeof line - 1, fd, 0);
   pthread_mutex_unlock(&channel_lock);
   close(fd);
-  if (n > 0) client_unacknowledged = 1;
+  if (sent == 0) client_unacknowledged = 1;
 }
 
 /* One line of the channel, with the descriptor that came with it when it is a handle. */
@@ -346,9 +303,12 @@ static int read_channel(void) {
   return 0;
 }
 
-/* Reads what one sender in the sandbox has, while there is room; -1 once it should be let go. */
+/*
+ * Reads what one sender in the sandbox has, while there is room and at most MAX_WAITING messages
+ * a turn (a sender that never stops must not starve the channel); -1 once it should be let go.
+ */
 static int read_sender(int sender) {
-  while (waiting_count < MAX_WAITING) {
+  for (int turn = 0; turn < MAX_WAITING && waiting_count < MAX_WAITING; turn++) {
     int fd;
     int got = handoff_receive(sender, &fd);
     if (got < 0) return -1;
@@ -390,7 +350,8 @@ int splice_channel_main(int argc, char **argv) {
     struct pollfd polls[2 + MAX_SENDERS];
     nfds_t count = 0;
     polls[count++] = (struct pollfd){channel, POLLIN, 0};
-    if (listener >= 0) polls[count++] = (struct pollfd){listener, sender_count < MAX_SENDERS ? POLLIN : 0, 0};
+    /* Always accepted, and closed when there are too many: a forwarder then joins its connections as before. */
+    if (listener >= 0) polls[count++] = (struct pollfd){listener, POLLIN, 0};
     nfds_t first_sender = count;
     for (int i = 0; i < sender_count; i++)
       polls[count++] = (struct pollfd){senders[i], waiting_count < MAX_WAITING ? POLLIN : 0, 0};

@@ -49,6 +49,25 @@ int write_all(int fd, const void *data, size_t len) {
   return 0;
 }
 
+int write_within(int fd, const void *data, size_t len, int timeout_ms) {
+  const char *p = data;
+  while (len > 0) {
+    ssize_t n = send(fd, p, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n > 0) {
+      p += n;
+      len -= (size_t)n;
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      struct pollfd ready = {fd, POLLOUT, 0};
+      if (poll(&ready, 1, timeout_ms) > 0) continue;
+    }
+    return -1;
+  }
+  return 0;
+}
+
 /* Ends both directions at once: a blocked splice on either socket returns. */
 static void break_joint(struct joint *joint) {
   shutdown(joint->a, SHUT_RDWR);
