@@ -49,6 +49,9 @@ struct tunnel {
   int bad_gateway; /* on a failed connect, answer 502 (else just close) */
   unsigned char *first;
   size_t first_len;
+  int upstream_fd;   /* the connection being made, or -1 */
+  size_t reply_sent; /* of ESTABLISHED, already written */
+  size_t first_sent; /* of `first`, already written */
 };
 
 static int fds[MAX_FDS];
@@ -119,48 +122,68 @@ static int string_of(const char *line, const char *key, char *out, size_t size) 
   return *at == '"' ? 0 : -1;
 }
 
-/* A TCP connection to `t->upstream` within `connect_ms`; the socket (blocking) or -1. */
-static int connect_upstream(const struct tunnel *t) {
+/* Starts a TCP connection to `t->upstream` (non-blocking); the socket, or -1 when it failed at once. */
+static int start_connect(const struct tunnel *t) {
   int fd = socket(t->upstream.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) return -1;
-  if (connect(fd, (const struct sockaddr *)&t->upstream, t->upstream_len) != 0) {
-    if (errno != EINPROGRESS) {
-      close(fd);
-      return -1;
-    }
-    struct pollfd p = {fd, POLLOUT, 0};
-    int error = 0;
-    socklen_t len = sizeof error;
-    int ready;
-    do ready = poll(&p, 1, (int)connect_ms);
-    while (ready < 0 && errno == EINTR);
-    if (ready <= 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &len) != 0 || error != 0) {
-      close(fd);
-      return -1;
-    }
-  }
   int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  if (connect(fd, (const struct sockaddr *)&t->upstream, t->upstream_len) != 0 && errno != EINPROGRESS) {
+    close(fd);
+    return -1;
+  }
   return fd;
 }
 
-/* A tunnel's own thread: connects upstream, says what is owed, then joins the two sockets. */
+/* Whether a started connection is up within `wait_ms` (0: only looks): 1 connected, 0 not yet, -1 failed. */
+static int connected(int fd, long wait_ms) {
+  struct pollfd p = {fd, POLLOUT, 0};
+  int ready;
+  do ready = poll(&p, 1, (int)wait_ms);
+  while (ready < 0 && errno == EINTR);
+  if (ready == 0) return 0;
+  int error = 0;
+  socklen_t len = sizeof error;
+  if (ready < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &len) != 0 || error != 0) return -1;
+  return 1;
+}
+
+/* Writes as much of what is owed as goes without waiting (the CONNECT's answer, then the first bytes); 1 once all of it is written. */
+static int say_owed_now(struct tunnel *t) {
+  if (t->reply && t->reply_sent < sizeof ESTABLISHED - 1) {
+    ssize_t n = send(t->client, ESTABLISHED + t->reply_sent, sizeof ESTABLISHED - 1 - t->reply_sent,
+                     MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n > 0) t->reply_sent += (size_t)n;
+    if (t->reply_sent < sizeof ESTABLISHED - 1) return 0;
+  }
+  if (t->first_sent < t->first_len) {
+    ssize_t n = send(t->upstream_fd, t->first + t->first_sent, t->first_len - t->first_sent,
+                     MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n > 0) t->first_sent += (size_t)n;
+    if (t->first_sent < t->first_len) return 0;
+  }
+  return 1;
+}
+
+/* A tunnel's own thread, when its upstream was not up at once: waits for it, says the rest of what is owed, then joins the two sockets. */
 static void *tunnel_thread(void *arg) {
   struct tunnel *t = arg;
-  int upstream = connect_upstream(t);
-  /* Blocking, for the writes of what is owed before the joint starts. */
-  int flags = fcntl(t->client, F_GETFL);
-  if (flags >= 0) fcntl(t->client, F_SETFL, flags & ~O_NONBLOCK);
-  int one = 1;
-  setsockopt(t->client, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  int upstream = t->upstream_fd;
+  if (upstream >= 0 && connected(upstream, connect_ms) != 1) {
+    close(upstream);
+    upstream = -1;
+  }
   if (upstream < 0) {
     if (t->bad_gateway) write_within(t->client, BAD_GATEWAY, sizeof BAD_GATEWAY - 1, OWED_WRITE_MS);
     shutdown(t->client, SHUT_RDWR);
     close(t->client);
     tunnel_closed(t->id);
   } else {
-    if ((t->reply && write_within(t->client, ESTABLISHED, sizeof ESTABLISHED - 1, OWED_WRITE_MS) != 0) ||
-        (t->first_len > 0 && write_all(upstream, t->first, t->first_len) != 0))
+    int flags = fcntl(upstream, F_GETFL);
+    if (flags >= 0) fcntl(upstream, F_SETFL, flags & ~O_NONBLOCK);
+    if ((t->reply && write_within(t->client, ESTABLISHED + t->reply_sent,
+                                  sizeof ESTABLISHED - 1 - t->reply_sent, OWED_WRITE_MS) != 0) ||
+        (t->first_len > t->first_sent && write_all(upstream, t->first + t->first_sent, t->first_len - t->first_sent) != 0))
       shutdown(upstream, SHUT_RDWR);
     if (joint_run(t->client, upstream, idle_ms, tunnel_closed, t->id) != 0) tunnel_closed(t->id);
   }
@@ -248,6 +271,28 @@ static void on_line(const char *line) {
   t->reply = number_of(line, "\"reply\":") == 1;
   t->bad_gateway = number_of(line, "\"badGateway\":") == 1;
   t->first_len = bytes_of(line, "\"first\":\"", t->first);
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  t->upstream_fd = start_connect(t);
+  /*
+   * An upstream that is up at once (a loopback or near one) gets what is owed from this thread
+   * and its joint starts here: the first bytes do not wait for a new thread to be scheduled,
+   * which on busy cores is most of a new tunnel's cost. Nothing here waits: the rest, or a
+   * connection still being made, goes to a thread of the tunnel's own.
+   */
+  int up = t->upstream_fd >= 0 ? connected(t->upstream_fd, 0) : -1;
+  if (up == 1 && say_owed_now(t)) {
+    int upstream = t->upstream_fd;
+    free(t->first);
+    free(t);
+    if (joint_start(fd, upstream, idle_ms, tunnel_closed, id) != 0) tunnel_closed(id);
+    return;
+  }
+  if (up < 0 && t->upstream_fd >= 0) {
+    /* Refused at once; its error is read (SO_ERROR clears it), so the thread must not look again. */
+    close(t->upstream_fd);
+    t->upstream_fd = -1;
+  }
   pthread_t thread;
   pthread_attr_t attr;
   pthread_attr_init(&attr);
@@ -257,6 +302,7 @@ static void on_line(const char *line) {
   pthread_attr_destroy(&attr);
   if (rc != 0) {
     close(fd);
+    if (t->upstream_fd >= 0) close(t->upstream_fd);
     free(t->first);
     free(t);
     tunnel_closed(id);
