@@ -1,7 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { parseHostPattern } from '../shared/network-pattern.js';
 import type { NetworkPolicy } from '../shared/policy.js';
-import { SANDBOX_PROXY_PORT, SANDBOX_PROXY_SOCKET } from '../shared/sandbox-network.js';
+import {
+  SANDBOX_HANDOFF_SOCKET,
+  SANDBOX_PROXY_PORT,
+  SANDBOX_PROXY_SOCKET,
+} from '../shared/sandbox-network.js';
 import { distFile } from './dist-file.js';
 
 /**
@@ -11,9 +15,11 @@ import { distFile } from './dist-file.js';
  * connection to the proxy's socket, bound in read-only. Each allowed loopback service the list
  * names by port (`localhost:5432`) is also listened for on that port, through a CONNECT, so a
  * client that knows nothing of proxies (`psql -h localhost`) reaches it. The forwarder is
- * skate-confine's `--net-forward` (C, splice(2)): the bytes cross no Node event loop. It decides
- * nothing (the proxy checks everything), dies with the executor, and a failure to listen is
- * logged, never fatal: a missing way out fails closed.
+ * skate-confine's `--net-forward` (C): a connection to the proxy port leaves the sandbox whole,
+ * through the relay's hand-off socket, so no process in here carries its bytes; the others are
+ * joined to the proxy's socket with splice(2). It decides nothing (the proxy checks everything),
+ * dies with the executor, and a failure to listen is logged, never fatal: a missing way out
+ * fails closed.
  */
 export function startNetworkForwarders(
   network: NetworkPolicy,
@@ -35,10 +41,14 @@ export function startNetworkForwarders(
   }
   let forwarder: ChildProcess;
   try {
-    forwarder = spawn(distFile('bin/skate-confine'), ['--net-forward', SANDBOX_PROXY_SOCKET, ...ways], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      env: {},
-    });
+    forwarder = spawn(
+      distFile('bin/skate-confine'),
+      ['--net-forward', SANDBOX_PROXY_SOCKET, SANDBOX_HANDOFF_SOCKET, ...ways],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+        env: {},
+      },
+    );
   } catch (error) {
     log(`network forwarder: ${(error as Error).message}`);
     return undefined;

@@ -15,6 +15,7 @@ const SOURCES = [
   'net-forward.c',
   'splice-channel.c',
   'splice-joint.c',
+  'socket-handoff.c',
 ];
 
 mkdirSync('dist/bin', { recursive: true });

@@ -19,6 +19,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "socket-handoff.h"
 #include "splice-joint.h"
 
 #define MAX_LISTENERS 64
@@ -29,6 +30,9 @@
 
 static struct sockaddr_un proxy_addr;
 static atomic_int open_count;
+/* The relay's hand-off socket: its path, and the connection to it (-1 until made, or after it broke). */
+static const char *handoff_path;
+static int handoff = -1;
 
 struct client {
   int fd;
@@ -88,6 +92,23 @@ static void *serve_client(void *arg) {
   return NULL;
 }
 
+/*
+ * Passes a connection on the proxy port to the relay outside the sandbox, which from then on
+ * holds the only copy: the proxy reads it, and the relay joins it to the upstream. 0 when passed;
+ * -1 when the relay cannot take it now (no hand-off socket, or a full one), and the caller joins
+ * it to the proxy's socket itself, as before.
+ */
+static int hand_off(int fd) {
+  if (handoff < 0) handoff = handoff_connect(handoff_path);
+  if (handoff < 0) return -1;
+  if (handoff_send(handoff, fd) == 0) return 0;
+  if (errno != EAGAIN && errno != EWOULDBLOCK) {
+    close(handoff);
+    handoff = -1;
+  }
+  return -1;
+}
+
 static int listen_on(int port) {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return -1;
@@ -105,11 +126,12 @@ static int listen_on(int port) {
 }
 
 int net_forward_main(int argc, char **argv) {
-  /* argv: skate-confine --net-forward SOCKET PORT[=HOST:PORT]... */
-  if (argc < 4 || strlen(argv[2]) >= sizeof proxy_addr.sun_path) {
-    fprintf(stderr, "usage: skate-confine --net-forward SOCKET PORT[=HOST:PORT]...\n");
+  /* argv: skate-confine --net-forward SOCKET HANDOFF PORT[=HOST:PORT]... */
+  if (argc < 5 || strlen(argv[2]) >= sizeof proxy_addr.sun_path) {
+    fprintf(stderr, "usage: skate-confine --net-forward SOCKET HANDOFF PORT[=HOST:PORT]...\n");
     return 125;
   }
+  handoff_path = argv[3];
   pid_t parent = getppid();
   prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   if (getppid() != parent) return 125;
@@ -119,7 +141,7 @@ int net_forward_main(int argc, char **argv) {
   struct pollfd polls[MAX_LISTENERS];
   const char *targets[MAX_LISTENERS];
   int count = 0;
-  for (int i = 3; i < argc && count < MAX_LISTENERS; i++) {
+  for (int i = 4; i < argc && count < MAX_LISTENERS; i++) {
     char *end;
     long port = strtol(argv[i], &end, 10);
     if (port < 1 || port > 65535 || (*end && *end != '=')) {
@@ -150,6 +172,14 @@ int net_forward_main(int argc, char **argv) {
       if (!(polls[i].revents & POLLIN)) continue;
       int fd = accept4(polls[i].fd, NULL, NULL, SOCK_CLOEXEC);
       if (fd < 0) continue;
+      if (!targets[i]) {
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        if (hand_off(fd) == 0) {
+          close(fd); /* the relay has it now */
+          continue;
+        }
+      }
       if (atomic_fetch_add(&open_count, 1) >= MAX_OPEN) {
         atomic_fetch_sub(&open_count, 1);
         close(fd);

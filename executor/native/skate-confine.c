@@ -44,8 +44,8 @@
  *
  * Exit status: the command's, or 128+signal when it was killed by a signal.
  *
- *   skate-confine --net-forward SOCKET PORT[=HOST:PORT]...   (net-forward.h)
- *   skate-confine --splice-channel [IDLE_MS [CONNECT_MS]]     (splice-channel.h)
+ *   skate-confine --net-forward SOCKET HANDOFF PORT[=HOST:PORT]...   (net-forward.h)
+ *   skate-confine --splice-channel IDLE_MS CONNECT_MS [HANDOFF]     (splice-channel.h)
  *
  * the two ends of the allowlist proxy's kernel-side data path (issue #21).
  *

@@ -18,11 +18,18 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "socket-handoff.h"
 #include "splice-joint.h"
 
 /* Longest line read from the channel: a message carries at most a ClientHello (16 KiB) in base64. */
 #define MAX_LINE (64 * 1024)
 #define MAX_FDS 64
+/* Processes in the sandbox connected to the hand-off socket at once (the forwarder needs one). */
+#define MAX_SENDERS 16
+/* Checked client sockets waiting for the proxy at most; past it the senders wait (the kernel holds theirs). */
+#define MAX_WAITING 64
+/* How long a write owed to a client (the CONNECT's answer) may wait for room. */
+#define OWED_WRITE_MS 10000
 
 static int channel = -1;
 static pthread_mutex_t channel_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -42,6 +49,9 @@ struct tunnel {
   int bad_gateway; /* on a failed connect, answer 502 (else just close) */
   unsigned char *first;
   size_t first_len;
+  int upstream_fd;   /* the connection being made, or -1 */
+  size_t reply_sent; /* of ESTABLISHED, already written */
+  size_t first_sent; /* of `first`, already written */
 };
 
 static int fds[MAX_FDS];
@@ -112,48 +122,68 @@ static int string_of(const char *line, const char *key, char *out, size_t size) 
   return *at == '"' ? 0 : -1;
 }
 
-/* A TCP connection to `t->upstream` within `connect_ms`; the socket (blocking) or -1. */
-static int connect_upstream(const struct tunnel *t) {
+/* Starts a TCP connection to `t->upstream` (non-blocking); the socket, or -1 when it failed at once. */
+static int start_connect(const struct tunnel *t) {
   int fd = socket(t->upstream.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) return -1;
-  if (connect(fd, (const struct sockaddr *)&t->upstream, t->upstream_len) != 0) {
-    if (errno != EINPROGRESS) {
-      close(fd);
-      return -1;
-    }
-    struct pollfd p = {fd, POLLOUT, 0};
-    int error = 0;
-    socklen_t len = sizeof error;
-    int ready;
-    do ready = poll(&p, 1, (int)connect_ms);
-    while (ready < 0 && errno == EINTR);
-    if (ready <= 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &len) != 0 || error != 0) {
-      close(fd);
-      return -1;
-    }
-  }
   int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  if (connect(fd, (const struct sockaddr *)&t->upstream, t->upstream_len) != 0 && errno != EINPROGRESS) {
+    close(fd);
+    return -1;
+  }
   return fd;
 }
 
-/* A tunnel's own thread: connects upstream, says what is owed, then joins the two sockets. */
+/* Whether a started connection is up within `wait_ms` (0: only looks): 1 connected, 0 not yet, -1 failed. */
+static int connected(int fd, long wait_ms) {
+  struct pollfd p = {fd, POLLOUT, 0};
+  int ready;
+  do ready = poll(&p, 1, (int)wait_ms);
+  while (ready < 0 && errno == EINTR);
+  if (ready == 0) return 0;
+  int error = 0;
+  socklen_t len = sizeof error;
+  if (ready < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &len) != 0 || error != 0) return -1;
+  return 1;
+}
+
+/* Writes as much of what is owed as goes without waiting (the CONNECT's answer, then the first bytes); 1 once all of it is written. */
+static int say_owed_now(struct tunnel *t) {
+  if (t->reply && t->reply_sent < sizeof ESTABLISHED - 1) {
+    ssize_t n = send(t->client, ESTABLISHED + t->reply_sent, sizeof ESTABLISHED - 1 - t->reply_sent,
+                     MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n > 0) t->reply_sent += (size_t)n;
+    if (t->reply_sent < sizeof ESTABLISHED - 1) return 0;
+  }
+  if (t->first_sent < t->first_len) {
+    ssize_t n = send(t->upstream_fd, t->first + t->first_sent, t->first_len - t->first_sent,
+                     MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n > 0) t->first_sent += (size_t)n;
+    if (t->first_sent < t->first_len) return 0;
+  }
+  return 1;
+}
+
+/* A tunnel's own thread, when its upstream was not up at once: waits for it, says the rest of what is owed, then joins the two sockets. */
 static void *tunnel_thread(void *arg) {
   struct tunnel *t = arg;
-  int upstream = connect_upstream(t);
-  /* Blocking, for the writes of what is owed before the joint starts. */
-  int flags = fcntl(t->client, F_GETFL);
-  if (flags >= 0) fcntl(t->client, F_SETFL, flags & ~O_NONBLOCK);
-  int one = 1;
-  setsockopt(t->client, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  int upstream = t->upstream_fd;
+  if (upstream >= 0 && connected(upstream, connect_ms) != 1) {
+    close(upstream);
+    upstream = -1;
+  }
   if (upstream < 0) {
-    if (t->bad_gateway) write_all(t->client, BAD_GATEWAY, sizeof BAD_GATEWAY - 1);
+    if (t->bad_gateway) write_within(t->client, BAD_GATEWAY, sizeof BAD_GATEWAY - 1, OWED_WRITE_MS);
     shutdown(t->client, SHUT_RDWR);
     close(t->client);
     tunnel_closed(t->id);
   } else {
-    if ((t->reply && write_all(t->client, ESTABLISHED, sizeof ESTABLISHED - 1) != 0) ||
-        (t->first_len > 0 && write_all(upstream, t->first, t->first_len) != 0))
+    int flags = fcntl(upstream, F_GETFL);
+    if (flags >= 0) fcntl(upstream, F_SETFL, flags & ~O_NONBLOCK);
+    if ((t->reply && write_within(t->client, ESTABLISHED + t->reply_sent,
+                                  sizeof ESTABLISHED - 1 - t->reply_sent, OWED_WRITE_MS) != 0) ||
+        (t->first_len > t->first_sent && write_all(upstream, t->first + t->first_sent, t->first_len - t->first_sent) != 0))
       shutdown(upstream, SHUT_RDWR);
     if (joint_run(t->client, upstream, idle_ms, tunnel_closed, t->id) != 0) tunnel_closed(t->id);
   }
@@ -185,8 +215,36 @@ static int target_of(const char *line, struct tunnel *t) {
   return -1;
 }
 
+/* Client sockets from the sandbox, checked, in the order they came, waiting to go to the proxy. */
+static int waiting[MAX_WAITING];
+static int waiting_count = 0;
+/* A client socket has gone to the proxy and Node has not acknowledged it yet. */
+static int client_unacknowledged = 0;
+
+/*
+ * Sends the next waiting client socket to the proxy, as Node's IPC channel passes a handle (its
+ * `message` event gets the socket), once the one before was acknowledged: one in flight keeps
+ * each descriptor with its own message. The descriptor is ours no more once sent.
+ */
+static void offer_next_client(void) {
+  if (client_unacknowledged || waiting_count == 0) return;
+  int fd = waiting[0];
+  memmove(waiting, waiting + 1, (size_t)(--waiting_count) * sizeof waiting[0]);
+  static const char line[] = "{\"cmd\":\"NODE_HANDLE\",\"type\":\"net.Socket\",\"msg\":{\"skate\":\"client\"}}\n";
+  pthread_mutex_lock(&channel_lock);
+  int sent = send_with_fd(channel, line, sizeof line - 1, fd, 0);
+  pthread_mutex_unlock(&channel_lock);
+  close(fd);
+  if (sent == 0) client_unacknowledged = 1;
+}
+
 /* One line of the channel, with the descriptor that came with it when it is a handle. */
 static void on_line(const char *line) {
+  if (strstr(line, "\"cmd\":\"NODE_HANDLE_ACK\"") || strstr(line, "\"cmd\":\"NODE_HANDLE_NACK\"")) {
+    /* A NACK (Node got the message without its descriptor) loses that one connection. */
+    client_unacknowledged = 0;
+    return;
+  }
   if (!strstr(line, "\"cmd\":\"NODE_HANDLE\"")) return; /* nothing else is ours to answer */
   int fd = -1;
   if (fd_count > 0) {
@@ -213,6 +271,28 @@ static void on_line(const char *line) {
   t->reply = number_of(line, "\"reply\":") == 1;
   t->bad_gateway = number_of(line, "\"badGateway\":") == 1;
   t->first_len = bytes_of(line, "\"first\":\"", t->first);
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  t->upstream_fd = start_connect(t);
+  /*
+   * An upstream that is up at once (a loopback or near one) gets what is owed from this thread
+   * and its joint starts here: the first bytes do not wait for a new thread to be scheduled,
+   * which on busy cores is most of a new tunnel's cost. Nothing here waits: the rest, or a
+   * connection still being made, goes to a thread of the tunnel's own.
+   */
+  int up = t->upstream_fd >= 0 ? connected(t->upstream_fd, 0) : -1;
+  if (up == 1 && say_owed_now(t)) {
+    int upstream = t->upstream_fd;
+    free(t->first);
+    free(t);
+    if (joint_start(fd, upstream, idle_ms, tunnel_closed, id) != 0) tunnel_closed(id);
+    return;
+  }
+  if (up < 0 && t->upstream_fd >= 0) {
+    /* Refused at once; its error is read (SO_ERROR clears it), so the thread must not look again. */
+    close(t->upstream_fd);
+    t->upstream_fd = -1;
+  }
   pthread_t thread;
   pthread_attr_t attr;
   pthread_attr_init(&attr);
@@ -222,10 +302,71 @@ static void on_line(const char *line) {
   pthread_attr_destroy(&attr);
   if (rc != 0) {
     close(fd);
+    if (t->upstream_fd >= 0) close(t->upstream_fd);
     free(t->first);
     free(t);
     tunnel_closed(id);
   }
+}
+
+/* Reads what the channel has: lines, and the descriptors that came with them. 0, or -1 once it closed. */
+static int read_channel(void) {
+  static char line[MAX_LINE + 1];
+  static size_t have = 0;
+  char buf[8192];
+  union {
+    char buf[CMSG_SPACE(sizeof(int) * MAX_FDS)];
+    struct cmsghdr align;
+  } control;
+  struct iovec iov = {buf, sizeof buf};
+  struct msghdr msg = {0};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control.buf;
+  msg.msg_controllen = sizeof control.buf;
+  ssize_t n = recvmsg(channel, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+  if (n < 0) return errno == EINTR || errno == EAGAIN ? 0 : -1;
+  if (n == 0) return -1; /* the harness went away: every tunnel goes with this process */
+  for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+    int count = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+    for (int i = 0; i < count; i++) {
+      int one;
+      memcpy(&one, CMSG_DATA(c) + (size_t)i * sizeof(int), sizeof one);
+      if (fd_count < MAX_FDS) fds[fd_count++] = one;
+      else close(one);
+    }
+  }
+  for (ssize_t i = 0; i < n; i++) {
+    if (buf[i] != '\n') {
+      if (have < MAX_LINE) line[have++] = buf[i];
+      continue;
+    }
+    line[have] = 0;
+    on_line(line);
+    have = 0;
+  }
+  return 0;
+}
+
+/*
+ * Reads what one sender in the sandbox has, while there is room and at most MAX_WAITING messages
+ * a turn (a sender that never stops must not starve the channel); -1 once it should be let go.
+ */
+static int read_sender(int sender) {
+  for (int turn = 0; turn < MAX_WAITING && waiting_count < MAX_WAITING; turn++) {
+    int fd;
+    int got = handoff_receive(sender, &fd);
+    if (got < 0) return -1;
+    if (got == 0) {
+      /* Refused (and closed), or nothing more: look again only if something more is there. */
+      struct pollfd p = {sender, POLLIN, 0};
+      if (poll(&p, 1, 0) <= 0 || !(p.revents & POLLIN)) return 0;
+      continue;
+    }
+    waiting[waiting_count++] = fd;
+  }
+  return 0;
 }
 
 int splice_channel_main(int argc, char **argv) {
@@ -243,37 +384,43 @@ int splice_channel_main(int argc, char **argv) {
   signal(SIGPIPE, SIG_IGN);
   int flags = fcntl(channel, F_GETFL);
   if (flags >= 0) fcntl(channel, F_SETFL, flags & ~O_NONBLOCK);
-  static char line[MAX_LINE + 1];
-  size_t have = 0;
-  char buf[8192];
-  char control[CMSG_SPACE(sizeof(int) * MAX_FDS)];
+  int listener = -1;
+  if (argc >= 5 && argv[4][0]) {
+    listener = handoff_listen(argv[4]);
+    if (listener < 0) fprintf(stderr, "skate-confine: hand-off socket %s: %s\n", argv[4], strerror(errno));
+  }
+  send_line(listener >= 0 ? "{\"skate\":\"ready\",\"handoff\":1}\n" : "{\"skate\":\"ready\",\"handoff\":0}\n");
+  int senders[MAX_SENDERS];
+  int sender_count = 0;
   for (;;) {
-    struct iovec iov = {buf, sizeof buf};
-    struct msghdr msg = {0};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control;
-    msg.msg_controllen = sizeof control;
-    ssize_t n = recvmsg(channel, &msg, MSG_CMSG_CLOEXEC);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return 0; /* the harness went away: every tunnel goes with this process */
-    for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
-      if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
-      int count = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-      int *received = (int *)CMSG_DATA(c);
-      for (int i = 0; i < count; i++) {
-        if (fd_count < MAX_FDS) fds[fd_count++] = received[i];
-        else close(received[i]);
+    struct pollfd polls[2 + MAX_SENDERS];
+    nfds_t count = 0;
+    polls[count++] = (struct pollfd){channel, POLLIN, 0};
+    /* Always accepted, and closed when there are too many: a forwarder then joins its connections as before. */
+    if (listener >= 0) polls[count++] = (struct pollfd){listener, POLLIN, 0};
+    nfds_t first_sender = count;
+    for (int i = 0; i < sender_count; i++)
+      polls[count++] = (struct pollfd){senders[i], waiting_count < MAX_WAITING ? POLLIN : 0, 0};
+    if (poll(polls, count, -1) < 0) {
+      if (errno == EINTR) continue;
+      return 1;
+    }
+    if (polls[0].revents && read_channel() != 0) return 0;
+    if (listener >= 0 && (polls[1].revents & POLLIN)) {
+      int sender = accept4(listener, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+      if (sender >= 0 && sender_count < MAX_SENDERS) senders[sender_count++] = sender;
+      else if (sender >= 0) close(sender);
+    }
+    /* Backwards, so that letting one go moves only those already looked at. */
+    for (int i = (int)(count - first_sender) - 1; i >= 0; i--) {
+      short revents = polls[first_sender + (nfds_t)i].revents;
+      if (!revents) continue;
+      int gone = (revents & POLLIN) ? read_sender(senders[i]) != 0 : (revents & (POLLHUP | POLLERR | POLLNVAL)) != 0;
+      if (gone) {
+        close(senders[i]);
+        senders[i] = senders[--sender_count];
       }
     }
-    for (ssize_t i = 0; i < n; i++) {
-      if (buf[i] != '\n') {
-        if (have < MAX_LINE) line[have++] = buf[i];
-        continue;
-      }
-      line[have] = 0;
-      on_line(line);
-      have = 0;
-    }
+    offer_next_client();
   }
 }

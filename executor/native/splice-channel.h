@@ -1,5 +1,5 @@
 /*
- *   skate-confine --splice-channel [IDLE_MS [CONNECT_MS]]   (started by Node with an 'ipc' channel)
+ *   skate-confine --splice-channel IDLE_MS CONNECT_MS [HANDOFF]   (started by Node with an 'ipc' channel)
  *
  * The harness's relay for admitted proxy connections (issue #21). The allowlist proxy (Node)
  * checks a connection (CONNECT host, TLS server name, ...) and resolves its host; then it sends
@@ -12,6 +12,14 @@
  * framing (one JSON object a line; a handle is acknowledged with NODE_HANDLE_ACK). When a tunnel
  * ends, `{"skate":"closed","id":N}` goes back. Ends (and every tunnel with it) when the channel
  * closes or the parent dies. The upstream socket never leaves this process.
+ *
+ * With HANDOFF (a path), it also listens there for the sandbox's forwarder (socket-handoff.h):
+ * each connection the forwarder accepted on the proxy port comes as a descriptor, is checked (a
+ * connected TCP socket, one a message; anything else is closed), waits in a bounded queue, and
+ * goes on to Node over the channel as a handle (`{"skate":"client"}`, one unacknowledged at a
+ * time), so the proxy reads the client's own socket and, once it admits a tunnel, hands that
+ * socket back here: the tunnel's bytes cross this process alone. At start it says
+ * `{"skate":"ready","handoff":1}` (0 when the socket could not be made).
  */
 #ifndef SKATE_SPLICE_CHANNEL_H
 #define SKATE_SPLICE_CHANNEL_H

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -48,10 +49,45 @@ int write_all(int fd, const void *data, size_t len) {
   return 0;
 }
 
+int write_within(int fd, const void *data, size_t len, int timeout_ms) {
+  const char *p = data;
+  while (len > 0) {
+    ssize_t n = send(fd, p, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n > 0) {
+      p += n;
+      len -= (size_t)n;
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      struct pollfd ready = {fd, POLLOUT, 0};
+      if (poll(&ready, 1, timeout_ms) > 0) continue;
+    }
+    return -1;
+  }
+  return 0;
+}
+
 /* Ends both directions at once: a blocked splice on either socket returns. */
 static void break_joint(struct joint *joint) {
   shutdown(joint->a, SHUT_RDWR);
   shutdown(joint->b, SHUT_RDWR);
+}
+
+/*
+ * Waits for `fd` to be ready for `events` after an EAGAIN: a socket is made blocking here, but a
+ * client's may come from the sandbox, where another copy of it can make it non-blocking again, so
+ * an EAGAIN must never turn into a busy loop. 0 to try again; -1 once the joint has idled.
+ */
+static int wait_ready(struct joint *joint, int fd, short events) {
+  long check_ms = IDLE_CHECK_S * 1000L;
+  if (joint->idle_ms > 0) {
+    if (now_ms() - atomic_load(&joint->last_ms) >= joint->idle_ms) return -1;
+    if (joint->idle_ms < check_ms) check_ms = joint->idle_ms;
+  }
+  struct pollfd p = {fd, events, 0};
+  poll(&p, 1, (int)check_ms);
+  return 0;
 }
 
 /* One direction: `from` to `to` through a pipe, until end of stream, an error, or idleness. */
@@ -72,9 +108,8 @@ static void pump(struct half *half) {
     }
     if (n < 0) {
       if (errno == EINTR) continue;
-      if ((errno == EAGAIN || errno == EWOULDBLOCK) && joint->idle_ms > 0 &&
-          now_ms() - atomic_load(&joint->last_ms) < joint->idle_ms)
-        continue;
+      /* EAGAIN: a read timeout (the idle clock is looked at) or a socket made non-blocking. */
+      if ((errno == EAGAIN || errno == EWOULDBLOCK) && wait_ready(joint, half->from, POLLIN) == 0) continue;
       break_joint(joint);
       break;
     }
@@ -82,6 +117,8 @@ static void pump(struct half *half) {
     while (n > 0) {
       ssize_t w = splice(pipe_fds[0], NULL, half->to, NULL, (size_t)n, SPLICE_F_MOVE);
       if (w < 0 && errno == EINTR) continue;
+      if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && wait_ready(joint, half->to, POLLOUT) == 0)
+        continue;
       if (w <= 0) {
         break_joint(joint);
         goto out;

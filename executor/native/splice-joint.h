@@ -31,4 +31,11 @@ int joint_run(int a, int b, long idle_ms, joint_done_fn done, long id);
 /* Writes all of `len` bytes to blocking socket `fd`; 0 or -1. */
 int write_all(int fd, const void *data, size_t len);
 
+/*
+ * Writes all of `len` bytes to socket `fd`, waiting at most `timeout_ms` for room each time,
+ * whatever its blocking mode: for a socket from the sandbox, where another copy of it can change
+ * that mode or fill its buffer. 0 or -1.
+ */
+int write_within(int fd, const void *data, size_t len, int timeout_ms);
+
 #endif

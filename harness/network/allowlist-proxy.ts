@@ -6,7 +6,7 @@ import { addressNeedsExplicitPort, type HostPattern, normalizeHost } from '../..
 import { gateConnections } from '../executor-relay/connection-gate.js';
 import { scanClientHello } from './client-hello-sni.js';
 import type { NetworkGate } from './network-gate.js';
-import { startSpliceRelay, type TunnelOwed } from './splice-relay.js';
+import { type SpliceRelay, startSpliceRelay, type TunnelOwed } from './splice-relay.js';
 
 /** How much the proxy holds and how long it waits: it runs in the harness, so a sandbox must not be able to exhaust it. */
 export interface ProxyLimits {
@@ -44,6 +44,11 @@ export interface AllowlistProxyOptions {
    */
   dial?: (address: string, port: number) => { address: string; port: number };
   limits?: Partial<ProxyLimits>;
+  /**
+   * Where the relay listens for the sandbox's forwarder (a path beside the proxy's socket): each
+   * connection the forwarder accepted comes whole, and the proxy reads the client's own socket.
+   */
+  handoffPath?: string;
 }
 
 export interface AllowlistProxy {
@@ -91,8 +96,23 @@ export async function startAllowlistProxy(
   const lookup = options.lookup ?? defaultLookup;
   const { gate } = options;
   const tunnels = new Set<net.Socket>();
+  const server = http.createServer({
+    maxHeaderSize: limits.maxHeaderBytes,
+    headersTimeout: limits.headerTimeoutMs,
+    requestTimeout: 0,
+    keepAliveTimeout: 5_000,
+  });
   // Admitted tunnels are joined in the kernel by a helper; without it (no native build) here.
-  const relay = startSpliceRelay(limits.idleTimeoutMs, limits.connectTimeoutMs);
+  // Connections passed out of the sandbox through it are served as if accepted on the socket.
+  const relayStarting = startSpliceRelay({
+    idleTimeoutMs: limits.idleTimeoutMs,
+    connectTimeoutMs: limits.connectTimeoutMs,
+    ...(options.handoffPath !== undefined && {
+      handoff: { path: options.handoffPath, onClient: (client) => server.emit('connection', client) },
+    }),
+  });
+  // Set once both are up (below); until then an admitted tunnel is joined here.
+  let relay: SpliceRelay | undefined;
 
   const deny = (host: string, port: number, reason: NetworkDenialReason): Reached => {
     gate.denied({ host: host.slice(0, 256), port, reason, at: new Date().toISOString() });
@@ -199,12 +219,6 @@ export async function startAllowlistProxy(
     ].join('\r\n');
   };
 
-  const server = http.createServer({
-    maxHeaderSize: limits.maxHeaderBytes,
-    headersTimeout: limits.headerTimeoutMs,
-    requestTimeout: 0,
-    keepAliveTimeout: 5_000,
-  });
   server.setTimeout(limits.idleTimeoutMs);
   const connections = gateConnections(
     server,
@@ -365,13 +379,19 @@ export async function startAllowlistProxy(
     });
   };
 
-  await new Promise<void>((resolve, reject) => {
+  const listening = new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(socketPath, () => {
       server.removeListener('error', reject);
       resolve();
     });
   });
+  try {
+    [relay] = await Promise.all([relayStarting, listening]);
+  } catch (error) {
+    await (await relayStarting)?.close();
+    throw error;
+  }
   server.on('error', () => undefined);
 
   return {

@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import {
   CA_BUNDLE_NAME,
+  HANDOFF_SOCKET_NAME,
   PROXY_SOCKET_NAME,
   SANDBOX_CA_BUNDLE,
   SANDBOX_NET_DIR,
@@ -143,6 +144,7 @@ export async function prepareSandboxNetwork(
       gate.set(network);
       proxy = await startAllowlistProxy(path.join(dir, PROXY_SOCKET_NAME), {
         gate,
+        handoffPath: path.join(dir, HANDOFF_SOCKET_NAME),
         ...(options.lookup && { lookup: options.lookup }),
         ...(options.dial && { dial: options.dial }),
       });

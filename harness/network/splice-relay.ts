@@ -10,6 +10,10 @@ import { distPath } from '../project-paths.js';
  * loop and setting one up costs one message. Nothing crosses into a sandbox: the helper runs
  * outside every sandbox, beside the harness, and gets only the client sockets of tunnels the
  * proxy admitted; the upstream socket is made there and never leaves it.
+ *
+ * Given a hand-off socket, the helper also takes the connections the sandbox's forwarder accepted
+ * (their TCP sockets, checked there: see executor/native/socket-handoff.h) and passes each to
+ * `onClient`, so the proxy reads the client's own socket and the forwarder carries no byte.
  */
 export interface SpliceRelay {
   /**
@@ -22,6 +26,8 @@ export interface SpliceRelay {
   hand(client: net.Socket, target: { address: string; port: number }, owed: TunnelOwed): boolean;
   /** Tunnels the helper holds now. */
   open(): number;
+  /** Whether the helper listens on the hand-off socket. */
+  readonly handoff: boolean;
   /** Ends the helper and every tunnel it holds. */
   close(): Promise<void>;
 }
@@ -45,11 +51,22 @@ interface Handle {
 const handleOf = (socket: net.Socket): Handle | undefined =>
   (socket as unknown as { _handle?: Handle | null })._handle ?? undefined;
 
+export interface SpliceRelayOptions {
+  idleTimeoutMs: number;
+  connectTimeoutMs: number;
+  /** Where the helper listens for the sandbox's forwarder (a path on the host), with where its connections go. */
+  handoff?: { path: string; onClient: (client: net.Socket) => void };
+}
+
+/** How long the helper may take to say it is ready before the proxy goes on without it. */
+const READY_TIMEOUT_MS = 5_000;
+
 /** Starts the helper; undefined when it cannot start (no native build): the proxy relays in Node. */
-export function startSpliceRelay(idleTimeoutMs: number, connectTimeoutMs: number): SpliceRelay | undefined {
+export async function startSpliceRelay(options: SpliceRelayOptions): Promise<SpliceRelay | undefined> {
   let helper: ChildProcess;
   try {
-    const args = ['--splice-channel', String(idleTimeoutMs), String(connectTimeoutMs)];
+    const args = ['--splice-channel', String(options.idleTimeoutMs), String(options.connectTimeoutMs)];
+    if (options.handoff) args.push(options.handoff.path);
     helper = spawn(distPath('bin', 'skate-confine'), args, {
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
       env: {},
@@ -59,23 +76,53 @@ export function startSpliceRelay(idleTimeoutMs: number, connectTimeoutMs: number
   }
   // Held by the client sockets until the helper says their tunnel ended (the proxy's connection cap counts them).
   const held = new Map<number, net.Socket>();
+  // Clients that came through the hand-off socket and are still the proxy's: ended with the helper.
+  const received = new Set<net.Socket>();
   let nextId = 1;
   let alive = true;
+  let handoff = false;
+  let ready: () => void = () => undefined;
+  const readied = new Promise<void>((resolve) => {
+    ready = resolve;
+  });
   const ended = new Promise<void>((resolve) => helper.once('exit', () => resolve()));
   const endAll = (): void => {
     alive = false;
-    for (const client of held.values()) client.destroy();
+    ready();
+    for (const client of [...held.values(), ...received]) client.destroy();
     held.clear();
+    received.clear();
   };
   helper.on('error', endAll);
   helper.once('exit', endAll);
-  helper.on('message', (message: { skate?: string; id?: number }) => {
+  helper.on('message', (message: { skate?: string; id?: number; handoff?: number }, handle?: unknown) => {
+    if (message?.skate === 'client') {
+      // A connection the forwarder passed out of the sandbox, checked by the helper as a connected TCP socket.
+      if (!(handle instanceof net.Socket)) return;
+      if (!alive || !options.handoff) {
+        handle.destroy();
+        return;
+      }
+      received.add(handle);
+      handle.once('close', () => received.delete(handle));
+      options.handoff.onClient(handle);
+      return;
+    }
+    if (message?.skate === 'ready') {
+      handoff = message.handoff === 1;
+      ready();
+      return;
+    }
     if (message?.skate !== 'closed' || typeof message.id !== 'number') return;
     held.get(message.id)?.destroy();
     held.delete(message.id);
   });
   helper.unref();
   helper.channel?.unref();
+  const timer = setTimeout(ready, READY_TIMEOUT_MS);
+  await readied;
+  clearTimeout(timer);
+  if (!alive) return undefined;
 
   /** What Node has read from `socket` and nobody consumed yet. */
   const drain = (socket: net.Socket): Buffer[] => {
@@ -125,6 +172,9 @@ export function startSpliceRelay(idleTimeoutMs: number, connectTimeoutMs: number
       return true;
     },
     open: () => held.size,
+    get handoff() {
+      return handoff && alive;
+    },
     async close() {
       if (helper.exitCode === null && helper.signalCode === null) helper.kill('SIGKILL');
       await ended;

@@ -27,39 +27,48 @@ const BULK_BYTES = 256 * 1024 * 1024;
 const CLIENT = `
 const net = require('node:net'), tls = require('node:tls');
 const [mode, host, port, count] = process.argv.slice(2);
-function open() {
+const now = () => Number(process.hrtime.bigint()) / 1e6;
+function open(marks) {
   return new Promise((resolve, reject) => {
     const raw = mode === 'direct'
       ? net.connect(Number(port), '127.0.0.1')
       : net.connect(3128, '127.0.0.1', () => raw.write('CONNECT ' + host + ':' + port + ' HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n'));
     raw.on('error', reject);
+    raw.once('connect', () => (marks.tcp = now()));
     const secure = () => {
-      const s = tls.connect({ socket: raw, servername: host, rejectUnauthorized: false }, () => resolve(s));
+      marks.answered = now();
+      const s = tls.connect({ socket: raw, servername: host, rejectUnauthorized: false }, () => { marks.tls = now(); resolve(s); });
       s.on('error', reject);
     };
     if (mode === 'direct') raw.once('connect', secure);
     else raw.once('data', (d) => (String(d).startsWith('HTTP/1.1 200') ? secure() : reject(new Error(String(d)))));
   });
 }
-function get(path, sink) {
-  return open().then((s) => new Promise((resolve) => {
+function get(path, marks) {
+  return open(marks).then((s) => new Promise((resolve) => {
     s.write('GET ' + path + ' HTTP/1.1\\r\\nHost: ' + host + '\\r\\nConnection: close\\r\\n\\r\\n');
-    let first = true, bytes = 0;
-    s.on('data', (d) => { if (first) { first = false; sink.first(); } bytes += d.length; });
+    let bytes = 0;
+    s.on('data', (d) => { if (marks.first === undefined) marks.first = now(); bytes += d.length; });
     s.on('end', () => resolve(bytes));
   }));
 }
+const median = (values) => values.sort((a, b) => a - b)[values.length >> 1];
 (async () => {
-  const times = [];
+  const phases = { tcp: [], proxyAnswer: [], handshake: [], firstByte: [], total: [] };
   for (let i = 0; i < Number(count); i++) {
-    const t0 = process.hrtime.bigint();
-    await get('/small', { first: () => times.push(Number(process.hrtime.bigint() - t0) / 1e6) });
+    const marks = { start: now() };
+    await get('/small', marks);
+    phases.tcp.push(marks.tcp - marks.start);
+    phases.proxyAnswer.push(marks.answered - marks.tcp);
+    phases.handshake.push(marks.tls - marks.answered);
+    phases.firstByte.push(marks.first - marks.tls);
+    phases.total.push(marks.first - marks.start);
   }
-  times.sort((a, b) => a - b);
-  const t0 = process.hrtime.bigint();
-  const bytes = await get('/bulk', { first() {} });
-  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-  console.log(JSON.stringify({ connectMs: times[times.length >> 1], bulkMiBps: bytes / 1048576 / seconds, bytes }));
+  const marks = { start: now() };
+  const bytes = await get('/bulk', marks);
+  const seconds = (now() - marks.start) / 1e3;
+  const phasesMs = Object.fromEntries(Object.entries(phases).map(([k, v]) => [k, median(v)]));
+  console.log(JSON.stringify({ connectMs: phasesMs.total, phasesMs, bulkMiBps: bytes / 1048576 / seconds, bytes }));
 })().catch((e) => { console.log(JSON.stringify({ error: String(e) })); });
 `;
 
@@ -91,8 +100,17 @@ const server = https.createServer(
 server.listen(0, '127.0.0.1', () => console.log(server.address().port));
 `;
 
+/** Where a new connection's milliseconds go (medians): TCP connect, the proxy's `200` (0 direct), TLS handshake, first byte. */
+interface Phases {
+  tcp: number;
+  proxyAnswer: number;
+  handshake: number;
+  firstByte: number;
+}
+
 interface Figures {
   connectMs: number;
+  phasesMs: Phases;
   bulkMiBps: number;
 }
 
@@ -204,7 +222,7 @@ export async function benchNetworkProxy(): Promise<object> {
       for (let i = 0; i < ROUNDS; i++) {
         for (const side of Object.keys(sides) as Side[]) runs[side].push(await sides[side]());
       }
-      const median = (side: Side, key: keyof Figures): number =>
+      const median = (side: Side, key: 'connectMs' | 'bulkMiBps'): number =>
         quantile(
           runs[side].map((r) => r[key]),
           0.5,
@@ -225,6 +243,24 @@ export async function benchNetworkProxy(): Promise<object> {
           proxyPort: round(median('proxyPort', 'connectMs') - median('sandboxDirect', 'connectMs'), 2),
           proxyWebOverHost: round(median('proxyWeb', 'connectMs') - median('host', 'connectMs'), 2),
         },
+        // Each phase's median over the rounds: where the added milliseconds go.
+        connectPhasesMs: Object.fromEntries(
+          (Object.keys(sides) as Side[]).map((side) => [
+            side,
+            Object.fromEntries(
+              (['tcp', 'proxyAnswer', 'handshake', 'firstByte'] as const).map((phase) => [
+                phase,
+                round(
+                  quantile(
+                    runs[side].map((r) => r.phasesMs[phase]),
+                    0.5,
+                  ),
+                  2,
+                ),
+              ]),
+            ),
+          ]),
+        ),
         bulkHttpsMiBps: {
           proxyWeb: bulk('proxyWeb'),
           proxyPort: bulk('proxyPort'),
