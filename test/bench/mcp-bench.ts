@@ -12,7 +12,8 @@ const WARM = 20;
 
 /**
  * The two paths' calls interleaved (one of each, in turn), so that load from whatever else runs on
- * the machine falls on both alike: the ratio is what the bench is for.
+ * the machine falls on both alike: the ratio is what the bench is for. Which goes first alternates
+ * each round: a call made right after the other path's call was measured slower whatever its path.
  */
 async function timeInTurn(
   a: () => Promise<unknown>,
@@ -23,13 +24,19 @@ async function timeInTurn(
     await b();
   }
   const times = { a: [] as number[], b: [] as number[] };
+  const timed = async (call: () => Promise<unknown>, into: number[]): Promise<void> => {
+    const start = performance.now();
+    await call();
+    into.push(performance.now() - start);
+  };
   for (let i = 0; i < CALLS; i++) {
-    let start = performance.now();
-    await a();
-    times.a.push(performance.now() - start);
-    start = performance.now();
-    await b();
-    times.b.push(performance.now() - start);
+    if (i % 2 === 0) {
+      await timed(a, times.a);
+      await timed(b, times.b);
+    } else {
+      await timed(b, times.b);
+      await timed(a, times.a);
+    }
   }
   return times;
 }
