@@ -5,6 +5,7 @@ import { methods } from '@agentclientprotocol/sdk';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../harness/project-paths.js';
 import { startAcpEditor } from '../support/acp-editor.js';
+import { cliEnv } from '../support/cli-world.js';
 import { fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 
@@ -30,13 +31,7 @@ describe('hooks over ACP (the SDK as the editor)', () => {
       },
       { type: 'message', blocks: [{ type: 'text', text: 'Refused by a hook.' }] },
     ]);
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      HOME: home.path,
-      ANTHROPIC_API_KEY: 'sk-ant-test',
-      ANTHROPIC_BASE_URL: api.url,
-    };
-    delete env.SKATE_MODEL;
+    const env = cliEnv({ home: home.path, api: api.url });
     await using editor = startAcpEditor(['--approval', 'auto'], env);
     const stopReason = await editor.run(async (ctx) => {
       const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: ws.path, mcpServers: [] });

@@ -6,6 +6,7 @@ import { type McpServer, methods } from '@agentclientprotocol/sdk';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../harness/project-paths.js';
 import { startAcpEditor } from '../support/acp-editor.js';
+import { cliEnv } from '../support/cli-world.js';
 import { type FakeReply, fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { eventually, pidsWithMarker } from '../support/processes.js';
@@ -60,13 +61,7 @@ describe('skate acp with the real server-everything and a slow server (#22)', ()
       call('slow1', 'mcp__s__slow', {}),
       reply('unused'),
     ]);
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      HOME: home.path,
-      ANTHROPIC_API_KEY: 'sk-ant-test-key-for-acp',
-      ANTHROPIC_BASE_URL: api.url,
-    };
-    delete env.XDG_CACHE_HOME;
+    const env = cliEnv({ home: home.path, api: api.url, key: 'sk-ant-test-key-for-acp' });
     const mcpServers: McpServer[] = [
       { name: 'every', command: process.execPath, args: [EVERYTHING_SERVER], env: [] },
     ];

@@ -4,6 +4,7 @@ import { methods, type SessionConfigOption } from '@agentclientprotocol/sdk';
 import { describe, expect, it } from 'vitest';
 import { probeSandbox } from '../../harness/sandbox/probe-sandbox.js';
 import { startAcpEditor } from '../support/acp-editor.js';
+import { cliEnv } from '../support/cli-world.js';
 import { fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 
@@ -60,13 +61,7 @@ describe.skipIf(!support.available)(
           fetchCall('allowlist-again'),
           done,
         ]);
-        const env: NodeJS.ProcessEnv = {
-          ...process.env,
-          HOME: home.path,
-          ANTHROPIC_API_KEY: 'sk-ant-test',
-          ANTHROPIC_BASE_URL: api.url,
-        };
-        delete env.SKATE_MODEL;
+        const env = cliEnv({ home: home.path, api: api.url });
         await using editor = startAcpEditor(['--approval', 'auto', '--network', 'example.com'], env);
         const seen = await editor.run(async (ctx) => {
           const created = await ctx.request(methods.agent.session.new, { cwd: ws.path, mcpServers: [] });
@@ -157,13 +152,7 @@ describe.skipIf(!support.available)(
           },
           { type: 'message', blocks: [{ type: 'text', text: 'Fetched.' }] },
         ]);
-        const env: NodeJS.ProcessEnv = {
-          ...process.env,
-          HOME: home.path,
-          ANTHROPIC_API_KEY: 'sk-ant-test',
-          ANTHROPIC_BASE_URL: api.url,
-        };
-        delete env.SKATE_MODEL;
+        const env = cliEnv({ home: home.path, api: api.url });
         await using editor = startAcpEditor(['--approval', 'auto', '--network', 'example.com'], env);
         // The question's second option: "Allow for this session".
         editor.choices.push('option-1');

@@ -4,6 +4,7 @@ import { methods } from '@agentclientprotocol/sdk';
 import { describe, expect, it } from 'vitest';
 import { probeSandbox } from '../../harness/sandbox/probe-sandbox.js';
 import { startAcpEditor } from '../support/acp-editor.js';
+import { cliEnv } from '../support/cli-world.js';
 import { fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 
@@ -38,13 +39,7 @@ describe.skipIf(!support.available)('a refused host over ACP (the SDK as the edi
         },
         { type: 'message', blocks: [{ type: 'text', text: 'Fetched once.' }] },
       ]);
-      const env: NodeJS.ProcessEnv = {
-        ...process.env,
-        HOME: home.path,
-        ANTHROPIC_API_KEY: 'sk-ant-test',
-        ANTHROPIC_BASE_URL: api.url,
-      };
-      delete env.SKATE_MODEL;
+      const env = cliEnv({ home: home.path, api: api.url });
       await using editor = startAcpEditor(['--approval', 'auto', '--network', 'example.com'], env);
       // First question: "Allow once" (option-0); the second connection asks again: skipped.
       editor.choices.push('option-0', 'skip');

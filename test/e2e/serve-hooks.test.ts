@@ -4,6 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../harness/project-paths.js';
 import type { SessionInfo } from '../../shared/serve-api.js';
+import { cliEnv } from '../support/cli-world.js';
 import { fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { allSseMessages, startSkateServe } from '../support/skate-serve.js';
@@ -30,13 +31,7 @@ describe('hooks over skate serve (HTTP + SSE)', () => {
       },
       { type: 'message', blocks: [{ type: 'text', text: 'Refused by a hook.' }] },
     ]);
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      HOME: home.path,
-      ANTHROPIC_API_KEY: 'sk-ant-test',
-      ANTHROPIC_BASE_URL: api.url,
-    };
-    delete env.SKATE_MODEL;
+    const env = cliEnv({ home: home.path, api: api.url });
     await using server = await startSkateServe(['--workspace', ws.path, '--approval', 'auto'], env);
     const json = { 'content-type': 'application/json' };
     const created = await server.request('/v1/sessions', { method: 'POST', headers: json, body: '{}' });

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../harness/project-paths.js';
 import type { SessionInfo } from '../../shared/serve-api.js';
+import { cliEnv } from '../support/cli-world.js';
 import { type FakeReply, fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { eventually, pidsWithMarker } from '../support/processes.js';
@@ -37,13 +38,7 @@ const lines = async (file: string): Promise<string[]> =>
 async function serveWith(home: string, ws: string, api: string, servers: unknown): Promise<SkateServe> {
   await mkdir(path.join(home, '.skate'), { recursive: true });
   await writeFile(path.join(home, '.skate', 'settings.json'), JSON.stringify({ mcpServers: servers }));
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    HOME: home,
-    ANTHROPIC_API_KEY: 'sk-ant-test',
-    ANTHROPIC_BASE_URL: api,
-  };
-  delete env.XDG_CACHE_HOME;
+  const env = cliEnv({ home: home, api: api });
   return startSkateServe(['--workspace', ws, '--approval', 'auto'], env);
 }
 

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { probeSandbox } from '../../harness/sandbox/probe-sandbox.js';
 import type { SessionInfo, StreamMessage } from '../../shared/serve-api.js';
+import { cliEnv } from '../support/cli-world.js';
 import { fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { type SkateServe, type SseMessage, sseMessages, startSkateServe } from '../support/skate-serve.js';
@@ -65,13 +66,7 @@ describe.skipIf(!support.available)('a refused host over skate serve (HTTP + SSE
         shellCall('past-policy'),
         { type: 'message', blocks: [{ type: 'text', text: 'Refused.' }] },
       ]);
-      const env: NodeJS.ProcessEnv = {
-        ...process.env,
-        HOME: home.path,
-        ANTHROPIC_API_KEY: 'sk-ant-test',
-        ANTHROPIC_BASE_URL: api.url,
-      };
-      delete env.SKATE_MODEL;
+      const env = cliEnv({ home: home.path, api: api.url });
       // The server's policy has the network on; the session narrows it to one host.
       await using server = await startSkateServe(
         ['--workspace', ws.path, '--approval', 'auto', '--network', 'on'],
@@ -153,13 +148,7 @@ describe.skipIf(!support.available)('a refused host over skate serve (HTTP + SSE
         shellCall('again'),
         { type: 'message', blocks: [{ type: 'text', text: 'Fetched again.' }] },
       ]);
-      const env: NodeJS.ProcessEnv = {
-        ...process.env,
-        HOME: home.path,
-        ANTHROPIC_API_KEY: 'sk-ant-test',
-        ANTHROPIC_BASE_URL: api.url,
-      };
-      delete env.SKATE_MODEL;
+      const env = cliEnv({ home: home.path, api: api.url });
       await using server = await startSkateServe(
         ['--workspace', ws.path, '--approval', 'auto', '--network', 'on'],
         env,
