@@ -1,10 +1,11 @@
-import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { projectRoot } from '../../harness/project-paths.js';
 import { cliEnv } from '../support/cli-world.js';
 import { type FakeReply, fakeMessagesApi } from '../support/fake-messages-api.js';
 import { runCli } from '../support/run-cli.js';
+import { writeSkateSettings } from '../support/skate-settings.js';
 
 const MANY_TOOLS = path.join(projectRoot(), 'test', 'fixtures', 'mcp', 'many-tools-server.mjs');
 
@@ -13,8 +14,7 @@ async function turn1Bytes(workspace: string, settings: object | undefined): Prom
   const home = await mkdtemp(path.join(tmpdir(), 'skate-mcp-ts-bench-'));
   try {
     if (settings) {
-      await mkdir(path.join(home, '.skate'));
-      await writeFile(path.join(home, '.skate', 'settings.json'), JSON.stringify(settings));
+      await writeSkateSettings(home, settings);
     }
     const hello: FakeReply = { type: 'message', blocks: [{ type: 'text', text: 'Hello.' }] };
     // Spare replies: a run may also ask for its session's title.

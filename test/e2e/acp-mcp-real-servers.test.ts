@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type McpServer, methods } from '@agentclientprotocol/sdk';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../harness/project-paths.js';
 import { startAcpEditor } from '../support/acp-editor.js';
-import { cliEnv } from '../support/cli-world.js';
+import { toolCall as call, cliEnv } from '../support/cli-world.js';
 import { type FakeReply, fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { eventually, pidsWithMarker } from '../support/processes.js';
+import { writeSkateSettings } from '../support/skate-settings.js';
 
 const ROOT = projectRoot();
 const EVERYTHING_SERVER = path.join(
@@ -22,11 +23,6 @@ const EVERYTHING_SERVER = path.join(
 );
 const SLOW_SERVER = path.join(ROOT, 'test', 'fixtures', 'mcp', 'slow-server.mjs');
 
-const call = (id: string, name: string, input: Record<string, unknown>): FakeReply => ({
-  type: 'message',
-  blocks: [{ type: 'tool_use', id, name, input }],
-  stopReason: 'tool_use',
-});
 const reply = (text: string): FakeReply => ({ type: 'message', blocks: [{ type: 'text', text }] });
 
 const lines = async (file: string): Promise<string[]> =>
@@ -40,21 +36,17 @@ describe('skate acp with the real server-everything and a slow server (#22)', ()
     await mkdir(path.join(ws.path, 'log'));
     const events = path.join(ws.path, 'log', 'events');
     const marker = `acp-slow-${randomUUID()}`;
-    await mkdir(path.join(home.path, '.skate'));
-    await writeFile(
-      path.join(home.path, '.skate', 'settings.json'),
-      JSON.stringify({
-        mcpServers: {
-          s: {
-            command: process.execPath,
-            args: [SLOW_SERVER, marker],
-            env: { MCP_EVENT_LOG: events },
-            policy: { write: ['log'] },
-          },
+    await writeSkateSettings(home.path, {
+      mcpServers: {
+        s: {
+          command: process.execPath,
+          args: [SLOW_SERVER, marker],
+          env: { MCP_EVENT_LOG: events },
+          policy: { write: ['log'] },
         },
-        mcp: { toolSchemaBudget: 1_000_000 },
-      }),
-    );
+      },
+      mcp: { toolSchemaBudget: 1_000_000 },
+    });
     await using api = await fakeMessagesApi([
       call('e1', 'mcp__every__get-sum', { a: 19, b: 23 }),
       reply('Summed.'),

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../harness/project-paths.js';
 import type { SessionInfo } from '../../shared/serve-api.js';
-import { cliEnv } from '../support/cli-world.js';
-import { type FakeReply, fakeMessagesApi } from '../support/fake-messages-api.js';
+import { toolCall as call, cliEnv, textReply as text } from '../support/cli-world.js';
+import { fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { eventually, pidsWithMarker } from '../support/processes.js';
 import {
@@ -16,6 +16,7 @@ import {
   sseMessages,
   startSkateServe,
 } from '../support/skate-serve.js';
+import { writeSkateSettings } from '../support/skate-settings.js';
 
 /**
  * Issue #22 in `skate serve`: a prompt naming an MCP prompt (`/mcp__server__prompt args`) is expanded
@@ -25,20 +26,12 @@ import {
 const FIXTURES = path.join(projectRoot(), 'test', 'fixtures', 'mcp');
 const JSON_BODY = { 'content-type': 'application/json' };
 
-const call = (id: string, name: string, input: Record<string, unknown>): FakeReply => ({
-  type: 'message',
-  blocks: [{ type: 'tool_use', id, name, input }],
-  stopReason: 'tool_use',
-});
-const text = (t: string): FakeReply => ({ type: 'message', blocks: [{ type: 'text', text: t }] });
-
 const lines = async (file: string): Promise<string[]> =>
   existsSync(file) ? (await readFile(file, 'utf8')).trim().split('\n').filter(Boolean) : [];
 
 async function serveWith(home: string, ws: string, api: string, servers: unknown): Promise<SkateServe> {
-  await mkdir(path.join(home, '.skate'), { recursive: true });
-  await writeFile(path.join(home, '.skate', 'settings.json'), JSON.stringify({ mcpServers: servers }));
-  const env = cliEnv({ home: home, api: api });
+  await writeSkateSettings(home, { mcpServers: servers });
+  const env = cliEnv({ home, api });
   return startSkateServe(['--workspace', ws, '--approval', 'auto'], env);
 }
 
