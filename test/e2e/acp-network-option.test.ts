@@ -2,7 +2,7 @@ import { methods, type SessionConfigOption } from '@agentclientprotocol/sdk';
 import { describe, expect, it } from 'vitest';
 import { probeSandbox } from '../../harness/sandbox/probe-sandbox.js';
 import { startAcpEditor } from '../support/acp-editor.js';
-import { cliEnv } from '../support/cli-world.js';
+import { cliEnv, textReply, toolCall } from '../support/cli-world.js';
 import { fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { hitTarget } from '../support/network-upstreams.js';
@@ -118,22 +118,11 @@ describe.skipIf(!support.available)(
       await using ws = await hostDir('acp-netupd-ws-');
       await using target = await hitTarget();
       const { hits, port } = target;
-      const curl = (name: string): string =>
-        `curl -sS --max-time 60 --noproxy '' -x "$HTTP_PROXY" http://127.0.0.1:${port}/${name}`;
       await using api = await fakeMessagesApi([
-        {
-          type: 'message',
-          blocks: [
-            {
-              type: 'tool_use',
-              id: 'tu_fetch',
-              name: 'shell',
-              input: { command: `${curl('first')}; ${curl('second')}` },
-            },
-          ],
-          stopReason: 'tool_use',
-        },
-        { type: 'message', blocks: [{ type: 'text', text: 'Fetched.' }] },
+        toolCall('tu_fetch', 'shell', {
+          command: `${target.curlViaProxy('first')}; ${target.curlViaProxy('second')}`,
+        }),
+        textReply('Fetched.'),
       ]);
       const env = cliEnv({ home: home.path, api: api.url });
       await using editor = startAcpEditor(['--approval', 'auto', '--network', 'example.com'], env);

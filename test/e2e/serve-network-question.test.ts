@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { probeSandbox } from '../../harness/sandbox/probe-sandbox.js';
 import type { SessionInfo, StreamMessage } from '../../shared/serve-api.js';
-import { cliEnv } from '../support/cli-world.js';
+import { cliEnv, toolCall } from '../support/cli-world.js';
 import { fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { hitTarget } from '../support/network-upstreams.js';
@@ -44,15 +44,8 @@ describe.skipIf(!support.available)('a refused host over skate serve (HTTP + SSE
     await using ws = await hostDir('serve-net-ws-');
     await using target = await hitTarget();
     const { hits, port } = target;
-    const curl = (name: string): string =>
-      `curl -sS --max-time 60 --noproxy '' -x "$HTTP_PROXY" http://127.0.0.1:${port}/${name}`;
-    const shellCall = (name: string) => ({
-      type: 'message' as const,
-      blocks: [
-        { type: 'tool_use' as const, id: `tu_${name}`, name: 'shell', input: { command: curl(name) } },
-      ],
-      stopReason: 'tool_use' as const,
-    });
+    const shellCall = (name: string) =>
+      toolCall(`tu_${name}`, 'shell', { command: target.curlViaProxy(name) });
     await using api = await fakeMessagesApi([
       shellCall('asked'),
       { type: 'message', blocks: [{ type: 'text', text: 'Fetched.' }] },
@@ -111,20 +104,8 @@ describe.skipIf(!support.available)('a refused host over skate serve (HTTP + SSE
     await using ws = await hostDir('serve-net-ws-');
     await using target = await hitTarget();
     const { hits, port } = target;
-    const shellCall = (name: string) => ({
-      type: 'message' as const,
-      blocks: [
-        {
-          type: 'tool_use' as const,
-          id: `tu_${name}`,
-          name: 'shell',
-          input: {
-            command: `curl -sS --max-time 60 --noproxy '' -x "$HTTP_PROXY" http://127.0.0.1:${port}/${name}`,
-          },
-        },
-      ],
-      stopReason: 'tool_use' as const,
-    });
+    const shellCall = (name: string) =>
+      toolCall(`tu_${name}`, 'shell', { command: target.curlViaProxy(name) });
     await using api = await fakeMessagesApi([
       shellCall('first'),
       { type: 'message', blocks: [{ type: 'text', text: 'Fetched.' }] },

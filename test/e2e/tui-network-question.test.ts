@@ -27,8 +27,7 @@ describe.skipIf(!tmux || !support.available)(
         await using target = await hitTarget();
         const { hits, port } = target;
         // Through the proxy on purpose: NO_PROXY keeps the sandbox's own loopback local.
-        const fetchOne = (name: string): string =>
-          `curl -sS --max-time 60 --noproxy '' -x "$HTTP_PROXY" http://127.0.0.1:${port}/${name}`;
+        const fetchOne = target.curlViaProxy;
         const replies: FakeReply[] = [
           {
             type: 'message',

@@ -69,6 +69,8 @@ export async function httpUpstream(): Promise<Upstream> {
 export interface HitTarget extends AsyncDisposable {
   port: number;
   hits: string[];
+  /** A shell command fetching `/name` through the sandbox's proxy (`$HTTP_PROXY`), never straight to the host. */
+  curlViaProxy(name: string): string;
 }
 
 export async function hitTarget(): Promise<HitTarget> {
@@ -78,9 +80,12 @@ export async function hitTarget(): Promise<HitTarget> {
     response.end('reached\n');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
   return {
-    port: (server.address() as AddressInfo).port,
+    port,
     hits,
+    curlViaProxy: (name) =>
+      `curl -sS --max-time 60 --noproxy '' -x "$HTTP_PROXY" http://127.0.0.1:${port}/${name}`,
     async [Symbol.asyncDispose]() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
