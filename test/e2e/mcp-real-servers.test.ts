@@ -13,12 +13,12 @@ import { commandLine, processDescendants } from '../support/process-descendants.
 import { eventually, pidsWithMarker } from '../support/processes.js';
 import { runCli } from '../support/run-cli.js';
 import { writeSkateSettings } from '../support/skate-settings.js';
+import { loggingSlowServer, logLines, SLOW_SERVER } from '../support/slow-mcp-server.js';
 
 const ROOT = projectRoot();
 const PACKAGES = path.join(ROOT, 'node_modules', '@modelcontextprotocol');
 const MEMORY_SERVER = path.join(PACKAGES, 'server-memory', 'dist', 'index.js');
 const EVERYTHING_SERVER = path.join(PACKAGES, 'server-everything', 'dist', 'index.js');
-const SLOW_SERVER = path.join(ROOT, 'test', 'fixtures', 'mcp', 'slow-server.mjs');
 const EXECUTOR_ENTRY = path.join('executor', 'bundle', 'executor.js');
 
 interface ResultLine {
@@ -58,9 +58,6 @@ async function findFiles(dir: string, name: string): Promise<string[]> {
   }
   return found;
 }
-
-const lines = async (file: string): Promise<string[]> =>
-  existsSync(file) ? (await readFile(file, 'utf8')).trim().split('\n').filter(Boolean) : [];
 
 /** The executor processes (node running the executor bundle) below `pid`. */
 async function executorsBelow(pid: number): Promise<number[]> {
@@ -228,19 +225,8 @@ describe('the real npm MCP servers and slow ones (#22)', () => {
   it('Ctrl-C (SIGINT) during a long MCP call reaches the server as notifications/cancelled, and leaves no process', async () => {
     await using home = await hostDir('mcp-real-home-');
     await using ws = await hostDir('mcp-real-ws-');
-    await mkdir(path.join(ws.path, 'log'));
-    const events = path.join(ws.path, 'log', 'events');
-    const marker = `slow-call-${randomUUID()}`;
-    await writeSkateSettings(home.path, {
-      mcpServers: {
-        s: {
-          command: process.execPath,
-          args: [SLOW_SERVER, marker],
-          env: { MCP_EVENT_LOG: events },
-          policy: { write: ['log'] },
-        },
-      },
-    });
+    const { config, events, marker } = await loggingSlowServer(ws.path, 'slow-call');
+    await writeSkateSettings(home.path, { mcpServers: { s: config } });
     await using api = await fakeMessagesApi([call('slow', 'mcp__s__slow', {}), text('unused')]);
     const child = spawn(
       process.execPath,
@@ -253,14 +239,14 @@ describe('the real npm MCP servers and slow ones (#22)', () => {
     });
     const exited = once(child, 'close');
     try {
-      const calling = async () => (await lines(events)).some((line) => line.startsWith('slow started'));
+      const calling = async () => (await logLines(events)).some((line) => line.startsWith('slow started'));
       expect(await eventually(calling, 60_000), stderr).toBe(true);
       child.kill('SIGINT');
       await exited;
     } finally {
       child.kill('SIGKILL');
     }
-    const log = await lines(events);
+    const log = await logLines(events);
     const requestId = log.find((line) => line.startsWith('slow started'))?.split(' ')[2];
     expect(log.some((line) => line.startsWith(`cancelled ${requestId}`))).toBe(true);
     expect(log).not.toContain('slow finished');
