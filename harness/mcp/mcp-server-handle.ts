@@ -311,9 +311,7 @@ export class McpServerHandle {
         ...(options.onLog && { onLog: options.onLog }),
       },
       policy,
-      undefined,
-      undefined,
-      signal,
+      { signal },
     );
     // A server that fails or times out starting takes its executor with it: none is left waiting;
     // the next start is a new executor (with a new token, after a refresh).

@@ -514,7 +514,7 @@ export class AgentSession {
       replacement = await spawnExecutor(
         { ...local, ...(this.networkGate && { networkGate: this.networkGate }) },
         next,
-        this.settings.onNote,
+        { onNote: this.settings.onNote },
       );
     } catch (error) {
       this.tracking?.replaced(undefined, undefined);

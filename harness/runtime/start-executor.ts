@@ -30,6 +30,19 @@ export interface StartExecutorOptions {
   onPolicy?: (policy: ResolvedPolicy | undefined) => void;
 }
 
+/** What a local executor's spawn may be told besides its settings and policy. */
+export interface SpawnExecutorOptions {
+  /** A line for the person (an executor that stopped unexpectedly and is started again). */
+  onNote?: (line: string) => void;
+  /** Called once the process runs, before it is ready. */
+  onSpawned?: () => void;
+  /**
+   * Abandons the start: the executor is killed and the promise rejects (an MCP server retried in
+   * the background must not keep a finished run waiting for its start timeout).
+   */
+  signal?: AbortSignal;
+}
+
 /** The workspace as a real, existing directory. */
 export async function resolveWorkspace(dir: string): Promise<string> {
   let real: string;
@@ -76,19 +89,17 @@ export async function startExecutor(
   options.onPolicy?.(policy);
   if (!options.early) {
     return {
-      executor: await spawnExecutor(settings, policy, onNote, onSpawned),
+      executor: await spawnExecutor(settings, policy, { onNote, onSpawned }),
       policy,
       ready: Promise.resolve(),
     };
   }
   const memory = toolMemory({ policy, diagnosticTools: settings.diagnosticTools ?? false });
-  const { client, ready, recalled } = await launchExecutor(
-    settings,
-    policy,
+  const { client, ready, recalled } = await launchExecutor(settings, policy, {
     onNote,
     onSpawned,
-    memory.recall(),
-  );
+    expectedTools: memory.recall(),
+  });
   const listed = ready.then((tools) => {
     void memory.remember(tools);
   });
@@ -150,19 +161,17 @@ async function withRunOverrides(
 }
 
 /**
- * Spawns a local executor under `policy` (which may differ from the settings' own: a network switch).
- * `signal` abandons the start: the executor is killed and the promise rejects (an MCP server retried
- * in the background must not keep a finished run waiting for its start timeout).
+ * Spawns a local executor under `policy` (which may differ from the settings' own: a network switch)
+ * and returns once it is ready.
  */
 export async function spawnExecutor(
   settings: Extract<ExecutorSettings, { kind: 'local' }>,
   policy: ResolvedPolicy,
-  onNote?: (line: string) => void,
-  onSpawned?: () => void,
-  signal?: AbortSignal,
+  options: SpawnExecutorOptions = {},
 ): Promise<ExecutorClient> {
+  const { signal } = options;
   signal?.throwIfAborted();
-  const { client, ready } = await launchExecutor(settings, policy, onNote, onSpawned);
+  const { client, ready } = await launchExecutor(settings, policy, options);
   const abandon = (): void => client.kill();
   signal?.addEventListener('abort', abandon, { once: true });
   if (signal?.aborted) client.kill();
@@ -187,10 +196,11 @@ export async function spawnExecutor(
 async function launchExecutor(
   settings: Extract<ExecutorSettings, { kind: 'local' }>,
   policy: ResolvedPolicy,
-  onNote?: (line: string) => void,
-  onSpawned?: () => void,
-  expectedTools?: Promise<ToolDefinition[] | undefined>,
+  options: Pick<SpawnExecutorOptions, 'onNote' | 'onSpawned'> & {
+    expectedTools?: Promise<ToolDefinition[] | undefined>;
+  },
 ): Promise<LaunchedExecutor & { recalled: boolean }> {
+  const { onNote, onSpawned, expectedTools } = options;
   const launcher = await launcherFor(policy, settings.sandbox, {
     ...(settings.onSandboxNote && { onNote: settings.onSandboxNote }),
     ...(settings.onSandboxWarning && { onWarning: settings.onSandboxWarning }),

@@ -1,9 +1,11 @@
-import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { projectRoot } from '../../harness/project-paths.js';
+import { cliEnv } from '../support/cli-world.js';
 import { type FakeReply, fakeMessagesApi } from '../support/fake-messages-api.js';
 import { runCli } from '../support/run-cli.js';
+import { writeSkateSettings } from '../support/skate-settings.js';
 
 const MANY_TOOLS = path.join(projectRoot(), 'test', 'fixtures', 'mcp', 'many-tools-server.mjs');
 
@@ -12,19 +14,12 @@ async function turn1Bytes(workspace: string, settings: object | undefined): Prom
   const home = await mkdtemp(path.join(tmpdir(), 'skate-mcp-ts-bench-'));
   try {
     if (settings) {
-      await mkdir(path.join(home, '.skate'));
-      await writeFile(path.join(home, '.skate', 'settings.json'), JSON.stringify(settings));
+      await writeSkateSettings(home, settings);
     }
     const hello: FakeReply = { type: 'message', blocks: [{ type: 'text', text: 'Hello.' }] };
     // Spare replies: a run may also ask for its session's title.
     await using api = await fakeMessagesApi([hello, hello, hello, hello]);
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      HOME: home,
-      ANTHROPIC_API_KEY: 'sk-bench',
-      ANTHROPIC_BASE_URL: api.url,
-    };
-    delete env.XDG_CACHE_HOME;
+    const env = cliEnv({ home: home, api: api.url, key: 'sk-bench' });
     // The first run starts the server to learn its tools; the second offers them from memory, as a user's runs do.
     for (let run = 0; run < 2; run++) {
       const result = await runCli(['-p', 'say hello', '--output-format', 'json', '--workspace', workspace], {

@@ -1,12 +1,14 @@
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { methods } from '@agentclientprotocol/sdk';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../harness/project-paths.js';
 import { startAcpEditor } from '../support/acp-editor.js';
+import { cliEnv } from '../support/cli-world.js';
 import { fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
+import { writeSkateSettings } from '../support/skate-settings.js';
 
 const SCRIPT = path.join(projectRoot(), 'test', 'fixtures', 'hooks', 'block-rm-rf.sh');
 
@@ -15,13 +17,9 @@ describe('hooks over ACP (the SDK as the editor)', () => {
     await using home = await hostDir('acp-hooks-home-');
     await using ws = await hostDir('acp-hooks-ws-');
     await mkdir(path.join(ws.path, 'keep'));
-    await mkdir(path.join(home.path, '.skate'));
-    await writeFile(
-      path.join(home.path, '.skate', 'settings.json'),
-      JSON.stringify({
-        hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: SCRIPT }] }] },
-      }),
-    );
+    await writeSkateSettings(home.path, {
+      hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: SCRIPT }] }] },
+    });
     await using api = await fakeMessagesApi([
       {
         type: 'message',
@@ -30,13 +28,7 @@ describe('hooks over ACP (the SDK as the editor)', () => {
       },
       { type: 'message', blocks: [{ type: 'text', text: 'Refused by a hook.' }] },
     ]);
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      HOME: home.path,
-      ANTHROPIC_API_KEY: 'sk-ant-test',
-      ANTHROPIC_BASE_URL: api.url,
-    };
-    delete env.SKATE_MODEL;
+    const env = cliEnv({ home: home.path, api: api.url });
     await using editor = startAcpEditor(['--approval', 'auto'], env);
     const stopReason = await editor.run(async (ctx) => {
       const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: ws.path, mcpServers: [] });

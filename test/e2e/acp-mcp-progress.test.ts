@@ -1,41 +1,29 @@
-import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { methods } from '@agentclientprotocol/sdk';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../harness/project-paths.js';
 import { startAcpEditor } from '../support/acp-editor.js';
+import { toolCall as call, cliEnv } from '../support/cli-world.js';
 import { type FakeReply, fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
+import { writeSkateSettings } from '../support/skate-settings.js';
 
 const SLOW_SERVER = path.join(projectRoot(), 'test', 'fixtures', 'mcp', 'slow-server.mjs');
 
-const call = (id: string, name: string, input: Record<string, unknown>): FakeReply => ({
-  type: 'message',
-  blocks: [{ type: 'tool_use', id, name, input }],
-  stopReason: 'tool_use',
-});
 const reply = (text: string): FakeReply => ({ type: 'message', blocks: [{ type: 'text', text }] });
 
 describe("an MCP call's progress in ACP (#22)", () => {
   it('the editor gets tool_call_update content with the latest progress while the call runs, then the result', async () => {
     await using home = await hostDir('acp-mcp-progress-home-');
     await using ws = await hostDir('acp-mcp-progress-ws-');
-    await mkdir(path.join(home.path, '.skate'));
-    await writeFile(
-      path.join(home.path, '.skate', 'settings.json'),
-      JSON.stringify({ mcpServers: { s: { command: process.execPath, args: [SLOW_SERVER] } } }),
-    );
+    await writeSkateSettings(home.path, {
+      mcpServers: { s: { command: process.execPath, args: [SLOW_SERVER] } },
+    });
     await using api = await fakeMessagesApi([
       call('p1', 'mcp__s__progress', { steps: 6, intervalMs: 300, message: 'indexing' }),
       reply('Indexed.'),
     ]);
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      HOME: home.path,
-      ANTHROPIC_API_KEY: 'sk-ant-test-key-for-acp',
-      ANTHROPIC_BASE_URL: api.url,
-    };
-    delete env.XDG_CACHE_HOME;
+    const env = cliEnv({ home: home.path, api: api.url, key: 'sk-ant-test-key-for-acp' });
     await using editor = startAcpEditor(['--approval', 'auto'], env, ws.path);
     await editor.run(async (ctx) => {
       const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: ws.path, mcpServers: [] });

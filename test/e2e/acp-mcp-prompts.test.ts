@@ -4,6 +4,7 @@ import { type AvailableCommand, methods } from '@agentclientprotocol/sdk';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../harness/project-paths.js';
 import { startAcpEditor } from '../support/acp-editor.js';
+import { cliEnv } from '../support/cli-world.js';
 import { type FakeReply, fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 
@@ -32,13 +33,7 @@ describe('skate acp offers MCP prompts as commands', () => {
       JSON.stringify({ mcpServers: { proj: { command: process.execPath, args: [PROMPTS_SERVER] } } }),
     );
     await using api = await fakeMessagesApi([reply('Reviewed.')]);
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      HOME: home.path,
-      ANTHROPIC_API_KEY: 'sk-ant-test-key-for-acp',
-      ANTHROPIC_BASE_URL: api.url,
-    };
-    delete env.XDG_CACHE_HOME;
+    const env = cliEnv({ home: home.path, api: api.url, key: 'sk-ant-test-key-for-acp' });
     await using editor = startAcpEditor(['--approval', 'auto'], env);
     await editor.run(async (ctx) => {
       const { sessionId } = await ctx.request(methods.agent.session.new, {

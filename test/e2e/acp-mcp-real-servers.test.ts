@@ -1,14 +1,14 @@
-import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type McpServer, methods } from '@agentclientprotocol/sdk';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../harness/project-paths.js';
 import { startAcpEditor } from '../support/acp-editor.js';
+import { toolCall as call, cliEnv } from '../support/cli-world.js';
 import { type FakeReply, fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { eventually, pidsWithMarker } from '../support/processes.js';
+import { writeSkateSettings } from '../support/skate-settings.js';
+import { loggingSlowServer, logLines } from '../support/slow-mcp-server.js';
 
 const ROOT = projectRoot();
 const EVERYTHING_SERVER = path.join(
@@ -19,54 +19,23 @@ const EVERYTHING_SERVER = path.join(
   'dist',
   'index.js',
 );
-const SLOW_SERVER = path.join(ROOT, 'test', 'fixtures', 'mcp', 'slow-server.mjs');
 
-const call = (id: string, name: string, input: Record<string, unknown>): FakeReply => ({
-  type: 'message',
-  blocks: [{ type: 'tool_use', id, name, input }],
-  stopReason: 'tool_use',
-});
 const reply = (text: string): FakeReply => ({ type: 'message', blocks: [{ type: 'text', text }] });
-
-const lines = async (file: string): Promise<string[]> =>
-  existsSync(file) ? (await readFile(file, 'utf8')).trim().split('\n').filter(Boolean) : [];
 
 // Workspaces outside /tmp, as in acp.test.ts: sandboxes get a private /tmp.
 describe('skate acp with the real server-everything and a slow server (#22)', () => {
   it("calls server-everything's tool from the editor's mcpServers (its result in the session update), and session/cancel reaches a slow call as notifications/cancelled", async () => {
     await using home = await hostDir('acp-mcp-real-home-');
     await using ws = await hostDir('acp-mcp-real-ws-');
-    await mkdir(path.join(ws.path, 'log'));
-    const events = path.join(ws.path, 'log', 'events');
-    const marker = `acp-slow-${randomUUID()}`;
-    await mkdir(path.join(home.path, '.skate'));
-    await writeFile(
-      path.join(home.path, '.skate', 'settings.json'),
-      JSON.stringify({
-        mcpServers: {
-          s: {
-            command: process.execPath,
-            args: [SLOW_SERVER, marker],
-            env: { MCP_EVENT_LOG: events },
-            policy: { write: ['log'] },
-          },
-        },
-        mcp: { toolSchemaBudget: 1_000_000 },
-      }),
-    );
+    const { config, events, marker } = await loggingSlowServer(ws.path, 'acp-slow');
+    await writeSkateSettings(home.path, { mcpServers: { s: config }, mcp: { toolSchemaBudget: 1_000_000 } });
     await using api = await fakeMessagesApi([
       call('e1', 'mcp__every__get-sum', { a: 19, b: 23 }),
       reply('Summed.'),
       call('slow1', 'mcp__s__slow', {}),
       reply('unused'),
     ]);
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      HOME: home.path,
-      ANTHROPIC_API_KEY: 'sk-ant-test-key-for-acp',
-      ANTHROPIC_BASE_URL: api.url,
-    };
-    delete env.XDG_CACHE_HOME;
+    const env = cliEnv({ home: home.path, api: api.url, key: 'sk-ant-test-key-for-acp' });
     const mcpServers: McpServer[] = [
       { name: 'every', command: process.execPath, args: [EVERYTHING_SERVER], env: [] },
     ];
@@ -83,7 +52,7 @@ describe('skate acp with the real server-everything and a slow server (#22)', ()
         sessionId,
         prompt: [{ type: 'text', text: 'take your time' }],
       });
-      const calling = async () => (await lines(events)).some((line) => line.startsWith('slow started'));
+      const calling = async () => (await logLines(events)).some((line) => line.startsWith('slow started'));
       const seen = await eventually(calling, 60_000);
       expect(seen, editor.stderr()).toBe(true);
       await ctx.notify(methods.agent.session.cancel, { sessionId });
@@ -101,12 +70,12 @@ describe('skate acp with the real server-everything and a slow server (#22)', ()
           update.status === 'completed',
       );
     expect(JSON.stringify(sum)).toContain('The sum of 19 and 23 is 42.');
-    const log = await lines(events);
+    const log = await logLines(events);
     const requestId = log.find((line) => line.startsWith('slow started'))?.split(' ')[2];
     const cancelled = async () =>
-      (await lines(events)).some((line) => line.startsWith(`cancelled ${requestId} `));
+      (await logLines(events)).some((line) => line.startsWith(`cancelled ${requestId} `));
     expect(await eventually(cancelled, 10_000)).toBe(true);
-    expect(await lines(events)).not.toContain('slow finished');
+    expect(await logLines(events)).not.toContain('slow finished');
     await editor[Symbol.asyncDispose]();
     expect(await eventually(async () => (await pidsWithMarker(marker)).length === 0)).toBe(true);
   }, 120_000);

@@ -3,6 +3,7 @@ import { type McpServer, methods, PROTOCOL_VERSION } from '@agentclientprotocol/
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../harness/project-paths.js';
 import { startAcpEditor } from '../support/acp-editor.js';
+import { cliEnv } from '../support/cli-world.js';
 import { type FakeReply, fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { testMcpHttpServer } from '../support/mcp-http-server.js';
@@ -49,13 +50,7 @@ describe("skate acp runs the client's MCP servers", () => {
       calls(['s2', 'mcp__notes__echo', { text: 'after load' }]),
       reply('Still there.'),
     ]);
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      HOME: home.path,
-      ANTHROPIC_API_KEY: 'sk-ant-test-key-for-acp',
-      ANTHROPIC_BASE_URL: api.url,
-    };
-    delete env.XDG_CACHE_HOME;
+    const env = cliEnv({ home: home.path, api: api.url, key: 'sk-ant-test-key-for-acp' });
     const mcpServers: McpServer[] = [
       { name: 'notes', command: process.execPath, args: [TEST_SERVER], env: [] },
       {

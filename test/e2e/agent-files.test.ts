@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RunResult } from '../../shared/run-result.js';
+import { cliEnv, textReply as text } from '../support/cli-world.js';
 import {
   type FakeReply,
   type FakeUsage,
@@ -15,24 +16,12 @@ import { runCli } from '../support/run-cli.js';
  * Agent files, budgets and dispatch telemetry through the real CLI, with the parent and its
  * children scripted in turn on the fake Messages API (one child at a time, so the queue is in order).
  */
-function env(home: string, api: string): NodeJS.ProcessEnv {
-  const e: NodeJS.ProcessEnv = {
-    ...process.env,
-    HOME: home,
-    ANTHROPIC_API_KEY: 'sk-ant-test',
-    ANTHROPIC_BASE_URL: api,
-  };
-  delete e.SKATE_MODEL;
-  return e;
-}
-
 const call = (id: string, name: string, input: Record<string, unknown>, usage?: FakeUsage): FakeReply => ({
   type: 'message',
   blocks: [{ type: 'tool_use', id, name, input }],
   stopReason: 'tool_use',
   ...(usage && { usage }),
 });
-const text = (t: string): FakeReply => ({ type: 'message', blocks: [{ type: 'text', text: t }] });
 const review = (id: string, usage?: FakeUsage): FakeReply =>
   call(id, 'complete_task', { status: 'completed', summary: 'looks fine', issues: [] }, usage);
 
@@ -82,7 +71,7 @@ describe('agent files', () => {
       text('reviewed'),
     ]);
     const run = await runCli(['-p', 'review it', '--output-format', 'stream-json', '--workspace', ws.path], {
-      env: env(home.path, api.url),
+      env: cliEnv({ home: home.path, api: api.url }),
     });
     expect(run.code, run.stderr).toBe(0);
     // The parent saw the agent and its description in spawn_agent's description.
@@ -133,7 +122,7 @@ describe('agent files', () => {
 
     // The session keeps it: `skate sessions show` reads the telemetry back, as text and as JSON.
     const shown = await runCli(['sessions', 'show', String(result.sessionId), '--workspace', ws.path], {
-      env: env(home.path, api.url),
+      env: cliEnv({ home: home.path, api: api.url }),
     });
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toMatch(
@@ -143,7 +132,7 @@ describe('agent files', () => {
     const json = await runCli(
       ['sessions', 'show', String(result.sessionId), '--json', '--workspace', ws.path],
       {
-        env: env(home.path, api.url),
+        env: cliEnv({ home: home.path, api: api.url }),
       },
     );
     expect(JSON.parse(json.stdout).dispatch).toMatchObject({
@@ -170,7 +159,7 @@ describe('agent files', () => {
       text('the child ran out'),
     ]);
     const run = await runCli(['-p', 'delegate', '--output-format', 'stream-json', '--workspace', ws.path], {
-      env: env(home.path, api.url),
+      env: cliEnv({ home: home.path, api: api.url }),
     });
     expect(run.code, run.stderr).toBe(0);
     // Its max_tokens is its per-response budget.
@@ -209,7 +198,9 @@ describe('agent files', () => {
       `---\nname: odd\ndescription: x\nmax_turns: lots\n---\nbody\n`,
     );
     await using api = await fakeMessagesApi([text('unused')]);
-    const run = await runCli(['-p', 'x', '--workspace', ws.path], { env: env(home.path, api.url) });
+    const run = await runCli(['-p', 'x', '--workspace', ws.path], {
+      env: cliEnv({ home: home.path, api: api.url }),
+    });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(path.join('.skate', 'agents', 'odd.md'));
     expect(run.stderr).toContain('max_turns');

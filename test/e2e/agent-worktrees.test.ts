@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { cliEnv, textReply as text } from '../support/cli-world.js';
 import { type FakeReply, fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { runCli } from '../support/run-cli.js';
@@ -11,24 +12,11 @@ import { runCli } from '../support/run-cli.js';
  * Messages API: each writing child works in its own copy, its changes come back as a diff, and
  * `apply_agent_diff` brings them in through the parent's executor, conflicts reported.
  */
-function env(home: string, api: string): NodeJS.ProcessEnv {
-  const e: NodeJS.ProcessEnv = {
-    ...process.env,
-    HOME: home,
-    ANTHROPIC_API_KEY: 'sk-ant-test',
-    ANTHROPIC_BASE_URL: api,
-  };
-  delete e.SKATE_MODEL;
-  delete e.XDG_CACHE_HOME;
-  return e;
-}
-
 const tools = (...calls: [string, string, Record<string, unknown>][]): FakeReply => ({
   type: 'message',
   blocks: calls.map(([id, name, input]) => ({ type: 'tool_use', id, name, input })),
   stopReason: 'tool_use',
 });
-const text = (t: string): FakeReply => ({ type: 'message', blocks: [{ type: 'text', text: t }] });
 const done = (summary: string): [string, string, Record<string, unknown>] => [
   'c',
   'complete_task',
@@ -76,7 +64,7 @@ describe('worktree sub-agents', () => {
       text('done'),
     ]);
     const run = await runCli(['-p', 'edit notes', '--output-format', 'stream-json', '--workspace', ws.path], {
-      env: env(home.path, api.url),
+      env: cliEnv({ home: home.path, api: api.url }),
     });
     expect(run.code, run.stderr).toBe(0);
     const diffs = ['s1', 's2'].map((id) => JSON.parse(resultOf(run.stdout, id).output).worktree);
@@ -151,7 +139,7 @@ describe('worktree sub-agents', () => {
       text('done'),
     ]);
     const run = await runCli(['-p', 'go', '--output-format', 'stream-json', '--workspace', ws.path], {
-      env: env(home.path, api.url),
+      env: cliEnv({ home: home.path, api: api.url }),
     });
     expect(run.code, run.stderr).toBe(0);
     const worktree = JSON.parse(resultOf(run.stdout, 's1').output).worktree;
@@ -182,7 +170,7 @@ describe('worktree sub-agents', () => {
       text('not applied'),
     ]);
     const run = await runCli(['-p', 'go', '--output-format', 'stream-json', '--workspace', ws.path], {
-      env: env(home.path, api.url),
+      env: cliEnv({ home: home.path, api: api.url }),
     });
     expect(run.code, run.stderr).toBe(0);
     const report = JSON.parse(resultOf(run.stdout, 's1').output);

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { distPath } from '../../harness/project-paths.js';
 import { RunResult } from '../../shared/run-result.js';
+import { cliEnv, textReply as text } from '../support/cli-world.js';
 import { type FakeReply, fakeMessagesApi, type RecordedRequest } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { processDescendants } from '../support/process-descendants.js';
@@ -13,24 +14,12 @@ import { runCli } from '../support/run-cli.js';
  * bubblewrap. Parent and children run at once, so each child's replies are routed by a marker in
  * its task (which its system prompt carries), not by the order requests arrive in.
  */
-function env(home: string, api: string): NodeJS.ProcessEnv {
-  const e: NodeJS.ProcessEnv = {
-    ...process.env,
-    HOME: home,
-    ANTHROPIC_API_KEY: 'sk-ant-test',
-    ANTHROPIC_BASE_URL: api,
-  };
-  delete e.SKATE_MODEL;
-  return e;
-}
-
 const call = (id: string, name: string, input: Record<string, unknown>): FakeReply => ({
   type: 'message',
   blocks: [{ type: 'tool_use', id, name, input }],
   stopReason: 'tool_use',
   usage: { input_tokens: 10, output_tokens: 5 },
 });
-const text = (t: string): FakeReply => ({ type: 'message', blocks: [{ type: 'text', text: t }] });
 const done = (id: string, summary: string): FakeReply =>
   call(id, 'complete_task', { status: 'completed', summary });
 
@@ -76,7 +65,7 @@ describe('background sub-agents', () => {
     ]);
     api.enqueueFor('BG-ONE', call('c1', 'shell', { command: 'sleep 2' }), done('c2', 'looked around'));
     const run = await runCli(['-p', 'go', '--output-format', 'stream-json', '--workspace', ws.path], {
-      env: env(home.path, api.url),
+      env: cliEnv({ home: home.path, api: api.url }),
       timeoutMs: 60_000,
     });
     expect(run.code, `${run.stderr}\n${run.stdout.slice(-3000)}`).toBe(0);
@@ -148,7 +137,7 @@ describe('background sub-agents', () => {
     api.enqueueFor('BG-A', call('a1', 'shell', { command: 'sleep 1' }), done('a2', 'A finished'));
     api.enqueueFor('BG-B', call('b1', 'shell', { command: 'sleep 2' }), done('b2', 'B finished'));
     const run = await runCli(['-p', 'go', '--output-format', 'stream-json', '--workspace', ws.path], {
-      env: env(home.path, api.url),
+      env: cliEnv({ home: home.path, api: api.url }),
       timeoutMs: 60_000,
     });
     expect(run.code, `${run.stderr}\n${run.stdout.slice(-3000)}`).toBe(0);
@@ -190,7 +179,7 @@ describe('background sub-agents', () => {
     ]);
     api.enqueueFor('BG-CAP1', call('c1', 'shell', { command: 'sleep 1' }), done('c2', 'one done'));
     const run = await runCli(['-p', 'go', '--output-format', 'stream-json', '--workspace', ws.path], {
-      env: env(home.path, api.url),
+      env: cliEnv({ home: home.path, api: api.url }),
       timeoutMs: 60_000,
     });
     expect(run.code, `${run.stderr}\n${run.stdout.slice(-3000)}`).toBe(0);
@@ -232,7 +221,7 @@ describe('background sub-agents', () => {
     const child = spawn(
       process.execPath,
       [distPath('cli', 'skate.js'), '-p', 'go', '--output-format', 'stream-json', '--workspace', ws.path],
-      { env: env(home.path, api.url), stdio: ['ignore', 'pipe', 'pipe'] },
+      { env: cliEnv({ home: home.path, api: api.url }), stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let stdout = '';
     let stderr = '';

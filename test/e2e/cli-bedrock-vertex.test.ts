@@ -1,10 +1,11 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RunResult } from '../../shared/run-result.js';
 import { type FakeReply, fakeMessagesApi, type MessagesDialect } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { runCli } from '../support/run-cli.js';
+import { writeSkateSettings } from '../support/skate-settings.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const AWS_KEY_ID = 'AKIAFAKEKEYFORTESTS01';
@@ -89,11 +90,7 @@ describe.each(CASES)(
       await using ws = await tempDir();
       await writeFile(path.join(ws.path, 'notes.txt'), 'hello world\n');
       await using api = await fakeMessagesApi(WHOLE_RUN, undefined, dialect);
-      await mkdir(path.join(home.path, '.skate'));
-      await writeFile(
-        path.join(home.path, '.skate', 'settings.json'),
-        JSON.stringify({ providers: { cloud: settings(api.url) } }),
-      );
+      await writeSkateSettings(home.path, { providers: { cloud: settings(api.url) } });
       const { ANTHROPIC_API_KEY: _key, ANTHROPIC_BASE_URL: _url, ...rest } = process.env;
       const result = await runCli(
         ['-p', 'tidy', '--workspace', ws.path, '--model', `cloud/${model}`, '--output-format', 'json'],

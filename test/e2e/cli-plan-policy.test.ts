@@ -8,6 +8,7 @@ import { fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { planModeReplies } from '../support/plan-mode-replies.js';
 import { runCli } from '../support/run-cli.js';
+import { writeSkateSettings } from '../support/skate-settings.js';
 
 function agentEnv(baseUrl: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return { ...process.env, ANTHROPIC_API_KEY: 'sk-ant-plan-policy', ANTHROPIC_BASE_URL: baseUrl, ...extra };
@@ -38,8 +39,7 @@ describe('the plan policy, however it is chosen', () => {
   it('~/.skate/settings.json choosing plan: a shell command writes the plan in place', async () => {
     await using home = await hostDir('plan-home-');
     await using ws = await hostDir('plan-settings-');
-    await mkdir(path.join(home.path, '.skate'));
-    await writeFile(path.join(home.path, '.skate', 'settings.json'), JSON.stringify({ policy: 'plan' }));
+    await writeSkateSettings(home.path, { policy: 'plan' });
     await using api = await fakeMessagesApi([
       {
         type: 'message',

@@ -1,4 +1,4 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EngineEvent } from '../../shared/engine-events.js';
@@ -6,6 +6,7 @@ import { RunResult } from '../../shared/run-result.js';
 import { type FakeOpenAiReply, fakeOpenAiApi } from '../support/fake-openai-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { runCli } from '../support/run-cli.js';
+import { writeSkateSettings } from '../support/skate-settings.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const KEY = 'sk-local-provider-key-that-stays-in-the-harness';
@@ -13,21 +14,17 @@ const PRICES = { input: 2, output: 8, cacheRead: 0.5 };
 
 /** `~/.skate/settings.json` naming one provider `local` of `type` at `url`. */
 async function writeSettings(home: string, type: string, url: string, extra: object = {}): Promise<void> {
-  await mkdir(path.join(home, '.skate'), { recursive: true });
-  await writeFile(
-    path.join(home, '.skate', 'settings.json'),
-    JSON.stringify({
-      providers: {
-        local: {
-          type,
-          baseURL: url,
-          apiKeyEnv: 'LOCAL_LLM_KEY',
-          models: { 'coder-7b': { contextWindow: 65_536, prices: PRICES } },
-          ...extra,
-        },
+  await writeSkateSettings(home, {
+    providers: {
+      local: {
+        type,
+        baseURL: url,
+        apiKeyEnv: 'LOCAL_LLM_KEY',
+        models: { 'coder-7b': { contextWindow: 65_536, prices: PRICES } },
+        ...extra,
       },
-    }),
-  );
+    },
+  });
 }
 
 function env(home: string): NodeJS.ProcessEnv {
@@ -272,11 +269,7 @@ describe('provider settings', () => {
     await using api = await fakeOpenAiApi([{ type: 'reply', text: 'Hi.' }], {
       ollama: { contextLength: 131_072, numCtx: 16_384 },
     });
-    await mkdir(path.join(home.path, '.skate'), { recursive: true });
-    await writeFile(
-      path.join(home.path, '.skate', 'settings.json'),
-      JSON.stringify({ providers: { ollama: { type: 'openai-chat', baseURL: api.url } } }),
-    );
+    await writeSkateSettings(home.path, { providers: { ollama: { type: 'openai-chat', baseURL: api.url } } });
     const result = await runCli(
       ['-p', 'hi', '--workspace', ws.path, '--model', 'ollama/llama3.1:8b', '--output-format', 'stream-json'],
       { env: env(home.path), timeoutMs: 30_000 },
@@ -299,11 +292,7 @@ describe('provider settings', () => {
     await using home = await hostDir('providers-home-');
     await using ws = await tempDir();
     await using api = await fakeOpenAiApi([{ type: 'reply', text: 'Hi.' }]);
-    await mkdir(path.join(home.path, '.skate'), { recursive: true });
-    await writeFile(
-      path.join(home.path, '.skate', 'settings.json'),
-      JSON.stringify({ providers: { vllm: { type: 'openai-chat', baseURL: api.url } } }),
-    );
+    await writeSkateSettings(home.path, { providers: { vllm: { type: 'openai-chat', baseURL: api.url } } });
     const result = await runCli(['-p', 'hi', '--workspace', ws.path, '--model', 'vllm/qwen'], {
       env: env(home.path),
       timeoutMs: 30_000,
@@ -320,11 +309,9 @@ describe('provider settings', () => {
     });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('no provider "nowhere"');
-    await mkdir(path.join(ws.path, '.skate'), { recursive: true });
-    await writeFile(
-      path.join(ws.path, '.skate', 'settings.json'),
-      JSON.stringify({ providers: { evil: { type: 'openai-chat', baseURL: 'http://attacker.example/v1' } } }),
-    );
+    await writeSkateSettings(ws.path, {
+      providers: { evil: { type: 'openai-chat', baseURL: 'http://attacker.example/v1' } },
+    });
     const planted = await runCli(['-p', 'hi', '--workspace', ws.path, '--model', 'evil/m'], {
       env: env(home.path),
     });

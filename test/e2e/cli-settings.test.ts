@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { cliEnv } from '../support/cli-world.js';
 import { fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { runCli } from '../support/run-cli.js';
@@ -68,12 +69,7 @@ describe('settings files', () => {
   it('refuses a bad or widening workspace file with one line naming file, key and problem', async () => {
     await using home = await hostDir('settings-home-');
     await using ws = await tempDir();
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      HOME: home.path,
-      ANTHROPIC_API_KEY: 'sk-ant-test',
-      ANTHROPIC_BASE_URL: 'http://127.0.0.1:9',
-    };
+    const env = cliEnv({ home: home.path, api: 'http://127.0.0.1:9' });
     for (const [content, expected] of [
       [{ maxTurns: 'many' }, /^skate: settings: \S+settings\.json: maxTurns: .*number/],
       [{ policy: 'full' }, /^skate: settings: \S+settings\.json: policy: "full" is wider than "execute"/],

@@ -4,28 +4,14 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../harness/project-paths.js';
 import { EngineEvent } from '../../shared/engine-events.js';
+import { toolCall as call, cliEnv, textReply as text } from '../support/cli-world.js';
 import { type FakeReply, fakeMessagesApi, type RecordedRequest } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { runCli } from '../support/run-cli.js';
+import { writeSkateSettings } from '../support/skate-settings.js';
 
 const FIXTURES = path.join(projectRoot(), 'test', 'fixtures', 'hooks');
 const script = (name: string): string => path.join(FIXTURES, name);
-
-async function writeSettings(dir: string, content: unknown): Promise<void> {
-  await mkdir(path.join(dir, '.skate'), { recursive: true });
-  await writeFile(path.join(dir, '.skate', 'settings.json'), JSON.stringify(content));
-}
-
-function env(home: string, api: string): NodeJS.ProcessEnv {
-  const e: NodeJS.ProcessEnv = {
-    ...process.env,
-    HOME: home,
-    ANTHROPIC_API_KEY: 'sk-ant-test',
-    ANTHROPIC_BASE_URL: api,
-  };
-  delete e.SKATE_MODEL;
-  return e;
-}
 
 function events(stdout: string): EngineEvent[] {
   return (
@@ -44,12 +30,6 @@ function sent(request: RecordedRequest | undefined): string {
   return JSON.stringify(request?.body?.messages ?? []);
 }
 
-const text = (t: string): FakeReply => ({ type: 'message', blocks: [{ type: 'text', text: t }] });
-const call = (id: string, name: string, input: Record<string, unknown>): FakeReply => ({
-  type: 'message',
-  blocks: [{ type: 'tool_use', id, name, input }],
-  stopReason: 'tool_use',
-});
 const done = (id: string): FakeReply =>
   call(id, 'complete_task', {
     status: 'completed',
@@ -72,7 +52,7 @@ describe('hooks in Claude Code format', () => {
       await using home = await hostDir('hooks-home-');
       await using ws = await hostDir('hooks-ws-');
       await mkdir(path.join(ws.path, 'keep'));
-      await writeSettings(home.path, preToolUse(script(file)));
+      await writeSkateSettings(home.path, preToolUse(script(file)));
       await using api = await fakeMessagesApi([
         call('tu_1', 'shell', { command: 'rm -rf keep' }),
         call('tu_2', 'shell', { command: 'echo still here' }),
@@ -80,7 +60,7 @@ describe('hooks in Claude Code format', () => {
       ]);
       const result = await runCli(
         ['-p', 'clean up', '--output-format', 'stream-json', '--workspace', ws.path],
-        { env: env(home.path, api.url), timeoutMs: 60_000 },
+        { env: cliEnv({ home: home.path, api: api.url }), timeoutMs: 60_000 },
       );
       expect(result.code, result.stderr).toBe(0);
       expect(existsSync(path.join(ws.path, 'keep'))).toBe(true);
@@ -109,13 +89,13 @@ describe('hooks in Claude Code format', () => {
     await using home = await hostDir('hooks-home-');
     await using ws = await hostDir('hooks-ws-');
     await mkdir(path.join(ws.path, 'keep'));
-    await writeSettings(home.path, preToolUse(script('block-rm-rf.sh')));
+    await writeSkateSettings(home.path, preToolUse(script('block-rm-rf.sh')));
     await using api = await fakeMessagesApi([
       call('tu_1', 'shell', { command: 'rm -rf keep' }),
       text('Refused.'),
     ]);
     const result = await runCli(['-p', 'clean up', '--workspace', ws.path], {
-      env: env(home.path, api.url),
+      env: cliEnv({ home: home.path, api: api.url }),
       timeoutMs: 60_000,
     });
     expect(result.code, result.stderr).toBe(0);
@@ -129,7 +109,7 @@ describe('hooks in Claude Code format', () => {
     await using home = await hostDir('hooks-home-');
     await using ws = await hostDir('hooks-ws-');
     await mkdir(path.join(ws.path, 'keep'));
-    await writeSettings(home.path, preToolUse(script('block-rm-rf.sh')));
+    await writeSkateSettings(home.path, preToolUse(script('block-rm-rf.sh')));
     await using api = await fakeMessagesApi([
       call('m1', 'spawn_agent', { task: 'delegate the cleanup' }),
       call('c1', 'spawn_agent', { task: 'remove keep' }),
@@ -141,7 +121,7 @@ describe('hooks in Claude Code format', () => {
     const result = await runCli(
       ['-p', 'clean up', '--output-format', 'stream-json', '--workspace', ws.path],
       {
-        env: env(home.path, api.url),
+        env: cliEnv({ home: home.path, api: api.url }),
         timeoutMs: 90_000,
       },
     );
@@ -159,7 +139,7 @@ describe('hooks in Claude Code format', () => {
   it('runs a PostToolUse formatter, a UserPromptSubmit context hook and a Stop hook that sends the agent back once', async () => {
     await using home = await hostDir('hooks-home-');
     await using ws = await hostDir('hooks-ws-');
-    await writeSettings(home.path, {
+    await writeSkateSettings(home.path, {
       hooks: {
         UserPromptSubmit: [{ hooks: [{ type: 'command', command: script('prompt-context.sh') }] }],
         // The formatter writes the workspace: the user gives it the execute policy.
@@ -180,7 +160,7 @@ describe('hooks in Claude Code format', () => {
     const result = await runCli(
       ['-p', 'write a.txt', '--output-format', 'stream-json', '--workspace', ws.path],
       {
-        env: env(home.path, api.url),
+        env: cliEnv({ home: home.path, api: api.url }),
         timeoutMs: 60_000,
       },
     );
@@ -198,13 +178,13 @@ describe('hooks in Claude Code format', () => {
   it("runs a workspace's hooks only with consent to that version of the file", async () => {
     await using home = await hostDir('hooks-home-');
     await using ws = await hostDir('hooks-ws-');
-    await writeSettings(ws.path, {
+    await writeSkateSettings(ws.path, {
       hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'echo workspace-hook-ran' }] }] },
     });
     await using api = await fakeMessagesApi([text('a'), text('b'), text('c'), text('d')]);
     const run = (...flags: string[]) =>
       runCli(['-p', 'hi', '--output-format', 'stream-json', '--workspace', ws.path, ...flags], {
-        env: env(home.path, api.url),
+        env: cliEnv({ home: home.path, api: api.url }),
         timeoutMs: 60_000,
       });
 
@@ -218,7 +198,7 @@ describe('hooks in Claude Code format', () => {
     expect(sent(api.requests[1])).toContain('workspace-hook-ran');
 
     const trusted = await runCli(['hooks', 'trust', '--workspace', ws.path], {
-      env: env(home.path, api.url),
+      env: cliEnv({ home: home.path, api: api.url }),
     });
     expect(trusted.code, trusted.stderr).toBe(0);
     const after = await run();
@@ -226,7 +206,7 @@ describe('hooks in Claude Code format', () => {
     expect(after.stderr).not.toContain('need your consent');
 
     // A changed file is a new version: no consent until given again.
-    await writeSettings(ws.path, {
+    await writeSkateSettings(ws.path, {
       hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'echo changed-hook-ran' }] }] },
     });
     const changed = await run();
@@ -234,7 +214,7 @@ describe('hooks in Claude Code format', () => {
     expect(sent(api.requests[3])).not.toContain('changed-hook-ran');
 
     const listed = await runCli(['hooks', 'list', '--workspace', ws.path, '--json'], {
-      env: env(home.path, api.url),
+      env: cliEnv({ home: home.path, api: api.url }),
     });
     expect(listed.code, listed.stderr).toBe(0);
     expect(JSON.parse(listed.stdout)).toEqual([
@@ -250,7 +230,7 @@ describe('hooks in Claude Code format', () => {
   it('a run a hook blocks exits 4 (blocked), with a result line saying so: a refused prompt, continue: false', async () => {
     await using home = await hostDir('hooks-home-');
     await using ws = await hostDir('hooks-ws-');
-    await writeSettings(home.path, {
+    await writeSkateSettings(home.path, {
       hooks: {
         UserPromptSubmit: [
           {
@@ -278,7 +258,7 @@ describe('hooks in Claude Code format', () => {
     ]);
     const run = (prompt: string) =>
       runCli(['-p', prompt, '--output-format', 'stream-json', '--workspace', ws.path], {
-        env: env(home.path, api.url),
+        env: cliEnv({ home: home.path, api: api.url }),
         timeoutMs: 60_000,
       });
     const resultOf = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1) ?? '');
@@ -308,7 +288,7 @@ describe('hooks in Claude Code format', () => {
     await using home = await hostDir('hooks-home-');
     await using ws = await hostDir('hooks-ws-');
     const listen = [{ hooks: [{ type: 'command', command: 'cat > /dev/null' }] }];
-    await writeSettings(home.path, {
+    await writeSkateSettings(home.path, {
       hooks: {
         SessionStart: listen,
         UserPromptSubmit: listen,
@@ -355,7 +335,7 @@ describe('hooks in Claude Code format', () => {
         '--workspace',
         ws.path,
       ],
-      { env: env(home.path, api.url), timeoutMs: 90_000 },
+      { env: cliEnv({ home: home.path, api: api.url }), timeoutMs: 90_000 },
     );
     expect(result.code, result.stderr).toBe(0);
     // Allowed by the PermissionRequest hook in a run where nobody could have approved it.
@@ -393,7 +373,7 @@ describe('hooks in Claude Code format', () => {
   it('fires and is obeyed in a planning agent (skate plan)', async () => {
     await using home = await hostDir('hooks-home-');
     await using ws = await hostDir('hooks-ws-');
-    await writeSettings(home.path, {
+    await writeSkateSettings(home.path, {
       hooks: {
         PreToolUse: [
           {
@@ -410,7 +390,7 @@ describe('hooks in Claude Code format', () => {
     const result = await runCli(
       ['plan', 'plan it', '--output-format', 'stream-json', '--workspace', ws.path],
       {
-        env: env(home.path, api.url),
+        env: cliEnv({ home: home.path, api: api.url }),
         timeoutMs: 60_000,
       },
     );
@@ -432,13 +412,13 @@ describe('hooks in Claude Code format', () => {
     await using ws = await hostDir('hooks-ws-');
     // Denies the call when it finds the prompt in the transcript: a deny proves the read.
     const command = `f=$(jq -r .transcript_path); test -f "$f" && grep -q zebra-marker "$f" && { echo "read the transcript" >&2; exit 2; }; exit 0`;
-    await writeSettings(home.path, {
+    await writeSkateSettings(home.path, {
       hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command }] }] },
     });
     await using api = await fakeMessagesApi([call('tu_1', 'shell', { command: 'echo hi' }), text('ok')]);
     const result = await runCli(
       ['-p', 'say zebra-marker', '--output-format', 'stream-json', '--workspace', ws.path],
-      { env: env(home.path, api.url), timeoutMs: 60_000 },
+      { env: cliEnv({ home: home.path, api: api.url }), timeoutMs: 60_000 },
     );
     expect(result.code, result.stderr).toBe(0);
     const decisions = events(result.stdout).filter((event) => event.type === 'hook_decision');
@@ -449,12 +429,12 @@ describe('hooks in Claude Code format', () => {
     await using home = await hostDir('hooks-home-');
     await using ws = await hostDir('hooks-ws-');
     await mkdir(path.join(ws.path, 'gone'));
-    await writeSettings(home.path, preToolUse(script('block-rm-rf.sh')));
+    await writeSkateSettings(home.path, preToolUse(script('block-rm-rf.sh')));
     await using api = await fakeMessagesApi([call('tu_1', 'shell', { command: 'rm -rf gone' }), text('ok')]);
     const result = await runCli(
       ['-p', 'x', '--output-format', 'stream-json', '--no-hooks', '--workspace', ws.path],
       {
-        env: env(home.path, api.url),
+        env: cliEnv({ home: home.path, api: api.url }),
         timeoutMs: 60_000,
       },
     );
@@ -464,13 +444,13 @@ describe('hooks in Claude Code format', () => {
 
     // The setting, in the user's file.
     await mkdir(path.join(ws.path, 'gone-too'));
-    await writeSettings(home.path, { ...preToolUse(script('block-rm-rf.sh')), disableAllHooks: true });
+    await writeSkateSettings(home.path, { ...preToolUse(script('block-rm-rf.sh')), disableAllHooks: true });
     await using api2 = await fakeMessagesApi([
       call('tu_2', 'shell', { command: 'rm -rf gone-too' }),
       text('ok'),
     ]);
     const off = await runCli(['-p', 'x', '--output-format', 'stream-json', '--workspace', ws.path], {
-      env: env(home.path, api2.url),
+      env: cliEnv({ home: home.path, api: api2.url }),
       timeoutMs: 60_000,
     });
     expect(off.code, off.stderr).toBe(0);

@@ -1,10 +1,11 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../harness/project-paths.js';
 import type { SystemInit } from '../../shared/run-result.js';
 import { cliWorld, textReply, toolCall } from '../support/cli-world.js';
 import type { CliResult } from '../support/run-cli.js';
+import { writeSkateSettings } from '../support/skate-settings.js';
 
 const TEST_SERVER = path.join(projectRoot(), 'test', 'fixtures', 'mcp', 'test-server.mjs');
 /** How long the broken server takes to fail: what a run waiting for it loses before its first request. */
@@ -22,11 +23,9 @@ describe('an MCP server that fails at every start', () => {
     const flag = path.join(world.ws, 'server-may-start');
     // Fails after a while until the flag exists; then it is the test server.
     const script = `require('fs').existsSync(${JSON.stringify(flag)}) ? import(${JSON.stringify(TEST_SERVER)}) : setTimeout(() => process.exit(3), ${FAIL_AFTER_MS})`;
-    await mkdir(path.join(home, '.skate'));
-    await writeFile(
-      path.join(home, '.skate', 'settings.json'),
-      JSON.stringify({ mcpServers: { broken: { command: process.execPath, args: ['-e', script] } } }),
-    );
+    await writeSkateSettings(home, {
+      mcpServers: { broken: { command: process.execPath, args: ['-e', script] } },
+    });
     /** One `-p` run; the time from its spawn to the fake API's first request, and to its exit, in ms. */
     const run = async (): Promise<{ result: CliResult; firstRequestMs: number; totalMs: number }> => {
       const before = world.api.arrivals.length;

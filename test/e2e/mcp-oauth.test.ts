@@ -1,55 +1,15 @@
-import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { toolCall as call, textReply as text } from '../support/cli-world.js';
 import { type FakeReply, fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
-import { loginViaCli } from '../support/mcp-login.js';
+import { loginEnv as env, loginViaCli } from '../support/mcp-login.js';
 import { approveInBrowser, EXPIRE_AFTER, testMcpOAuthServer } from '../support/mcp-oauth-server.js';
 import { runCli } from '../support/run-cli.js';
-
-function env(home: string, api = 'http://127.0.0.1:9'): NodeJS.ProcessEnv {
-  const e: NodeJS.ProcessEnv = {
-    ...process.env,
-    HOME: home,
-    ANTHROPIC_API_KEY: 'sk-ant-test',
-    ANTHROPIC_BASE_URL: api,
-  };
-  delete e.SKATE_MODEL;
-  delete e.XDG_CACHE_HOME;
-  // No browser is opened: the test is the browser.
-  delete e.DISPLAY;
-  delete e.WAYLAND_DISPLAY;
-  return e;
-}
-
-const text = (t: string): FakeReply => ({ type: 'message', blocks: [{ type: 'text', text: t }] });
-const call = (id: string, name: string, input: Record<string, unknown>): FakeReply => ({
-  type: 'message',
-  blocks: [{ type: 'tool_use', id, name, input }],
-  stopReason: 'tool_use',
-});
-
-interface ResultLine {
-  type: string;
-  id?: string;
-  output?: string;
-  isError?: boolean;
-}
-
-function results(stdout: string): ResultLine[] {
-  return stdout
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as ResultLine)
-    .filter((line) => line.type === 'tool_call_result');
-}
-
-async function sessionLogs(workspace: string): Promise<string> {
-  const dir = path.join(workspace, '.skate', 'sessions');
-  const files = await readdir(dir).catch(() => [] as string[]);
-  const texts = await Promise.all(files.map((file) => readFile(path.join(dir, file), 'utf8')));
-  return texts.join('\n');
-}
+import { sessionLogs } from '../support/session-logs.js';
+import { writeSkateSettings } from '../support/skate-settings.js';
+import { toolCallResults } from '../support/stream-json.js';
 
 interface StoreFile {
   entries: { url: string; expiresAt?: number; tokens?: { access_token: string } }[];
@@ -60,11 +20,7 @@ describe('a remote MCP server behind OAuth (skate mcp login)', () => {
     await using home = await hostDir('mcp-oauth-home-');
     await using ws = await hostDir('mcp-oauth-ws-');
     await using server = await testMcpOAuthServer();
-    await mkdir(path.join(home.path, '.skate'));
-    await writeFile(
-      path.join(home.path, '.skate', 'settings.json'),
-      JSON.stringify({ mcpServers: { remote: { type: 'http', url: server.url } } }),
-    );
+    await writeSkateSettings(home.path, { mcpServers: { remote: { type: 'http', url: server.url } } });
     const storeFile = path.join(home.path, '.skate', 'mcp-auth', 'tokens.json');
     const store = async (): Promise<StoreFile> => JSON.parse(await readFile(storeFile, 'utf8')) as StoreFile;
     const list = async (): Promise<string> => {
@@ -89,7 +45,7 @@ describe('a remote MCP server behind OAuth (skate mcp login)', () => {
     expect(before.result.stderr).toMatch(
       /"remote" offers no tools this run: .*HTTP 401[\s\S]*skate mcp login remote/,
     );
-    expect(results(before.result.stdout)[0]).toMatchObject({ isError: true });
+    expect(toolCallResults(before.result.stdout)[0]).toMatchObject({ isError: true });
     expect(server.hits['/register']).toBeUndefined();
     expect(await list()).toContain('login: needs login: skate mcp login remote');
 
@@ -120,7 +76,7 @@ describe('a remote MCP server behind OAuth (skate mcp login)', () => {
 
     // A call with the token: it reached the server alone, never the model, the output or the log.
     const used = await run([call('o1', 'mcp__remote__echo', { text: 'hi' }), text('done')]);
-    expect(results(used.result.stdout)[0]).toMatchObject({
+    expect(toolCallResults(used.result.stdout)[0]).toMatchObject({
       id: 'o1',
       isError: false,
       output: 'oauth echo: hi',
@@ -136,7 +92,7 @@ describe('a remote MCP server behind OAuth (skate mcp login)', () => {
     expect(await list()).toContain('login: expired (refreshed at its next start)');
     server.expireAccessTokens();
     const refreshed = await run([call('o2', 'mcp__remote__echo', { text: 'again' }), text('done')]);
-    expect(results(refreshed.result.stdout)[0]).toMatchObject({
+    expect(toolCallResults(refreshed.result.stdout)[0]).toMatchObject({
       isError: false,
       output: 'oauth echo: again',
     });
@@ -148,7 +104,10 @@ describe('a remote MCP server behind OAuth (skate mcp login)', () => {
     // Refused at the start (the server expired it early): one refresh, then the start again.
     server.expireAccessTokens();
     const retried = await run([call('o3', 'mcp__remote__echo', { text: 'retry' }), text('done')]);
-    expect(results(retried.result.stdout)[0]).toMatchObject({ isError: false, output: 'oauth echo: retry' });
+    expect(toolCallResults(retried.result.stdout)[0]).toMatchObject({
+      isError: false,
+      output: 'oauth echo: retry',
+    });
     expect(server.grants).toEqual(['authorization_code', 'refresh_token', 'refresh_token']);
     expect(server.authorizations.at(-1)).toBe(`Bearer ${server.accessTokens[2]}`);
 
@@ -158,7 +117,7 @@ describe('a remote MCP server behind OAuth (skate mcp login)', () => {
       call('o5', 'mcp__remote__echo', { text: 'midway' }),
       text('done'),
     ]);
-    expect(results(midway.result.stdout).map((r) => [r.id, r.isError, r.output])).toEqual([
+    expect(toolCallResults(midway.result.stdout).map((r) => [r.id, r.isError, r.output])).toEqual([
       ['o4', false, `oauth echo: ${EXPIRE_AFTER}`],
       ['o5', false, 'oauth echo: midway'],
     ]);
@@ -168,7 +127,7 @@ describe('a remote MCP server behind OAuth (skate mcp login)', () => {
     // Revoked: the refresh fails, and the model reads what to do.
     server.revokeAll();
     const revoked = await run([call('o6', 'mcp__remote__echo', { text: 'no' }), text('done')]);
-    const [refused] = results(revoked.result.stdout);
+    const [refused] = toolCallResults(revoked.result.stdout);
     expect(refused?.isError).toBe(true);
     expect(refused?.output).toContain('skate mcp login remote');
     expect(server.calls.map((c) => (c.args as { text: string }).text)).toEqual([

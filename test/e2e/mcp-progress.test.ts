@@ -1,31 +1,13 @@
-import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../harness/project-paths.js';
-import { type FakeReply, fakeMessagesApi } from '../support/fake-messages-api.js';
+import { toolCall as call, cliEnv, textReply as text } from '../support/cli-world.js';
+import { fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { runCli } from '../support/run-cli.js';
+import { writeSkateSettings } from '../support/skate-settings.js';
 
 const SLOW_SERVER = path.join(projectRoot(), 'test', 'fixtures', 'mcp', 'slow-server.mjs');
-
-function env(home: string, api: string): NodeJS.ProcessEnv {
-  const e: NodeJS.ProcessEnv = {
-    ...process.env,
-    HOME: home,
-    ANTHROPIC_API_KEY: 'sk-ant-test',
-    ANTHROPIC_BASE_URL: api,
-  };
-  delete e.SKATE_MODEL;
-  delete e.XDG_CACHE_HOME;
-  return e;
-}
-
-const text = (t: string): FakeReply => ({ type: 'message', blocks: [{ type: 'text', text: t }] });
-const call = (id: string, name: string, input: Record<string, unknown>): FakeReply => ({
-  type: 'message',
-  blocks: [{ type: 'tool_use', id, name, input }],
-  stopReason: 'tool_use',
-});
 
 interface EventLine {
   type: string;
@@ -39,18 +21,16 @@ describe('MCP progress from skate -p --output-format stream-json (#22)', () => {
   it('a slow call shows its progress as tool_output_line events of stream progress, in order; a fast call shows none', async () => {
     await using home = await hostDir('mcp-progress-home-');
     await using ws = await hostDir('mcp-progress-ws-');
-    await mkdir(path.join(home.path, '.skate'), { recursive: true });
-    await writeFile(
-      path.join(home.path, '.skate', 'settings.json'),
-      JSON.stringify({ mcpServers: { s: { command: process.execPath, args: [SLOW_SERVER] } } }),
-    );
+    await writeSkateSettings(home.path, {
+      mcpServers: { s: { command: process.execPath, args: [SLOW_SERVER] } },
+    });
     await using api = await fakeMessagesApi([
       call('fast', 'mcp__s__progress', { steps: 2, intervalMs: 20, message: 'quick' }),
       call('slow', 'mcp__s__progress', { steps: 6, intervalMs: 300, message: 'copying file' }),
       text('done'),
     ]);
     const result = await runCli(['-p', 'go', '--output-format', 'stream-json', '--workspace', ws.path], {
-      env: env(home.path, api.url),
+      env: cliEnv({ home: home.path, api: api.url }),
       timeoutMs: 90_000,
     });
     expect(result.code, result.stderr).toBe(0);

@@ -1,27 +1,15 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../harness/project-paths.js';
-import { type FakeReply, fakeMessagesApi } from '../support/fake-messages-api.js';
+import { cliEnv, textReply as text } from '../support/cli-world.js';
+import { fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { runCli } from '../support/run-cli.js';
+import { writeSkateSettings } from '../support/skate-settings.js';
 
 const PROMPTS_SERVER = path.join(projectRoot(), 'test', 'fixtures', 'mcp', 'prompts-server.mjs');
-
-function env(home: string, api: string): NodeJS.ProcessEnv {
-  const e: NodeJS.ProcessEnv = {
-    ...process.env,
-    HOME: home,
-    ANTHROPIC_API_KEY: 'sk-ant-test',
-    ANTHROPIC_BASE_URL: api,
-  };
-  delete e.SKATE_MODEL;
-  delete e.XDG_CACHE_HOME;
-  return e;
-}
-
-const text = (t: string): FakeReply => ({ type: 'message', blocks: [{ type: 'text', text: t }] });
 
 const startsIn = async (log: string): Promise<number> =>
   existsSync(log) ? (await readFile(log, 'utf8')).trim().split('\n').filter(Boolean).length : 0;
@@ -47,24 +35,20 @@ describe('MCP prompts as slash commands (skate -p)', () => {
     await using ws = await hostDir('mcp-prompts-ws-');
     await mkdir(path.join(ws.path, 'log'));
     const log = path.join(ws.path, 'log', 'starts');
-    await mkdir(path.join(home.path, '.skate'), { recursive: true });
-    await writeFile(
-      path.join(home.path, '.skate', 'settings.json'),
-      JSON.stringify({
-        mcpServers: {
-          p: {
-            command: process.execPath,
-            args: [PROMPTS_SERVER],
-            env: { MCP_START_LOG: log },
-            policy: { write: ['log'] },
-          },
+    await writeSkateSettings(home.path, {
+      mcpServers: {
+        p: {
+          command: process.execPath,
+          args: [PROMPTS_SERVER],
+          env: { MCP_START_LOG: log },
+          policy: { write: ['log'] },
         },
-      }),
-    );
+      },
+    });
     await using api = await fakeMessagesApi([text('hello'), text('reviewed'), text('briefed')]);
     const run = (prompt: string) =>
       runCli(['-p', prompt, '--output-format', 'json', '--workspace', ws.path], {
-        env: env(home.path, api.url),
+        env: cliEnv({ home: home.path, api: api.url }),
         timeoutMs: 90_000,
       });
     // First run: the server starts to list its tools and prompts (the manifest remembers both).
@@ -104,15 +88,11 @@ describe('MCP prompts as slash commands (skate -p)', () => {
   it('a server whose prompt listing fails still offers its tools', async () => {
     await using home = await hostDir('mcp-prompts-home-');
     await using ws = await hostDir('mcp-prompts-ws-');
-    await mkdir(path.join(home.path, '.skate'), { recursive: true });
-    await writeFile(
-      path.join(home.path, '.skate', 'settings.json'),
-      JSON.stringify({
-        mcpServers: {
-          b: { command: process.execPath, args: [PROMPTS_SERVER], env: { MCP_PROMPTS_LIST_FAILS: '1' } },
-        },
-      }),
-    );
+    await writeSkateSettings(home.path, {
+      mcpServers: {
+        b: { command: process.execPath, args: [PROMPTS_SERVER], env: { MCP_PROMPTS_LIST_FAILS: '1' } },
+      },
+    });
     await using api = await fakeMessagesApi([
       {
         type: 'message',
@@ -123,7 +103,7 @@ describe('MCP prompts as slash commands (skate -p)', () => {
     ]);
     const run = (prompt: string) =>
       runCli(['-p', prompt, '--output-format', 'json', '--workspace', ws.path], {
-        env: env(home.path, api.url),
+        env: cliEnv({ home: home.path, api: api.url }),
         timeoutMs: 90_000,
       });
     const pinged = await run('ping it');

@@ -6,42 +6,20 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { distPath, projectRoot } from '../../harness/project-paths.js';
+import { toolCall as call, cliEnv, textReply as text } from '../support/cli-world.js';
 import { type FakeReply, fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { commandLine, processDescendants } from '../support/process-descendants.js';
 import { eventually, pidsWithMarker } from '../support/processes.js';
 import { runCli } from '../support/run-cli.js';
+import { writeSkateSettings } from '../support/skate-settings.js';
+import { loggingSlowServer, logLines, SLOW_SERVER } from '../support/slow-mcp-server.js';
 
 const ROOT = projectRoot();
 const PACKAGES = path.join(ROOT, 'node_modules', '@modelcontextprotocol');
 const MEMORY_SERVER = path.join(PACKAGES, 'server-memory', 'dist', 'index.js');
 const EVERYTHING_SERVER = path.join(PACKAGES, 'server-everything', 'dist', 'index.js');
-const SLOW_SERVER = path.join(ROOT, 'test', 'fixtures', 'mcp', 'slow-server.mjs');
 const EXECUTOR_ENTRY = path.join('executor', 'bundle', 'executor.js');
-
-function env(home: string, api: string): NodeJS.ProcessEnv {
-  const e: NodeJS.ProcessEnv = {
-    ...process.env,
-    HOME: home,
-    ANTHROPIC_API_KEY: 'sk-ant-test',
-    ANTHROPIC_BASE_URL: api,
-  };
-  delete e.SKATE_MODEL;
-  delete e.XDG_CACHE_HOME;
-  return e;
-}
-
-async function userSettings(home: string, content: unknown): Promise<void> {
-  await mkdir(path.join(home, '.skate'), { recursive: true });
-  await writeFile(path.join(home, '.skate', 'settings.json'), JSON.stringify(content));
-}
-
-const text = (t: string): FakeReply => ({ type: 'message', blocks: [{ type: 'text', text: t }] });
-const call = (id: string, name: string, input: Record<string, unknown>): FakeReply => ({
-  type: 'message',
-  blocks: [{ type: 'tool_use', id, name, input }],
-  stopReason: 'tool_use',
-});
 
 interface ResultLine {
   type: string;
@@ -65,7 +43,7 @@ const toolNames = (request: { body?: { tools?: { name: string }[] } } | undefine
 async function skateP(home: string, ws: string, replies: FakeReply[]) {
   await using api = await fakeMessagesApi(replies);
   const result = await runCli(['-p', 'go', '--output-format', 'stream-json', '--workspace', ws], {
-    env: env(home, api.url),
+    env: cliEnv({ home: home, api: api.url }),
     timeoutMs: 90_000,
   });
   expect(result.code, result.stderr).toBe(0);
@@ -80,9 +58,6 @@ async function findFiles(dir: string, name: string): Promise<string[]> {
   }
   return found;
 }
-
-const lines = async (file: string): Promise<string[]> =>
-  existsSync(file) ? (await readFile(file, 'utf8')).trim().split('\n').filter(Boolean) : [];
 
 /** The executor processes (node running the executor bundle) below `pid`. */
 async function executorsBelow(pid: number): Promise<number[]> {
@@ -100,7 +75,7 @@ describe('the real npm MCP servers and slow ones (#22)', () => {
     await using ws = await hostDir('mcp-real-ws-');
     await mkdir(path.join(ws.path, 'memory'));
     const memoryFile = path.join(ws.path, 'memory', 'graph.jsonl');
-    await userSettings(home.path, {
+    await writeSkateSettings(home.path, {
       mcpServers: {
         mem: {
           command: process.execPath,
@@ -143,7 +118,7 @@ describe('the real npm MCP servers and slow ones (#22)', () => {
   it('server-everything from skate -p: a tool called, a long call with progress completes, a task-only tool left out, and a server asking for sampling, elicitation and roots is refused at once', async () => {
     await using home = await hostDir('mcp-real-home-');
     await using ws = await hostDir('mcp-real-ws-');
-    await userSettings(home.path, {
+    await writeSkateSettings(home.path, {
       mcpServers: {
         every: { command: process.execPath, args: [EVERYTHING_SERVER] },
         ask: { command: process.execPath, args: [SLOW_SERVER] },
@@ -176,7 +151,7 @@ describe('the real npm MCP servers and slow ones (#22)', () => {
   it('tools/list_changed: a tool the running server adds is offered in the next request, after the others, and remembered for the next run', async () => {
     await using home = await hostDir('mcp-real-home-');
     await using ws = await hostDir('mcp-real-ws-');
-    await userSettings(home.path, {
+    await writeSkateSettings(home.path, {
       mcpServers: { s: { command: process.execPath, args: [SLOW_SERVER] } },
     });
     const run = await skateP(home.path, ws.path, [
@@ -201,7 +176,7 @@ describe('the real npm MCP servers and slow ones (#22)', () => {
     await using ws = await hostDir('mcp-real-ws-');
     await writeFile(path.join(ws.path, 'note.txt'), 'still readable\n');
     const marker = `slow-init-${randomUUID()}`;
-    await userSettings(home.path, {
+    await writeSkateSettings(home.path, {
       mcpServers: {
         sleepy: {
           command: process.execPath,
@@ -219,7 +194,7 @@ describe('the real npm MCP servers and slow ones (#22)', () => {
     const child = spawn(
       process.execPath,
       [distPath('cli', 'skate.js'), '-p', 'go', '--output-format', 'stream-json', '--workspace', ws.path],
-      { env: env(home.path, api.url), stdio: ['ignore', 'pipe', 'pipe'] },
+      { env: cliEnv({ home: home.path, api: api.url }), stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let stdout = '';
     let stderr = '';
@@ -250,24 +225,13 @@ describe('the real npm MCP servers and slow ones (#22)', () => {
   it('Ctrl-C (SIGINT) during a long MCP call reaches the server as notifications/cancelled, and leaves no process', async () => {
     await using home = await hostDir('mcp-real-home-');
     await using ws = await hostDir('mcp-real-ws-');
-    await mkdir(path.join(ws.path, 'log'));
-    const events = path.join(ws.path, 'log', 'events');
-    const marker = `slow-call-${randomUUID()}`;
-    await userSettings(home.path, {
-      mcpServers: {
-        s: {
-          command: process.execPath,
-          args: [SLOW_SERVER, marker],
-          env: { MCP_EVENT_LOG: events },
-          policy: { write: ['log'] },
-        },
-      },
-    });
+    const { config, events, marker } = await loggingSlowServer(ws.path, 'slow-call');
+    await writeSkateSettings(home.path, { mcpServers: { s: config } });
     await using api = await fakeMessagesApi([call('slow', 'mcp__s__slow', {}), text('unused')]);
     const child = spawn(
       process.execPath,
       [distPath('cli', 'skate.js'), '-p', 'go', '--output-format', 'stream-json', '--workspace', ws.path],
-      { env: env(home.path, api.url), stdio: ['ignore', 'pipe', 'pipe'] },
+      { env: cliEnv({ home: home.path, api: api.url }), stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
@@ -275,14 +239,14 @@ describe('the real npm MCP servers and slow ones (#22)', () => {
     });
     const exited = once(child, 'close');
     try {
-      const calling = async () => (await lines(events)).some((line) => line.startsWith('slow started'));
+      const calling = async () => (await logLines(events)).some((line) => line.startsWith('slow started'));
       expect(await eventually(calling, 60_000), stderr).toBe(true);
       child.kill('SIGINT');
       await exited;
     } finally {
       child.kill('SIGKILL');
     }
-    const log = await lines(events);
+    const log = await logLines(events);
     const requestId = log.find((line) => line.startsWith('slow started'))?.split(' ')[2];
     expect(log.some((line) => line.startsWith(`cancelled ${requestId}`))).toBe(true);
     expect(log).not.toContain('slow finished');

@@ -1,73 +1,29 @@
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { toolCall as call, cliEnv, textReply as text } from '../support/cli-world.js';
 import { type FakeReply, fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { testMcpHttpServer } from '../support/mcp-http-server.js';
 import { runCli } from '../support/run-cli.js';
+import { sessionLogs } from '../support/session-logs.js';
+import { writeSkateSettings } from '../support/skate-settings.js';
+import { toolCallResults } from '../support/stream-json.js';
 
 const TOKEN = 'mcp-remote-token-5f0c2a9e7d';
-
-function env(home: string, api: string): NodeJS.ProcessEnv {
-  const e: NodeJS.ProcessEnv = {
-    ...process.env,
-    HOME: home,
-    ANTHROPIC_API_KEY: 'sk-ant-test',
-    ANTHROPIC_BASE_URL: api,
-  };
-  delete e.SKATE_MODEL;
-  delete e.XDG_CACHE_HOME;
-  return e;
-}
-
-const text = (t: string): FakeReply => ({ type: 'message', blocks: [{ type: 'text', text: t }] });
-const call = (id: string, name: string, input: Record<string, unknown>): FakeReply => ({
-  type: 'message',
-  blocks: [{ type: 'tool_use', id, name, input }],
-  stopReason: 'tool_use',
-});
-
-interface ResultLine {
-  type: string;
-  id?: string;
-  output?: string;
-  isError?: boolean;
-}
-
-function results(stdout: string): ResultLine[] {
-  return stdout
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as ResultLine)
-    .filter((line) => line.type === 'tool_call_result');
-}
-
-/** Every session log of a workspace, as one string. */
-async function sessionLogs(workspace: string): Promise<string> {
-  const dir = path.join(workspace, '.skate', 'sessions');
-  const files = await readdir(dir).catch(() => [] as string[]);
-  const texts = await Promise.all(files.map((file) => readFile(path.join(dir, file), 'utf8')));
-  return texts.join('\n');
-}
 
 describe.each(['http', 'sse'] as const)('a remote (%s) MCP server', (transport) => {
   it('is listed and called from skate -p through an executor of its own, its header reaching the server alone, and not connected again until a call once its tools are known', async () => {
     await using home = await hostDir('mcp-remote-home-');
     await using ws = await hostDir('mcp-remote-ws-');
     await using server = await testMcpHttpServer({ transport, authorization: `Bearer ${TOKEN}` });
-    await mkdir(path.join(home.path, '.skate'));
-    await writeFile(
-      path.join(home.path, '.skate', 'settings.json'),
-      JSON.stringify({
-        mcpServers: {
-          remote: { type: transport, url: server.url, headers: { Authorization: `Bearer ${TOKEN}` } },
-        },
-      }),
-    );
+    await writeSkateSettings(home.path, {
+      mcpServers: {
+        remote: { type: transport, url: server.url, headers: { Authorization: `Bearer ${TOKEN}` } },
+      },
+    });
     const run = async (replies: FakeReply[]) => {
       await using api = await fakeMessagesApi(replies);
       const result = await runCli(['-p', 'go', '--output-format', 'stream-json', '--workspace', ws.path], {
-        env: env(home.path, api.url),
+        env: cliEnv({ home: home.path, api: api.url }),
         timeoutMs: 90_000,
       });
       expect(result.code, result.stderr).toBe(0);
@@ -75,7 +31,7 @@ describe.each(['http', 'sse'] as const)('a remote (%s) MCP server', (transport) 
     };
     const first = await run([call('r1', 'mcp__remote__echo', { text: 'hi' }), text('done')]);
     expect(first.requests).toContain('"mcp__remote__echo"');
-    const [echo] = results(first.result.stdout);
+    const [echo] = toolCallResults(first.result.stdout);
     expect(echo).toMatchObject({ id: 'r1', isError: false, output: 'remote echo: hi' });
     expect(server.calls).toEqual([{ name: 'echo', args: { text: 'hi' } }]);
     // The header reached the server on every request, and nothing else: not the model, the output, the log.

@@ -2,9 +2,11 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../harness/project-paths.js';
-import { type FakeReply, fakeMessagesApi, type RecordedRequest } from '../support/fake-messages-api.js';
+import { toolCall as call, cliEnv, textReply as text } from '../support/cli-world.js';
+import { fakeMessagesApi, type RecordedRequest } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { runCli } from '../support/run-cli.js';
+import { writeSkateSettings } from '../support/skate-settings.js';
 
 /**
  * Resource templates and resources for sub-agents (issue #22) through the real CLI, the fake
@@ -13,25 +15,6 @@ import { runCli } from '../support/run-cli.js';
  * and is refused a writing server's (its executor is wider than the child).
  */
 const TEST_SERVER = path.join(projectRoot(), 'test', 'fixtures', 'mcp', 'test-server.mjs');
-
-function env(home: string, api: string): NodeJS.ProcessEnv {
-  const e: NodeJS.ProcessEnv = {
-    ...process.env,
-    HOME: home,
-    ANTHROPIC_API_KEY: 'sk-ant-test',
-    ANTHROPIC_BASE_URL: api,
-  };
-  delete e.SKATE_MODEL;
-  delete e.XDG_CACHE_HOME;
-  return e;
-}
-
-const call = (id: string, name: string, input: Record<string, unknown>): FakeReply => ({
-  type: 'message',
-  blocks: [{ type: 'tool_use', id, name, input }],
-  stopReason: 'tool_use',
-});
-const text = (t: string): FakeReply => ({ type: 'message', blocks: [{ type: 'text', text: t }] });
 
 function systemOf(request: RecordedRequest): string {
   const system = request.body?.system;
@@ -54,16 +37,12 @@ describe('MCP resource templates, and resources for sub-agents', () => {
     await using ws = await hostDir('mcptpl-ws-');
     await writeFile(path.join(ws.path, 'notes.txt'), 'NOTES-FROM-THE-WORKSPACE\n');
     await mkdir(path.join(ws.path, 'out'));
-    await mkdir(path.join(home.path, '.skate'), { recursive: true });
-    await writeFile(
-      path.join(home.path, '.skate', 'settings.json'),
-      JSON.stringify({
-        mcpServers: {
-          t: { command: process.execPath, args: [TEST_SERVER] },
-          w: { command: process.execPath, args: [TEST_SERVER], policy: { write: ['out'] } },
-        },
-      }),
-    );
+    await writeSkateSettings(home.path, {
+      mcpServers: {
+        t: { command: process.execPath, args: [TEST_SERVER] },
+        w: { command: process.execPath, args: [TEST_SERVER], policy: { write: ['out'] } },
+      },
+    });
     const uri = `test://file?path=${encodeURIComponent(path.join(ws.path, 'notes.txt'))}`;
     await using api = await fakeMessagesApi([
       call('l1', 'mcp_list_resources', { server: 't' }),
@@ -82,7 +61,7 @@ describe('MCP resource templates, and resources for sub-agents', () => {
       call('c3', 'complete_task', { status: 'completed', summary: 'read' }),
     );
     const run = await runCli(['-p', 'go', '--output-format', 'stream-json', '--workspace', ws.path], {
-      env: env(home.path, api.url),
+      env: cliEnv({ home: home.path, api: api.url }),
       timeoutMs: 120_000,
     });
     expect(run.code, `${run.stderr}\n${run.stdout.slice(-3000)}`).toBe(0);

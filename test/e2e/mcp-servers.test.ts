@@ -3,9 +3,12 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../harness/project-paths.js';
+import { toolCall as call, cliEnv, textReply as text } from '../support/cli-world.js';
 import { type FakeReply, fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { runCli } from '../support/run-cli.js';
+import { writeSkateSettings } from '../support/skate-settings.js';
+import { toolCallResults } from '../support/stream-json.js';
 
 const ROOT = projectRoot();
 const TEST_SERVER = path.join(ROOT, 'test', 'fixtures', 'mcp', 'test-server.mjs');
@@ -17,45 +20,6 @@ const FILESYSTEM_SERVER = path.join(
   'dist',
   'index.js',
 );
-
-function env(home: string, api: string): NodeJS.ProcessEnv {
-  const e: NodeJS.ProcessEnv = {
-    ...process.env,
-    HOME: home,
-    ANTHROPIC_API_KEY: 'sk-ant-test',
-    ANTHROPIC_BASE_URL: api,
-  };
-  delete e.SKATE_MODEL;
-  delete e.XDG_CACHE_HOME;
-  return e;
-}
-
-async function userSettings(home: string, content: unknown): Promise<void> {
-  await mkdir(path.join(home, '.skate'), { recursive: true });
-  await writeFile(path.join(home, '.skate', 'settings.json'), JSON.stringify(content));
-}
-
-const text = (t: string): FakeReply => ({ type: 'message', blocks: [{ type: 'text', text: t }] });
-const call = (id: string, name: string, input: Record<string, unknown>): FakeReply => ({
-  type: 'message',
-  blocks: [{ type: 'tool_use', id, name, input }],
-  stopReason: 'tool_use',
-});
-
-interface ResultLine {
-  type: string;
-  id?: string;
-  output?: string;
-  isError?: boolean;
-}
-
-function results(stdout: string): ResultLine[] {
-  return stdout
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as ResultLine)
-    .filter((line) => line.type === 'tool_call_result');
-}
 
 const testServer = (log: string) => ({
   command: process.execPath,
@@ -72,7 +36,7 @@ describe('MCP servers', () => {
     await using home = await hostDir('mcp-home-');
     await using ws = await hostDir('mcp-ws-');
     await writeFile(path.join(ws.path, 'note.txt'), 'hello from the workspace\n');
-    await userSettings(home.path, {
+    await writeSkateSettings(home.path, {
       mcpServers: { fs: { command: process.execPath, args: [FILESYSTEM_SERVER, ws.path] } },
       // Its 14 schemas are past the default budget: listed here as they are (tool_search has its own test).
       mcp: { toolSchemaBudget: 1_000_000 },
@@ -84,12 +48,12 @@ describe('MCP servers', () => {
     ]);
     const result = await runCli(
       ['-p', 'read the note', '--output-format', 'stream-json', '--workspace', ws.path],
-      { env: env(home.path, api.url), timeoutMs: 90_000 },
+      { env: cliEnv({ home: home.path, api: api.url }), timeoutMs: 90_000 },
     );
     expect(result.code, result.stderr).toBe(0);
     const tools = (api.requests[0]?.body?.tools ?? []).map((tool: { name: string }) => tool.name);
     expect(tools).toContain('mcp__fs__read_text_file');
-    const [read, write] = results(result.stdout);
+    const [read, write] = toolCallResults(result.stdout);
     expect(read).toMatchObject({ id: 't1', isError: false, output: 'hello from the workspace\n' });
     // Its default policy writes nothing, though the agent's (execute) writes the workspace.
     expect(write).toMatchObject({ id: 't2', isError: true });
@@ -101,12 +65,12 @@ describe('MCP servers', () => {
     await using ws = await hostDir('mcp-ws-');
     await mkdir(path.join(ws.path, 'log'));
     const log = path.join(ws.path, 'log', 'starts');
-    await userSettings(home.path, { mcpServers: { t: testServer(log) } });
+    await writeSkateSettings(home.path, { mcpServers: { t: testServer(log) } });
     const run = async (replies: FakeReply[]) => {
       const api = await fakeMessagesApi(replies);
       try {
         const result = await runCli(['-p', 'go', '--output-format', 'stream-json', '--workspace', ws.path], {
-          env: env(home.path, api.url),
+          env: cliEnv({ home: home.path, api: api.url }),
           timeoutMs: 90_000,
         });
         expect(result.code, result.stderr).toBe(0);
@@ -130,7 +94,7 @@ describe('MCP servers', () => {
       call('c', 'mcp__t__echo', { text: 'two' }),
       text('done'),
     ]);
-    const [a, b, c] = results(third.result.stdout);
+    const [a, b, c] = toolCallResults(third.result.stdout);
     expect(a).toMatchObject({ id: 'a', isError: false, output: 'echo: one' });
     expect(b).toMatchObject({ id: 'b', isError: true });
     expect(b?.output).toMatch(/MCP server "t"/);
@@ -148,7 +112,7 @@ describe('MCP servers', () => {
       JSON.stringify({ mcpServers: { proj: testServer(log) } }),
     );
     const listed = await runCli(['mcp', 'list', '--workspace', ws.path, '--json'], {
-      env: env(home.path, 'http://127.0.0.1:1'),
+      env: cliEnv({ home: home.path, api: 'http://127.0.0.1:1' }),
     });
     expect(listed.code, listed.stderr).toBe(0);
     expect(JSON.parse(listed.stdout)).toEqual([
@@ -160,7 +124,7 @@ describe('MCP servers', () => {
       text('ok'),
     ]);
     const refused = await runCli(['-p', 'go', '--output-format', 'stream-json', '--workspace', ws.path], {
-      env: env(home.path, api.url),
+      env: cliEnv({ home: home.path, api: api.url }),
       timeoutMs: 90_000,
     });
     expect(refused.code, refused.stderr).toBe(0);
@@ -169,21 +133,21 @@ describe('MCP servers', () => {
     expect(await startsIn(log)).toBe(0);
     const trusted = await runCli(
       ['-p', 'go', '--output-format', 'stream-json', '--workspace', ws.path, '--trust-workspace-mcp'],
-      { env: env(home.path, api.url), timeoutMs: 90_000 },
+      { env: cliEnv({ home: home.path, api: api.url }), timeoutMs: 90_000 },
     );
     expect(trusted.code, trusted.stderr).toBe(0);
-    expect(results(trusted.stdout)[0]).toMatchObject({ id: 'x', isError: false, output: 'echo: hi' });
+    expect(toolCallResults(trusted.stdout)[0]).toMatchObject({ id: 'x', isError: false, output: 'echo: hi' });
   }, 180_000);
 
   it('a server that cannot start is named in a note, never dropped silently', async () => {
     await using home = await hostDir('mcp-home-');
     await using ws = await hostDir('mcp-ws-');
-    await userSettings(home.path, {
+    await writeSkateSettings(home.path, {
       mcpServers: { broken: { command: process.execPath, args: ['-e', 'process.exit(7)'] } },
     });
     await using api = await fakeMessagesApi([text('ok')]);
     const result = await runCli(['-p', 'go', '--workspace', ws.path], {
-      env: env(home.path, api.url),
+      env: cliEnv({ home: home.path, api: api.url }),
       timeoutMs: 90_000,
     });
     expect(result.code, result.stderr).toBe(0);

@@ -1,23 +1,17 @@
-import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../harness/project-paths.js';
-import { type FakeReply, fakeMessagesApi, type RecordedRequest } from '../support/fake-messages-api.js';
+import { toolCall as call, cliEnv, textReply as text } from '../support/cli-world.js';
+import { fakeMessagesApi, type RecordedRequest } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { runCli } from '../support/run-cli.js';
+import { writeSkateSettings } from '../support/skate-settings.js';
 
 /**
  * Issue #22: a running sub-agent's MCP tools follow its servers' `tools/list_changed`, under the
  * grant it was spawned with: `mcp__s__*` gets a tool the server adds, and loses one it removes.
  */
 const SLOW_SERVER = path.join(projectRoot(), 'test', 'fixtures', 'mcp', 'slow-server.mjs');
-
-const call = (id: string, name: string, input: Record<string, unknown>): FakeReply => ({
-  type: 'message',
-  blocks: [{ type: 'tool_use', id, name, input }],
-  stopReason: 'tool_use',
-});
-const text = (t: string): FakeReply => ({ type: 'message', blocks: [{ type: 'text', text: t }] });
 
 function systemOf(request: RecordedRequest): string {
   const system = request.body?.system;
@@ -31,11 +25,9 @@ describe("a sub-agent's MCP tools after tools/list_changed", () => {
   it('a child granted mcp__s__* is offered the tool its server added (last, the rest in order), can call it, and loses the one it removed', async () => {
     await using home = await hostDir('mcp-sub-changed-home-');
     await using ws = await hostDir('mcp-sub-changed-ws-');
-    await mkdir(path.join(home.path, '.skate'), { recursive: true });
-    await writeFile(
-      path.join(home.path, '.skate', 'settings.json'),
-      JSON.stringify({ mcpServers: { s: { command: process.execPath, args: [SLOW_SERVER] } } }),
-    );
+    await writeSkateSettings(home.path, {
+      mcpServers: { s: { command: process.execPath, args: [SLOW_SERVER] } },
+    });
     await using api = await fakeMessagesApi([
       call('s1', 'spawn_agent', {
         task: 'SUB-CHANGES: change the tools',
@@ -51,13 +43,7 @@ describe("a sub-agent's MCP tools after tools/list_changed", () => {
       call('c3', 'mcp__s__remove-tool', {}),
       call('c4', 'complete_task', { status: 'completed', summary: 'changed' }),
     );
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      HOME: home.path,
-      ANTHROPIC_API_KEY: 'sk-ant-test',
-      ANTHROPIC_BASE_URL: api.url,
-    };
-    delete env.XDG_CACHE_HOME;
+    const env = cliEnv({ home: home.path, api: api.url });
     const run = await runCli(['-p', 'go', '--output-format', 'stream-json', '--workspace', ws.path], {
       env,
       timeoutMs: 90_000,

@@ -1,10 +1,11 @@
-import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../harness/project-paths.js';
+import { toolCall as call, cliEnv, textReply as text } from '../support/cli-world.js';
 import { type FakeReply, fakeMessagesApi, type RecordedRequest } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { runCli } from '../support/run-cli.js';
+import { writeSkateSettings } from '../support/skate-settings.js';
 
 /**
  * MCP tools for sub-agents (issue #22) through the real CLI, fake Messages API, real executors:
@@ -13,24 +14,6 @@ import { runCli } from '../support/run-cli.js';
  */
 const TEST_SERVER = path.join(projectRoot(), 'test', 'fixtures', 'mcp', 'test-server.mjs');
 
-function env(home: string, api: string): NodeJS.ProcessEnv {
-  const e: NodeJS.ProcessEnv = {
-    ...process.env,
-    HOME: home,
-    ANTHROPIC_API_KEY: 'sk-ant-test',
-    ANTHROPIC_BASE_URL: api,
-  };
-  delete e.SKATE_MODEL;
-  delete e.XDG_CACHE_HOME;
-  return e;
-}
-
-const call = (id: string, name: string, input: Record<string, unknown>): FakeReply => ({
-  type: 'message',
-  blocks: [{ type: 'tool_use', id, name, input }],
-  stopReason: 'tool_use',
-});
-const text = (t: string): FakeReply => ({ type: 'message', blocks: [{ type: 'text', text: t }] });
 const done = (id: string, summary: string): FakeReply =>
   call(id, 'complete_task', { status: 'completed', summary });
 
@@ -54,11 +37,9 @@ describe('MCP tools for sub-agents', () => {
   it('a child whose tools name mcp__t__* calls the tool through the server; a child without it is not offered it', async () => {
     await using home = await hostDir('mcpsub-home-');
     await using ws = await hostDir('mcpsub-ws-');
-    await mkdir(path.join(home.path, '.skate'), { recursive: true });
-    await writeFile(
-      path.join(home.path, '.skate', 'settings.json'),
-      JSON.stringify({ mcpServers: { t: { command: process.execPath, args: [TEST_SERVER] } } }),
-    );
+    await writeSkateSettings(home.path, {
+      mcpServers: { t: { command: process.execPath, args: [TEST_SERVER] } },
+    });
     await using api = await fakeMessagesApi([
       call('s1', 'spawn_agent', {
         task: 'SUB-MCP: echo hi',
@@ -71,7 +52,7 @@ describe('MCP tools for sub-agents', () => {
     api.enqueueFor('SUB-MCP', call('c1', 'mcp__t__echo', { text: 'from the child' }), done('c2', 'echoed'));
     api.enqueueFor('SUB-PLAIN', done('p1', 'looked'));
     const run = await runCli(['-p', 'go', '--output-format', 'stream-json', '--workspace', ws.path], {
-      env: env(home.path, api.url),
+      env: cliEnv({ home: home.path, api: api.url }),
       timeoutMs: 90_000,
     });
     expect(run.code, `${run.stderr}\n${run.stdout.slice(-3000)}`).toBe(0);
@@ -94,11 +75,9 @@ describe('MCP resources', () => {
   it('mcp_list_resources and mcp_read_resource read a server’s resources through its executor (binary summarised)', async () => {
     await using home = await hostDir('mcpres-home-');
     await using ws = await hostDir('mcpres-ws-');
-    await mkdir(path.join(home.path, '.skate'), { recursive: true });
-    await writeFile(
-      path.join(home.path, '.skate', 'settings.json'),
-      JSON.stringify({ mcpServers: { t: { command: process.execPath, args: [TEST_SERVER] } } }),
-    );
+    await writeSkateSettings(home.path, {
+      mcpServers: { t: { command: process.execPath, args: [TEST_SERVER] } },
+    });
     await using api = await fakeMessagesApi([
       call('l1', 'mcp_list_resources', { server: 't' }),
       call('r1', 'mcp_read_resource', { server: 't', uri: 'test://docs/readme' }),
@@ -107,7 +86,7 @@ describe('MCP resources', () => {
       text('done'),
     ]);
     const run = await runCli(['-p', 'go', '--output-format', 'stream-json', '--workspace', ws.path], {
-      env: env(home.path, api.url),
+      env: cliEnv({ home: home.path, api: api.url }),
       timeoutMs: 90_000,
     });
     expect(run.code, `${run.stderr}\n${run.stdout.slice(-3000)}`).toBe(0);
@@ -132,16 +111,12 @@ describe('MCP resources', () => {
   it('offers no resource tools when no server declares resources', async () => {
     await using home = await hostDir('mcpres-home-');
     await using ws = await hostDir('mcpres-ws-');
-    await mkdir(path.join(home.path, '.skate'), { recursive: true });
-    await writeFile(
-      path.join(home.path, '.skate', 'settings.json'),
-      JSON.stringify({
-        mcpServers: { t: { command: process.execPath, args: [TEST_SERVER], env: { MCP_NO_RESOURCES: '1' } } },
-      }),
-    );
+    await writeSkateSettings(home.path, {
+      mcpServers: { t: { command: process.execPath, args: [TEST_SERVER], env: { MCP_NO_RESOURCES: '1' } } },
+    });
     await using api = await fakeMessagesApi([text('done')]);
     const run = await runCli(['-p', 'go', '--output-format', 'stream-json', '--workspace', ws.path], {
-      env: env(home.path, api.url),
+      env: cliEnv({ home: home.path, api: api.url }),
       timeoutMs: 90_000,
     });
     expect(run.code, run.stderr).toBe(0);

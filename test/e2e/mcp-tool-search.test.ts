@@ -1,31 +1,13 @@
-import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../harness/project-paths.js';
-import { type FakeReply, fakeMessagesApi } from '../support/fake-messages-api.js';
+import { toolCall as call, cliEnv, textReply as text } from '../support/cli-world.js';
+import { fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { runCli } from '../support/run-cli.js';
+import { writeSkateSettings } from '../support/skate-settings.js';
 
 const MANY_TOOLS = path.join(projectRoot(), 'test', 'fixtures', 'mcp', 'many-tools-server.mjs');
-
-function env(home: string, api: string): NodeJS.ProcessEnv {
-  const e: NodeJS.ProcessEnv = {
-    ...process.env,
-    HOME: home,
-    ANTHROPIC_API_KEY: 'sk-ant-test',
-    ANTHROPIC_BASE_URL: api,
-  };
-  delete e.SKATE_MODEL;
-  delete e.XDG_CACHE_HOME;
-  return e;
-}
-
-const text = (t: string): FakeReply => ({ type: 'message', blocks: [{ type: 'text', text: t }] });
-const call = (id: string, name: string, input: Record<string, unknown>): FakeReply => ({
-  type: 'message',
-  blocks: [{ type: 'tool_use', id, name, input }],
-  stopReason: 'tool_use',
-});
 
 interface Tool {
   name: string;
@@ -51,14 +33,10 @@ const results = (stdout: string): Line[] =>
     .filter((line) => line.type === 'tool_call_result');
 
 async function settings(home: string, mcp?: Record<string, unknown>): Promise<void> {
-  await mkdir(path.join(home, '.skate'), { recursive: true });
-  await writeFile(
-    path.join(home, '.skate', 'settings.json'),
-    JSON.stringify({
-      mcpServers: { many: { command: process.execPath, args: [MANY_TOOLS] } },
-      ...(mcp && { mcp }),
-    }),
-  );
+  await writeSkateSettings(home, {
+    mcpServers: { many: { command: process.execPath, args: [MANY_TOOLS] } },
+    ...(mcp && { mcp }),
+  });
 }
 
 describe('tool_search past the MCP schema budget', () => {
@@ -75,7 +53,7 @@ describe('tool_search past the MCP schema budget', () => {
     const run = await runCli(
       ['-p', 'what is the weather', '--output-format', 'stream-json', '--workspace', ws.path],
       {
-        env: env(home.path, api.url),
+        env: cliEnv({ home: home.path, api: api.url }),
         timeoutMs: 90_000,
       },
     );
@@ -111,7 +89,7 @@ describe('tool_search past the MCP schema budget', () => {
     await using again = await fakeMessagesApi([text('still here')]);
     const resumed = await runCli(
       ['--continue', '-p', 'and now', '--output-format', 'stream-json', '--workspace', ws.path],
-      { env: env(home.path, again.url), timeoutMs: 90_000 },
+      { env: cliEnv({ home: home.path, api: again.url }), timeoutMs: 90_000 },
     );
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(toolsOf(again.requests[0]?.body)).toEqual(fourth);
@@ -123,7 +101,7 @@ describe('tool_search past the MCP schema budget', () => {
     await settings(home.path, { toolSchemaBudget: 1_000_000 });
     await using api = await fakeMessagesApi([text('hello')]);
     const run = await runCli(['-p', 'hi', '--output-format', 'stream-json', '--workspace', ws.path], {
-      env: env(home.path, api.url),
+      env: cliEnv({ home: home.path, api: api.url }),
       timeoutMs: 90_000,
     });
     expect(run.code, run.stderr).toBe(0);
@@ -139,7 +117,7 @@ describe('tool_search past the MCP schema budget', () => {
     const bytesOf = async (homeDir: string): Promise<number> => {
       await using api = await fakeMessagesApi([text('hello')]);
       const run = await runCli(['-p', 'hi', '--output-format', 'json', '--workspace', ws.path], {
-        env: env(homeDir, api.url),
+        env: cliEnv({ home: homeDir, api: api.url }),
         timeoutMs: 90_000,
       });
       expect(run.code, run.stderr).toBe(0);

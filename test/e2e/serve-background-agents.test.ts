@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ServeErrorBody, SessionInfo, StreamMessage } from '../../shared/serve-api.js';
-import { type FakeReply, fakeMessagesApi } from '../support/fake-messages-api.js';
+import { toolCall as call, textReply as text } from '../support/cli-world.js';
+import { fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { sseMessages, startSkateServe } from '../support/skate-serve.js';
 
@@ -9,13 +10,6 @@ import { sseMessages, startSkateServe } from '../support/skate-serve.js';
  * run's stream, tagged with its agent path, and `cancel_agent` cancels one while the parent goes on.
  */
 const JSON_BODY = { 'content-type': 'application/json' };
-
-const call = (id: string, name: string, input: Record<string, unknown>): FakeReply => ({
-  type: 'message',
-  blocks: [{ type: 'tool_use', id, name, input }],
-  stopReason: 'tool_use',
-});
-const text = (t: string): FakeReply => ({ type: 'message', blocks: [{ type: 'text', text: t }] });
 
 describe('serve: background sub-agents', () => {
   it('streams each child’s events and cancels one with cancel_agent; the run’s result counts both', async () => {

@@ -1,12 +1,14 @@
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../harness/project-paths.js';
 import type { SessionInfo } from '../../shared/serve-api.js';
+import { cliEnv } from '../support/cli-world.js';
 import { fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { allSseMessages, startSkateServe } from '../support/skate-serve.js';
+import { writeSkateSettings } from '../support/skate-settings.js';
 
 const SCRIPT = path.join(projectRoot(), 'test', 'fixtures', 'hooks', 'block-rm-rf.sh');
 
@@ -15,13 +17,9 @@ describe('hooks over skate serve (HTTP + SSE)', () => {
     await using home = await hostDir('serve-hooks-home-');
     await using ws = await hostDir('serve-hooks-ws-');
     await mkdir(path.join(ws.path, 'keep'));
-    await mkdir(path.join(home.path, '.skate'));
-    await writeFile(
-      path.join(home.path, '.skate', 'settings.json'),
-      JSON.stringify({
-        hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: SCRIPT }] }] },
-      }),
-    );
+    await writeSkateSettings(home.path, {
+      hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: SCRIPT }] }] },
+    });
     await using api = await fakeMessagesApi([
       {
         type: 'message',
@@ -30,13 +28,7 @@ describe('hooks over skate serve (HTTP + SSE)', () => {
       },
       { type: 'message', blocks: [{ type: 'text', text: 'Refused by a hook.' }] },
     ]);
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      HOME: home.path,
-      ANTHROPIC_API_KEY: 'sk-ant-test',
-      ANTHROPIC_BASE_URL: api.url,
-    };
-    delete env.SKATE_MODEL;
+    const env = cliEnv({ home: home.path, api: api.url });
     await using server = await startSkateServe(['--workspace', ws.path, '--approval', 'auto'], env);
     const json = { 'content-type': 'application/json' };
     const created = await server.request('/v1/sessions', { method: 'POST', headers: json, body: '{}' });

@@ -1,11 +1,9 @@
-import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../harness/project-paths.js';
 import type { SessionInfo } from '../../shared/serve-api.js';
-import { type FakeReply, fakeMessagesApi } from '../support/fake-messages-api.js';
+import { toolCall as call, cliEnv, textReply as text } from '../support/cli-world.js';
+import { fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { eventually, pidsWithMarker } from '../support/processes.js';
 import {
@@ -15,6 +13,8 @@ import {
   sseMessages,
   startSkateServe,
 } from '../support/skate-serve.js';
+import { writeSkateSettings } from '../support/skate-settings.js';
+import { loggingSlowServer, logLines } from '../support/slow-mcp-server.js';
 
 /**
  * Issue #22 in `skate serve`: a prompt naming an MCP prompt (`/mcp__server__prompt args`) is expanded
@@ -24,26 +24,9 @@ import {
 const FIXTURES = path.join(projectRoot(), 'test', 'fixtures', 'mcp');
 const JSON_BODY = { 'content-type': 'application/json' };
 
-const call = (id: string, name: string, input: Record<string, unknown>): FakeReply => ({
-  type: 'message',
-  blocks: [{ type: 'tool_use', id, name, input }],
-  stopReason: 'tool_use',
-});
-const text = (t: string): FakeReply => ({ type: 'message', blocks: [{ type: 'text', text: t }] });
-
-const lines = async (file: string): Promise<string[]> =>
-  existsSync(file) ? (await readFile(file, 'utf8')).trim().split('\n').filter(Boolean) : [];
-
 async function serveWith(home: string, ws: string, api: string, servers: unknown): Promise<SkateServe> {
-  await mkdir(path.join(home, '.skate'), { recursive: true });
-  await writeFile(path.join(home, '.skate', 'settings.json'), JSON.stringify({ mcpServers: servers }));
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    HOME: home,
-    ANTHROPIC_API_KEY: 'sk-ant-test',
-    ANTHROPIC_BASE_URL: api,
-  };
-  delete env.XDG_CACHE_HOME;
+  await writeSkateSettings(home, { mcpServers: servers });
+  const env = cliEnv({ home, api });
   return startSkateServe(['--workspace', ws, '--approval', 'auto'], env);
 }
 
@@ -114,22 +97,13 @@ describe('MCP in skate serve (#22)', () => {
   it('interrupting a session during a slow MCP call sends the server notifications/cancelled, and leaves no process once it stops', async () => {
     await using home = await hostDir('serve-mcp-cancel-home-');
     await using ws = await hostDir('serve-mcp-cancel-ws-');
-    await mkdir(path.join(ws.path, 'log'));
-    const events = path.join(ws.path, 'log', 'events');
-    const marker = `serve-slow-${randomUUID()}`;
+    const { config, events, marker } = await loggingSlowServer(ws.path, 'serve-slow');
     await using api = await fakeMessagesApi([
       call('slow1', 'mcp__s__slow', {}),
       text('unused'),
       text('After.'),
     ]);
-    const server = await serveWith(home.path, ws.path, api.url, {
-      s: {
-        command: process.execPath,
-        args: [path.join(FIXTURES, 'slow-server.mjs'), marker],
-        env: { MCP_EVENT_LOG: events },
-        policy: { write: ['log'] },
-      },
-    });
+    const server = await serveWith(home.path, ws.path, api.url, { s: config });
     try {
       const id = await session(server);
       const stream = sseMessages(await prompt(server, id, 'take your time'));
@@ -137,7 +111,7 @@ describe('MCP in skate serve (#22)', () => {
       const reading = (async () => {
         for await (const message of stream) read.push(message);
       })();
-      const calling = async () => (await lines(events)).some((line) => line.startsWith('slow started'));
+      const calling = async () => (await logLines(events)).some((line) => line.startsWith('slow started'));
       expect(await eventually(calling, 60_000), server.stderr()).toBe(true);
       const interrupted = await server.request(`/v1/sessions/${id}/commands`, {
         method: 'POST',
@@ -147,12 +121,12 @@ describe('MCP in skate serve (#22)', () => {
       expect(interrupted.status).toBeLessThan(300);
       await reading;
       expect(resultOf(read)).toMatchObject({ status: 'cancelled' });
-      const log = await lines(events);
+      const log = await logLines(events);
       const requestId = log.find((line) => line.startsWith('slow started'))?.split(' ')[2];
       const cancelled = async () =>
-        (await lines(events)).some((line) => line.startsWith(`cancelled ${requestId} `));
+        (await logLines(events)).some((line) => line.startsWith(`cancelled ${requestId} `));
       expect(await eventually(cancelled, 10_000)).toBe(true);
-      expect(await lines(events)).not.toContain('slow finished');
+      expect(await logLines(events)).not.toContain('slow finished');
       // The session goes on: its next prompt runs.
       const after = await allSseMessages(await prompt(server, id, 'and now'));
       expect(resultOf(after)?.status, JSON.stringify(after.slice(-2))).toBe('complete');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { FakeReply } from '../support/fake-messages-api.js';
+import { toolCall as call } from '../support/cli-world.js';
 import { skateTerminal } from '../support/skate-terminal.js';
 import { hasTmux } from '../support/tmux-terminal.js';
 
@@ -8,12 +8,6 @@ import { hasTmux } from '../support/tmux-terminal.js';
  * columns: shown live while the parent is idle (its current tool), and cancelled with `x`.
  */
 const tmux = await hasTmux();
-
-const call = (id: string, name: string, input: Record<string, unknown>): FakeReply => ({
-  type: 'message',
-  blocks: [{ type: 'tool_use', id, name, input }],
-  stopReason: 'tool_use',
-});
 
 describe.skipIf(!tmux)('background sub-agents in the agent tree (tmux)', { timeout: 120_000 }, () => {
   for (const columns of [80, 200]) {

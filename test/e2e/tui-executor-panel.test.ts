@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FakeReply } from '../support/fake-messages-api.js';
-import { isAlive } from '../support/processes.js';
+import { eventually, isAlive } from '../support/processes.js';
 import { skateTerminal } from '../support/skate-terminal.js';
 import { hasTmux, type TmuxTerminal } from '../support/tmux-terminal.js';
 
@@ -36,10 +36,7 @@ const REPLIES: FakeReply[] = [
 
 /** Waits until the panel is no longer on the screen. */
 async function closed(terminal: TmuxTerminal): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    if (!(await terminal.screen()).includes('┌ executors')) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  if (await eventually(async () => !(await terminal.screen()).includes('┌ executors'), 10_000)) return;
   throw new Error(`the panel stayed open:\n${await terminal.screen()}`);
 }
 

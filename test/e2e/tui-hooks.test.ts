@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { distPath, projectRoot } from '../../harness/project-paths.js';
 import { type FakeReply, fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
+import { writeSkateSettings } from '../support/skate-settings.js';
 import { hasTmux, tmuxTerminal } from '../support/tmux-terminal.js';
 
 /**
@@ -21,13 +22,9 @@ describe.skipIf(!tmux)('hooks in the terminal UI (tmux)', () => {
       await using home = await hostDir('tui-hooks-home-');
       await using ws = await hostDir('tui-hooks-ws-');
       await mkdir(path.join(ws.path, 'keep'));
-      await mkdir(path.join(ws.path, '.skate'));
-      await writeFile(
-        path.join(ws.path, '.skate', 'settings.json'),
-        JSON.stringify({
-          hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: SCRIPT }] }] },
-        }),
-      );
+      await writeSkateSettings(ws.path, {
+        hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: SCRIPT }] }] },
+      });
       const replies: FakeReply[] = [
         {
           type: 'message',

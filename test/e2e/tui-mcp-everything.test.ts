@@ -1,9 +1,9 @@
-import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../harness/project-paths.js';
-import type { FakeReply } from '../support/fake-messages-api.js';
+import { toolCall as call, textReply as text } from '../support/cli-world.js';
 import { hostDir } from '../support/host-dir.js';
+import { writeSkateSettings } from '../support/skate-settings.js';
 import { skateTerminal } from '../support/skate-terminal.js';
 import { hasTmux } from '../support/tmux-terminal.js';
 
@@ -17,13 +17,6 @@ const EVERYTHING_SERVER = path.join(
 );
 const tmux = await hasTmux();
 
-const call = (id: string, name: string, input: Record<string, unknown>): FakeReply => ({
-  type: 'message',
-  blocks: [{ type: 'tool_use', id, name, input }],
-  stopReason: 'tool_use',
-});
-const text = (t: string): FakeReply => ({ type: 'message', blocks: [{ type: 'text', text: t }] });
-
 describe.skipIf(!tmux)(
   'the real server-everything in the terminal UI (#22, tmux)',
   { timeout: 180_000 },
@@ -31,14 +24,10 @@ describe.skipIf(!tmux)(
     for (const columns of [80, 200]) {
       it(`at ${columns} columns: its tools called, each collapsed line readable, its executor listed`, async () => {
         await using home = await hostDir('tui-every-home-');
-        await mkdir(path.join(home.path, '.skate'));
-        await writeFile(
-          path.join(home.path, '.skate', 'settings.json'),
-          JSON.stringify({
-            mcpServers: { every: { command: process.execPath, args: [EVERYTHING_SERVER] } },
-            mcp: { toolSchemaBudget: 1_000_000 },
-          }),
-        );
+        await writeSkateSettings(home.path, {
+          mcpServers: { every: { command: process.execPath, args: [EVERYTHING_SERVER] } },
+          mcp: { toolSchemaBudget: 1_000_000 },
+        });
         await using s = await skateTerminal({
           columns,
           rows: 40,

@@ -1,21 +1,15 @@
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../harness/project-paths.js';
-import type { FakeReply } from '../support/fake-messages-api.js';
+import { toolCall as call, textReply as text } from '../support/cli-world.js';
 import { hostDir } from '../support/host-dir.js';
+import { writeSkateSettings } from '../support/skate-settings.js';
 import { type SkateTerminal, skateTerminal } from '../support/skate-terminal.js';
 import { hasTmux } from '../support/tmux-terminal.js';
 
 const TEST_SERVER = path.join(projectRoot(), 'test', 'fixtures', 'mcp', 'test-server.mjs');
 const tmux = await hasTmux();
-
-const call = (id: string, name: string, input: Record<string, unknown>): FakeReply => ({
-  type: 'message',
-  blocks: [{ type: 'tool_use', id, name, input }],
-  stopReason: 'tool_use',
-});
-const text = (t: string): FakeReply => ({ type: 'message', blocks: [{ type: 'text', text: t }] });
 
 function expectMcpLines(screen: string): void {
   // Server and tool in words, the result summarised (a JSON result by its shape, never raw).
@@ -37,11 +31,9 @@ describe.skipIf(!tmux)(
     for (const columns of [80, 200]) {
       it(`at ${columns} columns: "server · tool(args) — summary", live and after resume`, async () => {
         await using home = await hostDir('tui-mcp-home-');
-        await mkdir(path.join(home.path, '.skate'));
-        await writeFile(
-          path.join(home.path, '.skate', 'settings.json'),
-          JSON.stringify({ mcpServers: { t: { command: process.execPath, args: [TEST_SERVER] } } }),
-        );
+        await writeSkateSettings(home.path, {
+          mcpServers: { t: { command: process.execPath, args: [TEST_SERVER] } },
+        });
         await using s = await skateTerminal({
           columns,
           rows: 30,

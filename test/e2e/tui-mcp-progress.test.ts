@@ -1,21 +1,14 @@
-import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../harness/project-paths.js';
-import type { FakeReply } from '../support/fake-messages-api.js';
+import { toolCall as call, textReply as text } from '../support/cli-world.js';
 import { hostDir } from '../support/host-dir.js';
+import { writeSkateSettings } from '../support/skate-settings.js';
 import { skateTerminal } from '../support/skate-terminal.js';
 import { hasTmux } from '../support/tmux-terminal.js';
 
 const SLOW_SERVER = path.join(projectRoot(), 'test', 'fixtures', 'mcp', 'slow-server.mjs');
 const tmux = await hasTmux();
-
-const call = (id: string, name: string, input: Record<string, unknown>): FakeReply => ({
-  type: 'message',
-  blocks: [{ type: 'tool_use', id, name, input }],
-  stopReason: 'tool_use',
-});
-const text = (t: string): FakeReply => ({ type: 'message', blocks: [{ type: 'text', text: t }] });
 
 /** The step a screen's running call line shows (`s · progress(...) — running 1.2s · 3/12 copying file 3`). */
 function shownStep(screen: string): number | undefined {
@@ -27,11 +20,9 @@ describe.skipIf(!tmux)("an MCP call's progress in the terminal UI (#22, tmux)", 
   for (const columns of [80, 200]) {
     it(`at ${columns} columns: the running call's line shows its latest progress, updating, then the result`, async () => {
       await using home = await hostDir('tui-mcp-progress-home-');
-      await mkdir(path.join(home.path, '.skate'));
-      await writeFile(
-        path.join(home.path, '.skate', 'settings.json'),
-        JSON.stringify({ mcpServers: { s: { command: process.execPath, args: [SLOW_SERVER] } } }),
-      );
+      await writeSkateSettings(home.path, {
+        mcpServers: { s: { command: process.execPath, args: [SLOW_SERVER] } },
+      });
       await using s = await skateTerminal({
         columns,
         rows: 30,

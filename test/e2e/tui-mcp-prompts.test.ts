@@ -1,15 +1,14 @@
-import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../harness/project-paths.js';
-import type { FakeReply } from '../support/fake-messages-api.js';
+import { textReply as text } from '../support/cli-world.js';
 import { hostDir } from '../support/host-dir.js';
+import { writeSkateSettings } from '../support/skate-settings.js';
 import { skateTerminal } from '../support/skate-terminal.js';
 import { hasTmux } from '../support/tmux-terminal.js';
 
 const PROMPTS_SERVER = path.join(projectRoot(), 'test', 'fixtures', 'mcp', 'prompts-server.mjs');
 const tmux = await hasTmux();
-const text = (t: string): FakeReply => ({ type: 'message', blocks: [{ type: 'text', text: t }] });
 
 /** The text of a request's last user message. */
 function lastUserText(body: unknown): string {
@@ -29,11 +28,9 @@ describe.skipIf(!tmux)(
     for (const columns of [80, 200]) {
       it(`at ${columns} columns: / offers the prompts with their arguments, Tab completes, Enter runs the prompt`, async () => {
         await using home = await hostDir('tui-prompts-home-');
-        await mkdir(path.join(home.path, '.skate'));
-        await writeFile(
-          path.join(home.path, '.skate', 'settings.json'),
-          JSON.stringify({ mcpServers: { p: { command: process.execPath, args: [PROMPTS_SERVER] } } }),
-        );
+        await writeSkateSettings(home.path, {
+          mcpServers: { p: { command: process.execPath, args: [PROMPTS_SERVER] } },
+        });
         await using s = await skateTerminal({
           columns,
           rows: 30,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FakeReply } from '../support/fake-messages-api.js';
+import { eventually } from '../support/processes.js';
 import { skateTerminal } from '../support/skate-terminal.js';
 import { hasTmux } from '../support/tmux-terminal.js';
 
@@ -48,7 +49,7 @@ describe.skipIf(!tmux)(
         // (what is left is the switch's answer, `network on`).
         await s.chord('n');
         await terminal.waitFor('[ NET: on ]', 30_000);
-        await new Promise((resolve) => setTimeout(resolve, 500));
+        expect(await eventually(async () => !(await terminal.screen()).includes('restarting'))).toBe(true);
         const after = await terminal.screen();
         expect(after).not.toContain('restarting');
         expect(after.replace(/\n+$/, '').split('\n').at(-1)).toMatch(

@@ -3,6 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { FakeMessagesApi, FakeReply } from '../support/fake-messages-api.js';
+import { eventually } from '../support/processes.js';
 import { type SkateTerminal, skateTerminal } from '../support/skate-terminal.js';
 import { hasTmux } from '../support/tmux-terminal.js';
 
@@ -169,7 +170,7 @@ describe.skipIf(!tmux)(
         await terminal.waitFor(/running shell/);
         await terminal.keys('C-c');
         screen = await terminal.waitFor('■ interrupted', 30_000);
-        await new Promise((resolve) => setTimeout(resolve, 500));
+        await eventually(async () => !(await terminal.screen()).includes('interrupting'));
         expect(expectIntact(await terminal.screen(), columns)).not.toContain('interrupting');
 
         // Item 7: Esc leaves INSERT and keeps the approval; y approves and the file lands.

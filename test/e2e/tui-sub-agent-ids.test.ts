@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { FakeReply } from '../support/fake-messages-api.js';
+import { toolCall as call, textReply as text } from '../support/cli-world.js';
 import { skateTerminal } from '../support/skate-terminal.js';
 import { hasTmux } from '../support/tmux-terminal.js';
 
@@ -8,13 +8,6 @@ import { hasTmux } from '../support/tmux-terminal.js';
  * columns: two children, `agent-1` and `agent-2` (ids are the session's, not the run's).
  */
 const tmux = await hasTmux();
-
-const call = (id: string, name: string, input: Record<string, unknown>): FakeReply => ({
-  type: 'message',
-  blocks: [{ type: 'tool_use', id, name, input }],
-  stopReason: 'tool_use',
-});
-const text = (t: string): FakeReply => ({ type: 'message', blocks: [{ type: 'text', text: t }] });
 
 describe.skipIf(!tmux)('sub-agent ids in the agent tree (tmux)', { timeout: 120_000 }, () => {
   for (const columns of [80, 200]) {

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { cliEnv, textReply as text } from '../support/cli-world.js';
 import { type FakeReply, fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { runCli } from '../support/run-cli.js';
@@ -12,25 +13,12 @@ import { runCli } from '../support/run-cli.js';
  * writable root, enforced by its executor's sandbox, and what it brings back is applied only
  * through the parent's executor, with configuration paths refused. Each case asserts on the host.
  */
-function env(home: string, api: string): NodeJS.ProcessEnv {
-  const e: NodeJS.ProcessEnv = {
-    ...process.env,
-    HOME: home,
-    ANTHROPIC_API_KEY: 'sk-ant-test',
-    ANTHROPIC_BASE_URL: api,
-  };
-  delete e.SKATE_MODEL;
-  delete e.XDG_CACHE_HOME;
-  return e;
-}
-
 type Call = [string, string, Record<string, unknown>];
 const tools = (...calls: Call[]): FakeReply => ({
   type: 'message',
   blocks: calls.map(([id, name, input]) => ({ type: 'tool_use', id, name, input })),
   stopReason: 'tool_use',
 });
-const text = (t: string): FakeReply => ({ type: 'message', blocks: [{ type: 'text', text: t }] });
 const done: Call = ['c', 'complete_task', { status: 'completed', summary: 'done' }];
 
 function results(stdout: string): Map<string, { isError: boolean; output: string; code?: string }> {
@@ -79,7 +67,7 @@ describe('a worktree child cannot reach the parent’s workspace', () => {
       text('done'),
     ]);
     const run = await runCli(['-p', 'go', '--output-format', 'stream-json', '--workspace', ws.path], {
-      env: env(home.path, api.url),
+      env: cliEnv({ home: home.path, api: api.url }),
     });
     expect(run.code, run.stderr).toBe(0);
     const found = results(run.stdout);
@@ -123,7 +111,7 @@ describe('a worktree child cannot reach the parent’s workspace', () => {
       text('done'),
     ]);
     const run = await runCli(['-p', 'go', '--output-format', 'stream-json', '--workspace', ws.path], {
-      env: env(home.path, api.url),
+      env: cliEnv({ home: home.path, api: api.url }),
     });
     expect(run.code, run.stderr).toBe(0);
     const found = results(run.stdout);

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { distPath } from '../../harness/project-paths.js';
-import { type FakeReply, fakeMessagesApi } from '../support/fake-messages-api.js';
+import { toolCall as call, cliEnv, textReply as text } from '../support/cli-world.js';
+import { fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { processDescendants } from '../support/process-descendants.js';
 import { eventually, isAlive } from '../support/processes.js';
@@ -14,23 +15,6 @@ import { eventually, isAlive } from '../support/processes.js';
  * the host: after the parent's session ends (SIGTERM, or SIGKILL that leaves it no time to clean
  * up), no process of the child is left and a file it would have written afterwards never appears.
  */
-function env(home: string, api: string): NodeJS.ProcessEnv {
-  const e: NodeJS.ProcessEnv = {
-    ...process.env,
-    HOME: home,
-    ANTHROPIC_API_KEY: 'sk-ant-test',
-    ANTHROPIC_BASE_URL: api,
-  };
-  delete e.SKATE_MODEL;
-  return e;
-}
-
-const call = (id: string, name: string, input: Record<string, unknown>): FakeReply => ({
-  type: 'message',
-  blocks: [{ type: 'tool_use', id, name, input }],
-  stopReason: 'tool_use',
-});
-const text = (t: string): FakeReply => ({ type: 'message', blocks: [{ type: 'text', text: t }] });
 
 function startCli(args: string[], cliEnv: NodeJS.ProcessEnv) {
   const child = spawn(process.execPath, [distPath('cli', 'skate.js'), ...args], {
@@ -62,7 +46,7 @@ describe('a background sub-agent cannot outlive its parent', () => {
       api.enqueueFor('BG-LATE', call('c1', 'shell', { command: 'sleep 3; echo late > late.txt' }));
       const run = startCli(
         ['-p', 'go', '--output-format', 'stream-json', '--workspace', ws.path],
-        env(home.path, api.url),
+        cliEnv({ home: home.path, api: api.url }),
       );
       try {
         const inside = await eventually(
@@ -103,7 +87,7 @@ describe('a background sub-agent cannot outlive its parent', () => {
     );
     const run = startCli(
       ['-p', 'go', '--output-format', 'stream-json', '--workspace', ws.path],
-      env(home.path, api.url),
+      cliEnv({ home: home.path, api: api.url }),
     );
     expect(await run.exited, run.stderr()).toBe(0);
     expect(existsSync(path.join(ws.path, 'ro.txt'))).toBe(false);

@@ -25,6 +25,7 @@ import { eventually } from '../support/processes.js';
 import { runCli } from '../support/run-cli.js';
 import { parseShell } from '../support/sandboxed-executor.js';
 import { allSseMessages, SERVE_TOKEN, startSkateServe } from '../support/skate-serve.js';
+import { writeSkateSettings } from '../support/skate-settings.js';
 import type { TempDir } from '../support/temp-dir.js';
 
 const support = await probeSandbox();
@@ -258,11 +259,7 @@ describe.skipIf(noSandbox)('every credential Skate knows of stays out of every s
     await using ws = await probeWorkspace('env-settings-');
     await using home = await hostDir('env-settings-home-');
     const gatewayKey = `gateway-key-${run}`;
-    await mkdir(path.join(home.path, '.skate'));
-    await writeFile(
-      path.join(home.path, '.skate', 'settings.json'),
-      JSON.stringify({ env: { MY_GATEWAY_KEY: gatewayKey } }),
-    );
+    await writeSkateSettings(home.path, { env: { MY_GATEWAY_KEY: gatewayKey } });
     await writeFile(path.join(ws.path, 'secrets.txt'), `${[...NEVER_INSIDE, gatewayKey].join('\n')}\n`);
     await using api = await fakeMessagesApi([
       {

@@ -1,14 +1,16 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { probeSandbox } from '../../harness/sandbox/probe-sandbox.js';
 import { EngineEvent } from '../../shared/engine-events.js';
+import { cliEnv, textReply as text } from '../support/cli-world.js';
 import { type FakeReply, fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { pidsWithMarker } from '../support/processes.js';
 import { runCli } from '../support/run-cli.js';
+import { writeSkateSettings } from '../support/skate-settings.js';
 
 /**
  * Hooks are code a settings file names (issue #23): each command runs confined (by default
@@ -19,22 +21,6 @@ import { runCli } from '../support/run-cli.js';
 
 const support = await probeSandbox();
 const noSandbox = support.available ? undefined : `no kernel sandbox here: ${support.problem}`;
-
-async function writeSettings(dir: string, content: unknown): Promise<void> {
-  await mkdir(path.join(dir, '.skate'), { recursive: true });
-  await writeFile(path.join(dir, '.skate', 'settings.json'), JSON.stringify(content));
-}
-
-function env(home: string, api: string): NodeJS.ProcessEnv {
-  const e: NodeJS.ProcessEnv = {
-    ...process.env,
-    HOME: home,
-    ANTHROPIC_API_KEY: 'sk-ant-test',
-    ANTHROPIC_BASE_URL: api,
-  };
-  delete e.SKATE_MODEL;
-  return e;
-}
 
 function hookEvents(stdout: string): Extract<EngineEvent, { type: 'hook_decision' }>[] {
   return stdout
@@ -50,7 +36,6 @@ const shellCall: FakeReply = {
   blocks: [{ type: 'tool_use', id: 'tu_1', name: 'shell', input: { command: 'echo hi' } }],
   stopReason: 'tool_use',
 };
-const text = (t: string): FakeReply => ({ type: 'message', blocks: [{ type: 'text', text: t }] });
 
 describe.skipIf(noSandbox)('hook commands (host-side checks)', () => {
   it('a hook that writes outside, into the workspace, or reaches the network is held', async () => {
@@ -74,12 +59,12 @@ describe.skipIf(noSandbox)('hook commands (host-side checks)', () => {
         // It ran: the model hears from it.
         'echo \'{"hookSpecificOutput":{"hookEventName":"PreToolUse","additionalContext":"hook-ran-and-was-held"}}\'',
       ].join('; ');
-      await writeSettings(home.path, {
+      await writeSkateSettings(home.path, {
         hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: hook }] }] },
       });
       await using api = await fakeMessagesApi([shellCall, text('done')]);
       const result = await runCli(['-p', 'x', '--output-format', 'stream-json', '--workspace', ws.path], {
-        env: env(home.path, api.url),
+        env: cliEnv({ home: home.path, api: api.url }),
         timeoutMs: 60_000,
       });
       expect(result.code, result.stderr).toBe(0);
@@ -90,12 +75,12 @@ describe.skipIf(noSandbox)('hook commands (host-side checks)', () => {
       expect(connections).toEqual([]);
 
       // The control: the same hook under the user's explicit `full` policy does write (the check can see it).
-      await writeSettings(home.path, {
+      await writeSkateSettings(home.path, {
         hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: hook, policy: 'full' }] }] },
       });
       await using control = await fakeMessagesApi([shellCall, text('done')]);
       const unconfined = await runCli(['-p', 'x', '--workspace', ws.path], {
-        env: env(home.path, control.url),
+        env: cliEnv({ home: home.path, api: control.url }),
         timeoutMs: 60_000,
       });
       expect(unconfined.code, unconfined.stderr).toBe(0);
@@ -111,7 +96,7 @@ describe.skipIf(noSandbox)('hook commands (host-side checks)', () => {
     await using ws = await hostDir('hooks-sec-ws-');
     const marker = `hooks-sec-unconsented-${process.pid}`;
     const hook = `echo ${marker}; touch "$CLAUDE_PROJECT_DIR/${marker}"; exit 2`;
-    await writeSettings(ws.path, {
+    await writeSkateSettings(ws.path, {
       hooks: {
         UserPromptSubmit: [{ hooks: [{ type: 'command', command: hook }] }],
         PreToolUse: [{ hooks: [{ type: 'command', command: hook }] }],
@@ -120,7 +105,7 @@ describe.skipIf(noSandbox)('hook commands (host-side checks)', () => {
     const settingsBefore = await readFile(path.join(ws.path, '.skate', 'settings.json'), 'utf8');
     await using api = await fakeMessagesApi([shellCall, text('done')]);
     const result = await runCli(['-p', 'x', '--output-format', 'stream-json', '--workspace', ws.path], {
-      env: env(home.path, api.url),
+      env: cliEnv({ home: home.path, api: api.url }),
       timeoutMs: 60_000,
     });
     // Headless: nobody to ask, so the hooks are skipped (with a note) and the run goes on without them.
@@ -138,12 +123,12 @@ describe.skipIf(noSandbox)('hook commands (host-side checks)', () => {
   it('a workspace file may not widen its hooks past readonly', async () => {
     await using home = await hostDir('hooks-sec-home-');
     await using ws = await hostDir('hooks-sec-ws-');
-    await writeSettings(ws.path, {
+    await writeSkateSettings(ws.path, {
       hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: 'true', policy: 'execute' }] }] },
     });
     await using api = await fakeMessagesApi([text('never')]);
     const result = await runCli(['-p', 'x', '--workspace', ws.path, '--trust-workspace-hooks'], {
-      env: env(home.path, api.url),
+      env: cliEnv({ home: home.path, api: api.url }),
     });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('wider than readonly');
@@ -155,11 +140,11 @@ describe.skipIf(noSandbox)('hook commands (host-side checks)', () => {
     await using ws = await hostDir('hooks-sec-ws-');
     await mkdir(path.join(ws.path, 'keep'));
     const block = `jq -r .tool_input.command | grep -q 'rm -rf' && { echo 'no rm -rf' >&2; exit 2; }; exit 0`;
-    await writeSettings(home.path, {
+    await writeSkateSettings(home.path, {
       hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: block }] }] },
     });
     // What a hostile repository would ship; it needs no consent, since it runs nothing.
-    await writeSettings(ws.path, { disableAllHooks: true });
+    await writeSkateSettings(ws.path, { disableAllHooks: true });
     await using api = await fakeMessagesApi([
       {
         type: 'message',
@@ -169,7 +154,7 @@ describe.skipIf(noSandbox)('hook commands (host-side checks)', () => {
       text('refused'),
     ]);
     const result = await runCli(['-p', 'x', '--output-format', 'stream-json', '--workspace', ws.path], {
-      env: env(home.path, api.url),
+      env: cliEnv({ home: home.path, api: api.url }),
       timeoutMs: 60_000,
     });
     expect(result.code, result.stderr).toBe(0);
@@ -182,13 +167,13 @@ describe.skipIf(noSandbox)('hook commands (host-side checks)', () => {
     await using ws = await hostDir('hooks-sec-ws-');
     const marker = `98${String(process.pid).padStart(5, '0')}1`;
     const hook = `setsid sleep ${marker} & sleep ${marker}2 & sleep ${marker}3`;
-    await writeSettings(home.path, {
+    await writeSkateSettings(home.path, {
       hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: hook, timeout: 1 }] }] },
     });
     await using api = await fakeMessagesApi([shellCall, text('done')]);
     const started = Date.now();
     const result = await runCli(['-p', 'x', '--output-format', 'stream-json', '--workspace', ws.path], {
-      env: env(home.path, api.url),
+      env: cliEnv({ home: home.path, api: api.url }),
       timeoutMs: 60_000,
     });
     expect(result.code, result.stderr).toBe(0);

@@ -1,41 +1,29 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../harness/project-paths.js';
-import { type FakeReply, fakeMessagesApi, type RecordedRequest } from '../support/fake-messages-api.js';
+import { toolCall as call, cliEnv } from '../support/cli-world.js';
+import { fakeMessagesApi, type RecordedRequest } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { runCli } from '../support/run-cli.js';
+import { writeSkateSettings } from '../support/skate-settings.js';
 
 const SLOW_SERVER = path.join(projectRoot(), 'test', 'fixtures', 'mcp', 'slow-server.mjs');
-
-const call = (id: string, name: string, input: Record<string, unknown>): FakeReply => ({
-  type: 'message',
-  blocks: [{ type: 'tool_use', id, name, input }],
-  stopReason: 'tool_use',
-});
 
 describe('a server that churns its tool list (tools/list_changed, #22)', () => {
   it("cannot shadow the agent's tools or the reserved names, and 200 announcements do not stall the run", async () => {
     await using home = await hostDir('mcp-churn-home-');
     await using ws = await hostDir('mcp-churn-ws-');
     await writeFile(path.join(ws.path, 'note.txt'), 'the real file\n');
-    await mkdir(path.join(home.path, '.skate'));
-    await writeFile(
-      path.join(home.path, '.skate', 'settings.json'),
-      JSON.stringify({ mcpServers: { h: { command: process.execPath, args: [SLOW_SERVER] } } }),
-    );
+    await writeSkateSettings(home.path, {
+      mcpServers: { h: { command: process.execPath, args: [SLOW_SERVER] } },
+    });
     await using api = await fakeMessagesApi([
       call('c', 'mcp__h__churn', {}),
       call('r', 'read_file', { path: 'note.txt' }),
       { type: 'message', blocks: [{ type: 'text', text: 'done' }] },
     ]);
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      HOME: home.path,
-      ANTHROPIC_API_KEY: 'sk-ant-test',
-      ANTHROPIC_BASE_URL: api.url,
-    };
-    delete env.XDG_CACHE_HOME;
+    const env = cliEnv({ home: home.path, api: api.url });
     const started = Date.now();
     const result = await runCli(['-p', 'go', '--output-format', 'stream-json', '--workspace', ws.path], {
       env,
@@ -67,11 +55,9 @@ describe("a sub-agent's grant when its server's tools change (#22)", () => {
   it('a child granted one tool of a server is offered no tool the server adds, though named like a tool it was not granted', async () => {
     await using home = await hostDir('mcp-sub-churn-home-');
     await using ws = await hostDir('mcp-sub-churn-ws-');
-    await mkdir(path.join(home.path, '.skate'));
-    await writeFile(
-      path.join(home.path, '.skate', 'settings.json'),
-      JSON.stringify({ mcpServers: { h: { command: process.execPath, args: [SLOW_SERVER] } } }),
-    );
+    await writeSkateSettings(home.path, {
+      mcpServers: { h: { command: process.execPath, args: [SLOW_SERVER] } },
+    });
     await using api = await fakeMessagesApi([
       call('s1', 'spawn_agent', { task: 'SUB-CHURN: churn', read_only: true, tools: ['mcp__h__churn'] }),
       { type: 'message', blocks: [{ type: 'text', text: 'done' }] },
@@ -82,13 +68,7 @@ describe("a sub-agent's grant when its server's tools change (#22)", () => {
       call('c2', 'read_file', { path: 'note.txt' }),
       call('c3', 'complete_task', { status: 'completed', summary: 'churned' }),
     );
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      HOME: home.path,
-      ANTHROPIC_API_KEY: 'sk-ant-test',
-      ANTHROPIC_BASE_URL: api.url,
-    };
-    delete env.XDG_CACHE_HOME;
+    const env = cliEnv({ home: home.path, api: api.url });
     const result = await runCli(['-p', 'go', '--output-format', 'stream-json', '--workspace', ws.path], {
       env,
       timeoutMs: 90_000,

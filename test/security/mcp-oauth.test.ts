@@ -8,13 +8,14 @@
  */
 
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { probeSandbox } from '../../harness/sandbox/probe-sandbox.js';
-import { type FakeReply, fakeMessagesApi } from '../support/fake-messages-api.js';
+import { toolCall as call, textReply as text } from '../support/cli-world.js';
+import { fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
-import { loginViaCli } from '../support/mcp-login.js';
+import { loginEnv as env, loginViaCli } from '../support/mcp-login.js';
 import {
   approveInBrowser,
   type McpOAuthServerOptions,
@@ -23,37 +24,13 @@ import {
 import { commandLine, processDescendants } from '../support/process-descendants.js';
 import { eventually } from '../support/processes.js';
 import { runCli } from '../support/run-cli.js';
+import { writeSkateSettings } from '../support/skate-settings.js';
 
 const support = await probeSandbox();
 const noSandbox = support.available ? undefined : `no kernel sandbox here: ${support.problem}`;
 
-function env(home: string, api = 'http://127.0.0.1:9'): NodeJS.ProcessEnv {
-  const e: NodeJS.ProcessEnv = {
-    ...process.env,
-    HOME: home,
-    ANTHROPIC_API_KEY: 'sk-ant-test',
-    ANTHROPIC_BASE_URL: api,
-  };
-  delete e.SKATE_MODEL;
-  delete e.XDG_CACHE_HOME;
-  delete e.DISPLAY;
-  delete e.WAYLAND_DISPLAY;
-  return e;
-}
-
-const call = (id: string, name: string, input: Record<string, unknown>): FakeReply => ({
-  type: 'message',
-  blocks: [{ type: 'tool_use', id, name, input }],
-  stopReason: 'tool_use',
-});
-const text = (t: string): FakeReply => ({ type: 'message', blocks: [{ type: 'text', text: t }] });
-
 async function configured(home: string, url: string): Promise<void> {
-  await mkdir(path.join(home, '.skate'), { recursive: true });
-  await writeFile(
-    path.join(home, '.skate', 'settings.json'),
-    JSON.stringify({ mcpServers: { remote: { type: 'http', url } } }),
-  );
+  await writeSkateSettings(home, { mcpServers: { remote: { type: 'http', url } } });
 }
 
 /** A documentation address no test machine routes (TEST-NET-1): plain http across a network. */

@@ -1,10 +1,11 @@
-import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../harness/project-paths.js';
-import { type FakeReply, fakeMessagesApi } from '../support/fake-messages-api.js';
+import { toolCall as call, cliEnv, textReply as text } from '../support/cli-world.js';
+import { fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { runCli } from '../support/run-cli.js';
+import { writeSkateSettings } from '../support/skate-settings.js';
 import { skateTerminal } from '../support/skate-terminal.js';
 import { hasTmux } from '../support/tmux-terminal.js';
 
@@ -20,19 +21,8 @@ const tmux = await hasTmux();
 // The server's message: a title, the clipboard, tmux's window name, a clear, a line break, 5,000 characters.
 const FLOOD = { count: 10_000, hostile: true, thenMs: 2000 };
 
-const call = (id: string, name: string, input: Record<string, unknown>): FakeReply => ({
-  type: 'message',
-  blocks: [{ type: 'tool_use', id, name, input }],
-  stopReason: 'tool_use',
-});
-const text = (t: string): FakeReply => ({ type: 'message', blocks: [{ type: 'text', text: t }] });
-
 async function floodHome(home: string): Promise<void> {
-  await mkdir(path.join(home, '.skate'), { recursive: true });
-  await writeFile(
-    path.join(home, '.skate', 'settings.json'),
-    JSON.stringify({ mcpServers: { f: { command: process.execPath, args: [SLOW_SERVER] } } }),
-  );
+  await writeSkateSettings(home, { mcpServers: { f: { command: process.execPath, args: [SLOW_SERVER] } } });
 }
 
 describe('a flood of hostile MCP progress notifications', () => {
@@ -41,13 +31,7 @@ describe('a flood of hostile MCP progress notifications', () => {
     await using ws = await hostDir('mcp-progress-flood-ws-');
     await floodHome(home.path);
     await using api = await fakeMessagesApi([call('f1', 'mcp__f__flood', FLOOD), text('Survived.')]);
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      HOME: home.path,
-      ANTHROPIC_API_KEY: 'sk-ant-test',
-      ANTHROPIC_BASE_URL: api.url,
-    };
-    delete env.XDG_CACHE_HOME;
+    const env = cliEnv({ home: home.path, api: api.url });
     const started = performance.now();
     const result = await runCli(['-p', 'go', '--output-format', 'stream-json', '--workspace', ws.path], {
       env,

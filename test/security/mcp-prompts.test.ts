@@ -1,10 +1,11 @@
-import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../harness/project-paths.js';
-import { type FakeReply, fakeMessagesApi } from '../support/fake-messages-api.js';
+import { cliEnv, textReply as text } from '../support/cli-world.js';
+import { fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { runCli } from '../support/run-cli.js';
+import { writeSkateSettings } from '../support/skate-settings.js';
 import { skateTerminal } from '../support/skate-terminal.js';
 import { hasTmux } from '../support/tmux-terminal.js';
 
@@ -17,18 +18,13 @@ import { hasTmux } from '../support/tmux-terminal.js';
  */
 const PROMPTS_SERVER = path.join(projectRoot(), 'test', 'fixtures', 'mcp', 'prompts-server.mjs');
 const tmux = await hasTmux();
-const text = (t: string): FakeReply => ({ type: 'message', blocks: [{ type: 'text', text: t }] });
 
 async function hostileHome(home: string): Promise<void> {
-  await mkdir(path.join(home, '.skate'), { recursive: true });
-  await writeFile(
-    path.join(home, '.skate', 'settings.json'),
-    JSON.stringify({
-      mcpServers: {
-        h: { command: process.execPath, args: [PROMPTS_SERVER], env: { MCP_HOSTILE_PROMPTS: '1' } },
-      },
-    }),
-  );
+  await writeSkateSettings(home, {
+    mcpServers: {
+      h: { command: process.execPath, args: [PROMPTS_SERVER], env: { MCP_HOSTILE_PROMPTS: '1' } },
+    },
+  });
 }
 
 function lastUserText(body: unknown): string {
@@ -47,13 +43,7 @@ describe('a hostile MCP prompt', () => {
     await using ws = await hostDir('mcp-hostile-prompt-ws-');
     await hostileHome(home.path);
     await using api = await fakeMessagesApi([text('noted')]);
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      HOME: home.path,
-      ANTHROPIC_API_KEY: 'sk-ant-test',
-      ANTHROPIC_BASE_URL: api.url,
-    };
-    delete env.XDG_CACHE_HOME;
+    const env = cliEnv({ home: home.path, api: api.url });
     const result = await runCli(
       ['-p', '/mcp__h__hostile', '--output-format', 'json', '--workspace', ws.path],
       { env, timeoutMs: 90_000 },

@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -11,6 +11,7 @@ import { connectionCounter, testMcpHttpServer } from '../support/mcp-http-server
 import { testPolicy } from '../support/policies.js';
 import { runCli } from '../support/run-cli.js';
 import { sandboxedExecutor } from '../support/sandboxed-executor.js';
+import { writeSkateSettings } from '../support/skate-settings.js';
 
 const noSandbox = !(await probeSandbox()).available;
 const TOKEN = 'remote-mcp-secret-9c41d7e2b8';
@@ -85,15 +86,11 @@ describe.skipIf(noSandbox)("a remote MCP server's executor", () => {
     await using home = await hostDir('mcp-remote-sec-home-');
     await using ws = await hostDir('mcp-remote-sec-ws-');
     await using server = await testMcpHttpServer({ transport: 'http', authorization: `Bearer ${TOKEN}` });
-    await mkdir(path.join(home.path, '.skate'));
-    await writeFile(
-      path.join(home.path, '.skate', 'settings.json'),
-      JSON.stringify({
-        mcpServers: {
-          remote: { type: 'http', url: server.url, headers: { Authorization: `Bearer ${TOKEN}` } },
-        },
-      }),
-    );
+    await writeSkateSettings(home.path, {
+      mcpServers: {
+        remote: { type: 'http', url: server.url, headers: { Authorization: `Bearer ${TOKEN}` } },
+      },
+    });
     await using api = await fakeMessagesApi([
       {
         type: 'message',

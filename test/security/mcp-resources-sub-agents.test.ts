@@ -3,9 +3,11 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../harness/project-paths.js';
-import { type FakeReply, fakeMessagesApi } from '../support/fake-messages-api.js';
+import { toolCall as call, textReply as text } from '../support/cli-world.js';
+import { fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { runCli } from '../support/run-cli.js';
+import { writeSkateSettings } from '../support/skate-settings.js';
 
 /**
  * Resources for sub-agents (issue #22) never widen a child: a read-only child asking for the
@@ -16,13 +18,6 @@ import { runCli } from '../support/run-cli.js';
  */
 const TEST_SERVER = path.join(projectRoot(), 'test', 'fixtures', 'mcp', 'test-server.mjs');
 const KEY = 'PRIVATE-KEY-9c41e7d2-NEVER-READ';
-
-const call = (id: string, name: string, input: Record<string, unknown>): FakeReply => ({
-  type: 'message',
-  blocks: [{ type: 'tool_use', id, name, input }],
-  stopReason: 'tool_use',
-});
-const text = (t: string): FakeReply => ({ type: 'message', blocks: [{ type: 'text', text: t }] });
 
 const startsIn = async (log: string): Promise<number> =>
   existsSync(log) ? (await readFile(log, 'utf8')).trim().split('\n').filter(Boolean).length : 0;
@@ -35,21 +30,17 @@ describe('MCP resources and sub-agents', () => {
     await writeFile(path.join(home.path, '.ssh', 'id_rsa'), `${KEY}\n`);
     await mkdir(path.join(ws.path, 'out'));
     const log = path.join(ws.path, 'out', 'w-starts');
-    await mkdir(path.join(home.path, '.skate'), { recursive: true });
-    await writeFile(
-      path.join(home.path, '.skate', 'settings.json'),
-      JSON.stringify({
-        mcpServers: {
-          t: { command: process.execPath, args: [TEST_SERVER] },
-          w: {
-            command: process.execPath,
-            args: [TEST_SERVER],
-            env: { MCP_START_LOG: log },
-            policy: { write: ['out'] },
-          },
+    await writeSkateSettings(home.path, {
+      mcpServers: {
+        t: { command: process.execPath, args: [TEST_SERVER] },
+        w: {
+          command: process.execPath,
+          args: [TEST_SERVER],
+          env: { MCP_START_LOG: log },
+          policy: { write: ['out'] },
         },
-      }),
-    );
+      },
+    });
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       HOME: home.path,

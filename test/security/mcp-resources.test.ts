@@ -2,9 +2,11 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../harness/project-paths.js';
-import { type FakeReply, fakeMessagesApi } from '../support/fake-messages-api.js';
+import { toolCall as call, cliEnv } from '../support/cli-world.js';
+import { fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { runCli } from '../support/run-cli.js';
+import { writeSkateSettings } from '../support/skate-settings.js';
 
 /**
  * MCP resources are read by the server in its own executor: a server that offers any file by path
@@ -12,12 +14,6 @@ import { runCli } from '../support/run-cli.js';
  */
 const TEST_SERVER = path.join(projectRoot(), 'test', 'fixtures', 'mcp', 'test-server.mjs');
 const SSH_KEY = 'FAKE-PRIVATE-KEY-for-mcp-resources';
-
-const call = (id: string, name: string, input: Record<string, unknown>): FakeReply => ({
-  type: 'message',
-  blocks: [{ type: 'tool_use', id, name, input }],
-  stopReason: 'tool_use',
-});
 
 describe('MCP resources', () => {
   it('a resource naming ~/.ssh/id_rsa reads nothing of it: neither the result nor the model’s next request holds the key', async () => {
@@ -27,11 +23,9 @@ describe('MCP resources', () => {
     const key = path.join(home.path, '.ssh', 'id_rsa');
     await writeFile(key, SSH_KEY);
     await writeFile(path.join(ws.path, 'visible.txt'), 'workspace text');
-    await mkdir(path.join(home.path, '.skate'));
-    await writeFile(
-      path.join(home.path, '.skate', 'settings.json'),
-      JSON.stringify({ mcpServers: { t: { command: process.execPath, args: [TEST_SERVER] } } }),
-    );
+    await writeSkateSettings(home.path, {
+      mcpServers: { t: { command: process.execPath, args: [TEST_SERVER] } },
+    });
     await using api = await fakeMessagesApi([
       call('k', 'mcp_read_resource', { server: 't', uri: `test://file?path=${encodeURIComponent(key)}` }),
       call('v', 'mcp_read_resource', {
@@ -40,14 +34,7 @@ describe('MCP resources', () => {
       }),
       { type: 'message', blocks: [{ type: 'text', text: 'done' }] },
     ]);
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      HOME: home.path,
-      ANTHROPIC_API_KEY: 'sk-ant-test',
-      ANTHROPIC_BASE_URL: api.url,
-    };
-    delete env.SKATE_MODEL;
-    delete env.XDG_CACHE_HOME;
+    const env = cliEnv({ home: home.path, api: api.url });
     const run = await runCli(['-p', 'go', '--output-format', 'stream-json', '--workspace', ws.path], {
       env,
       timeoutMs: 90_000,

@@ -4,10 +4,12 @@ import net from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../harness/project-paths.js';
+import { cliEnv } from '../support/cli-world.js';
 import { fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { eventually, pidsWithMarker } from '../support/processes.js';
 import { runCli } from '../support/run-cli.js';
+import { writeSkateSettings } from '../support/skate-settings.js';
 
 const HOSTILE_SERVER = path.join(projectRoot(), 'test', 'fixtures', 'mcp', 'hostile-server.mjs');
 const PROVIDER_KEY = 'sk-ant-mcp-secret-0123456789';
@@ -32,20 +34,16 @@ describe('a hostile MCP server, in its own executor', () => {
     await using outside = await hostDir('mcp-sec-out-');
     await mkdir(path.join(home.path, '.ssh'));
     await writeFile(path.join(home.path, '.ssh', 'id_rsa'), SSH_KEY);
-    await mkdir(path.join(home.path, '.skate'));
-    await writeFile(
-      path.join(home.path, '.skate', 'settings.json'),
-      JSON.stringify({
-        mcpServers: {
-          evil: {
-            command: process.execPath,
-            args: [HOSTILE_SERVER],
-            // A user's paste or a planted file: the harness's secrets never reach a server, by name or by value.
-            env: { ANTHROPIC_API_KEY: PROVIDER_KEY, SMUGGLED: `Bearer ${PROVIDER_KEY}`, HARMLESS: 'yes' },
-          },
+    await writeSkateSettings(home.path, {
+      mcpServers: {
+        evil: {
+          command: process.execPath,
+          args: [HOSTILE_SERVER],
+          // A user's paste or a planted file: the harness's secrets never reach a server, by name or by value.
+          env: { ANTHROPIC_API_KEY: PROVIDER_KEY, SMUGGLED: `Bearer ${PROVIDER_KEY}`, HARMLESS: 'yes' },
         },
-      }),
-    );
+      },
+    });
     // A server on the host's loopback that the MCP server must not reach.
     let reached = 0;
     const listener = net.createServer((socket) => {
@@ -73,13 +71,7 @@ describe('a hostile MCP server, in its own executor', () => {
         },
         { type: 'message', blocks: [{ type: 'text', text: 'done' }] },
       ]);
-      const env: NodeJS.ProcessEnv = {
-        ...process.env,
-        HOME: home.path,
-        ANTHROPIC_API_KEY: PROVIDER_KEY,
-        ANTHROPIC_BASE_URL: api.url,
-      };
-      delete env.XDG_CACHE_HOME;
+      const env = cliEnv({ home: home.path, api: api.url, key: PROVIDER_KEY });
       const result = await runCli(['-p', 'go', '--output-format', 'stream-json', '--workspace', ws.path], {
         env,
         timeoutMs: 90_000,

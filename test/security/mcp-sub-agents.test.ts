@@ -1,11 +1,13 @@
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../harness/project-paths.js';
+import { toolCall as call, cliEnv } from '../support/cli-world.js';
 import { type FakeReply, fakeMessagesApi, type RecordedRequest } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { runCli } from '../support/run-cli.js';
+import { writeSkateSettings } from '../support/skate-settings.js';
 
 /**
  * A sub-agent is never widened through an MCP server: a read-only child is not given a server whose
@@ -13,11 +15,6 @@ import { runCli } from '../support/run-cli.js';
  */
 const TEST_SERVER = path.join(projectRoot(), 'test', 'fixtures', 'mcp', 'test-server.mjs');
 
-const call = (id: string, name: string, input: Record<string, unknown>): FakeReply => ({
-  type: 'message',
-  blocks: [{ type: 'tool_use', id, name, input }],
-  stopReason: 'tool_use',
-});
 const done = (id: string, summary: string): FakeReply =>
   call(id, 'complete_task', { status: 'completed', summary });
 
@@ -31,13 +28,9 @@ describe('MCP servers and sub-agents', () => {
     await using home = await hostDir('mcpsub-sec-home-');
     await using ws = await hostDir('mcpsub-sec-ws-');
     await mkdir(path.join(ws.path, 'out'));
-    await mkdir(path.join(home.path, '.skate'), { recursive: true });
-    await writeFile(
-      path.join(home.path, '.skate', 'settings.json'),
-      JSON.stringify({
-        mcpServers: { t: { command: process.execPath, args: [TEST_SERVER], policy: { write: ['out'] } } },
-      }),
-    );
+    await writeSkateSettings(home.path, {
+      mcpServers: { t: { command: process.execPath, args: [TEST_SERVER], policy: { write: ['out'] } } },
+    });
     const readOnlyTarget = path.join(ws.path, 'out', 'from-read-only-child');
     const writerTarget = path.join(ws.path, 'out', 'from-writing-child');
     await using api = await fakeMessagesApi([
@@ -49,14 +42,7 @@ describe('MCP servers and sub-agents', () => {
     api.enqueueFor('SEC-RO', call('r1', 'mcp__t__touch', { path: readOnlyTarget }), done('r2', 'tried'));
     // The control: a child that may write the workspace is given the server, and its call writes.
     api.enqueueFor('SEC-RW', call('w1', 'mcp__t__touch', { path: writerTarget }), done('w2', 'wrote'));
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      HOME: home.path,
-      ANTHROPIC_API_KEY: 'sk-ant-test',
-      ANTHROPIC_BASE_URL: api.url,
-    };
-    delete env.SKATE_MODEL;
-    delete env.XDG_CACHE_HOME;
+    const env = cliEnv({ home: home.path, api: api.url });
     const run = await runCli(['-p', 'go', '--output-format', 'stream-json', '--workspace', ws.path], {
       env,
       timeoutMs: 90_000,

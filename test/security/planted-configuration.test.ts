@@ -14,6 +14,7 @@ import { hostDir } from '../support/host-dir.js';
 import { type CliResult, runCli } from '../support/run-cli.js';
 import { sandboxedExecutor } from '../support/sandboxed-executor.js';
 import { allSseMessages, startSkateServe } from '../support/skate-serve.js';
+import { writeSkateSettings } from '../support/skate-settings.js';
 import type { TempDir } from '../support/temp-dir.js';
 
 /**
@@ -96,8 +97,7 @@ describe.skipIf(noSandbox)('planted configuration and instructions', () => {
       await using _home = home;
       const listener = await hostOnlyServer();
       try {
-        await mkdir(path.join(ws, '.skate'));
-        await writeFile(path.join(ws, '.skate', 'settings.json'), JSON.stringify({ network: 'on' }));
+        await writeSkateSettings(ws, { network: 'on' });
         await using api = await fakeMessagesApi([
           shellCall('tu_net', `${process.execPath} -e "${connectTo(listener.port)}"`),
           done,

@@ -9,7 +9,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { probeSandbox } from '../../harness/sandbox/probe-sandbox.js';
@@ -18,6 +18,7 @@ import { hostDir } from '../support/host-dir.js';
 import { commandLine, processDescendants } from '../support/process-descendants.js';
 import { eventually } from '../support/processes.js';
 import { runCli } from '../support/run-cli.js';
+import { writeSkateSettings } from '../support/skate-settings.js';
 
 const support = await probeSandbox();
 const noSandbox = support.available ? undefined : `no kernel sandbox here: ${support.problem}`;
@@ -72,20 +73,16 @@ describe.skipIf(noSandbox)('provider credentials stay in the harness', () => {
         },
         { type: 'reply', text: 'Probed.' },
       );
-      await mkdir(path.join(home.path, '.skate'));
-      await writeFile(
-        path.join(home.path, '.skate', 'settings.json'),
-        JSON.stringify({
-          providers: {
-            local: {
-              type: 'openai-chat',
-              baseURL: api.url,
-              apiKeyEnv: 'MY_LOCAL_LLM_TOKEN',
-              models: { m: { contextWindow: 32_000 } },
-            },
+      await writeSkateSettings(home.path, {
+        providers: {
+          local: {
+            type: 'openai-chat',
+            baseURL: api.url,
+            apiKeyEnv: 'MY_LOCAL_LLM_TOKEN',
+            models: { m: { contextWindow: 32_000 } },
           },
-        }),
-      );
+        },
+      });
       const { ANTHROPIC_API_KEY: _key, ...rest } = process.env;
       const running = runCli(
         [

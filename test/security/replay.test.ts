@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { probeSandbox } from '../../harness/sandbox/probe-sandbox.js';
 import { hostDir } from '../support/host-dir.js';
 import { runCli } from '../support/run-cli.js';
+import { writeSkateSettings } from '../support/skate-settings.js';
 
 /**
  * `skate replay FILE` reads a record and acts on it (issue #27). Without `--execute-tools` nothing a
@@ -87,13 +88,9 @@ describe.skipIf(noSandbox)('skate replay (host-side checks)', () => {
     expect(existsSync(path.join(ws.path, 'keep'))).toBe(true);
 
     const block = `jq -r .tool_input.command | grep -q 'rm -rf' && { echo 'no rm -rf' >&2; exit 2; }; exit 0`;
-    await mkdir(path.join(home.path, '.skate'), { recursive: true });
-    await writeFile(
-      path.join(home.path, '.skate', 'settings.json'),
-      JSON.stringify({
-        hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: block }] }] },
-      }),
-    );
+    await writeSkateSettings(home.path, {
+      hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: block }] }] },
+    });
     const executed = await runCli(['replay', record, '--execute-tools'], {
       env: env(home.path),
       timeoutMs: 60_000,

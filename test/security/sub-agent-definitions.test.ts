@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { toolCall as call, textReply as text } from '../support/cli-world.js';
 import { type FakeReply, fakeMessagesApi, type RecordedRequest } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
 import { runCli } from '../support/run-cli.js';
@@ -20,12 +21,6 @@ function env(home: string, api: string): NodeJS.ProcessEnv {
   delete e.SKATE_MODEL;
   return e;
 }
-const call = (id: string, name: string, input: Record<string, unknown>): FakeReply => ({
-  type: 'message',
-  blocks: [{ type: 'tool_use', id, name, input }],
-  stopReason: 'tool_use',
-});
-const text = (t: string): FakeReply => ({ type: 'message', blocks: [{ type: 'text', text: t }] });
 const done = (id: string): FakeReply =>
   call(id, 'complete_task', {
     status: 'completed',

@@ -13,6 +13,24 @@ export function textReply(text: string): FakeReply {
   return { type: 'message', blocks: [{ type: 'text', text }] };
 }
 
+/**
+ * The environment that points the real `skate` at a fake Messages API (`api`, its URL), optionally
+ * with a HOME of its own (`~/.skate` settings, consent, caches). The model and the caches are the
+ * test's choice, not whoever runs the suite.
+ */
+export function cliEnv(options: { api: string; key?: string; home?: string | undefined }): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ANTHROPIC_API_KEY: options.key ?? 'sk-ant-test',
+    ANTHROPIC_BASE_URL: options.api,
+    ...(options.home !== undefined && { HOME: options.home }),
+  };
+  delete env.SKATE_MODEL;
+  delete env.ANTHROPIC_MODEL;
+  if (options.home !== undefined) delete env.XDG_CACHE_HOME;
+  return env;
+}
+
 export interface CliWorldOptions {
   /** What the fake Messages API answers, in order (more with `api.enqueue`/`enqueueFor`). */
   replies?: FakeReply[];
@@ -47,16 +65,7 @@ export async function cliWorld(options: CliWorldOptions = {}): Promise<CliWorld>
     const home = options.home ? await hostDir('cli-world-home-') : undefined;
     if (home) dirs.push(home);
     const api = await fakeMessagesApi(options.replies ?? []);
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      ANTHROPIC_API_KEY: options.key ?? 'sk-ant-test-cli-world',
-      ANTHROPIC_BASE_URL: api.url,
-      ...(home && { HOME: home.path }),
-    };
-    // The model and caches are the test's choice, not whoever runs the suite.
-    delete env.SKATE_MODEL;
-    delete env.ANTHROPIC_MODEL;
-    if (home) delete env.XDG_CACHE_HOME;
+    const env = cliEnv({ api: api.url, key: options.key ?? 'sk-ant-test-cli-world', home: home?.path });
     return {
       ws: ws.path,
       home: home?.path,

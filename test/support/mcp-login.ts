@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { distPath } from '../../harness/project-paths.js';
+import { cliEnv } from './cli-world.js';
 import type { CliResult } from './run-cli.js';
 
 /**
@@ -43,4 +44,12 @@ export function loginViaCli(
       );
     });
   });
+}
+
+/** The CLI's environment for a login test: a HOME of its own, and no browser (the test is the browser). */
+export function loginEnv(home: string, api = 'http://127.0.0.1:9'): NodeJS.ProcessEnv {
+  const env = cliEnv({ home, api });
+  delete env.DISPLAY;
+  delete env.WAYLAND_DISPLAY;
+  return env;
 }

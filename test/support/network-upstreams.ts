@@ -65,6 +65,34 @@ export async function httpUpstream(): Promise<Upstream> {
   return upstream;
 }
 
+/** A loopback HTTP host that answers `reached` and records the path of each request that reached it. */
+export interface HitTarget extends AsyncDisposable {
+  port: number;
+  hits: string[];
+  /** A shell command fetching `/name` through the sandbox's proxy (`$HTTP_PROXY`), never straight to the host. */
+  curlViaProxy(name: string): string;
+}
+
+export async function hitTarget(): Promise<HitTarget> {
+  const hits: string[] = [];
+  const server = http.createServer((request, response) => {
+    hits.push(request.url ?? '');
+    response.end('reached\n');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    port,
+    hits,
+    curlViaProxy: (name) =>
+      `curl -sS --max-time 60 --noproxy '' -x "$HTTP_PROXY" http://127.0.0.1:${port}/${name}`,
+    async [Symbol.asyncDispose]() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
 /** Pids of this process's splice relays (`skate-confine --splice-channel`). */
 export function spliceHelpers(): number[] {
   return readdirSync('/proc')
