@@ -1,9 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { lstat, mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { chown, lstat, mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { NETWORK_DIR_PREFIX, OWNER_FILE_NAME } from '../../harness/network/stale-network-dirs.js';
+import {
+  NETWORK_DIR_PREFIX,
+  OWNER_FILE_NAME,
+  sweepStaleNetworkDirs,
+} from '../../harness/network/stale-network-dirs.js';
 import { distPath } from '../../harness/project-paths.js';
 import { type FakeReply, fakeMessagesApi } from '../support/fake-messages-api.js';
 import { hostDir } from '../support/host-dir.js';
@@ -118,4 +122,31 @@ describe('network directories a killed harness left behind', () => {
       }
     }
   }, 120_000);
+
+  it('leaves what is not plainly its own: another user’s directory, a directory inside, an owner record that is a link', async () => {
+    await using root = await tempDir('stale-net-odd-');
+    await using target = await hostDir('stale-net-odd-target-');
+    await writeFile(path.join(target.path, 'record'), '4194304 1\n');
+    const dead = async (name: string): Promise<string> => {
+      const dir = path.join(root.path, `${NETWORK_DIR_PREFIX}${name}`);
+      await mkdir(dir);
+      await writeFile(path.join(dir, OWNER_FILE_NAME), '4194304 1\n');
+      return dir;
+    };
+    const others = await dead('others');
+    if (process.getuid?.() === 0) await chown(others, 65534, 65534);
+    const nested = await dead('nested');
+    await mkdir(path.join(nested, 'sub'));
+    await writeFile(path.join(nested, 'sub', 'kept.txt'), 'kept');
+    const linkedOwner = path.join(root.path, `${NETWORK_DIR_PREFIX}linked`);
+    await mkdir(linkedOwner);
+    await symlink(path.join(target.path, 'record'), path.join(linkedOwner, OWNER_FILE_NAME));
+    const plain = await dead('plain');
+
+    expect(await sweepStaleNetworkDirs(root.path)).toEqual([plain]);
+    if (process.getuid?.() === 0) expect(existsSync(path.join(others, OWNER_FILE_NAME))).toBe(true);
+    expect(await readFile(path.join(nested, 'sub', 'kept.txt'), 'utf8')).toBe('kept');
+    expect((await lstat(path.join(linkedOwner, OWNER_FILE_NAME))).isSymbolicLink()).toBe(true);
+    expect(await readFile(path.join(target.path, 'record'), 'utf8')).toBe('4194304 1\n');
+  });
 });
