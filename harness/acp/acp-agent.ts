@@ -86,6 +86,17 @@ export function createAcpAgent(options: AcpAgentOptions): SkateAcpAgent {
     return session;
   };
 
+  /**
+   * A new session (`session/new`, `session/fork`) begun on `handle`, the client's servers it could
+   * not use noted, its commands announced once the client knows its id; resolves to the response.
+   */
+  const opened = (handle: AcpAgentHandle, client: AgentContext, problems: readonly string[]) => {
+    const session = begin(handle, client);
+    noteMcpProblems(session, problems, options.log);
+    afterResponse(() => session.announceCommands());
+    return { sessionId: session.id, modes: session.modes, configOptions: session.configOptions };
+  };
+
   /** `session/load` and `session/resume`: an earlier Skate session of the workspace, continued. */
   const continueSession = async (
     params: { sessionId: string; cwd: string; mcpServers?: McpServer[] },
@@ -138,10 +149,7 @@ export function createAcpAgent(options: AcpAgentOptions): SkateAcpAgent {
         const handle = await started(
           options.agents.open({ workspace, session: { kind: 'new' }, mcpServers: servers.entries }),
         );
-        const session = begin(handle, client);
-        noteMcpProblems(session, servers.problems, options.log);
-        afterResponse(() => session.announceCommands());
-        return { sessionId: session.id, modes: session.modes, configOptions: session.configOptions };
+        return opened(handle, client, servers.problems);
       }),
     )
     .onRequest(
@@ -221,10 +229,7 @@ export function createAcpAgent(options: AcpAgentOptions): SkateAcpAgent {
                 mcpServers: servers.entries,
               }),
         );
-        const session = begin(handle, client);
-        noteMcpProblems(session, servers.problems, options.log);
-        afterResponse(() => session.announceCommands());
-        return { sessionId: session.id, modes: session.modes, configOptions: session.configOptions };
+        return opened(handle, client, servers.problems);
       }),
     )
     .onRequest(

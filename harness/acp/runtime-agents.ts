@@ -3,7 +3,6 @@ import type { EngineCommand, EngineEvent, ImageInput } from '../../shared/engine
 import type { NetworkPolicy, NetworkSetting } from '../../shared/policy.js';
 import type { ToolEffect } from '../../shared/tool.js';
 import { waitingForBackground } from '../agents/background-agents.js';
-import type { McpPool } from '../mcp/mcp-pool.js';
 import type { McpPromptCommand } from '../mcp/mcp-prompt-commands.js';
 import { planFilePath } from '../planning/plan-file.js';
 import { AgentRuntimeError } from '../runtime/agent-runtime-error.js';
@@ -16,32 +15,28 @@ import type { AcpAgentFactory, AcpAgentHandle, AcpMode } from './acp-agent-port.
 import type { AcpCommand } from './prompt-command.js';
 import type { PromptOutcome } from './stop-reason.js';
 
-/** What every ACP session's agent shares; the workspace and session come from the editor. */
+/** An ACP session's agent as its workspace's settings make it; the workspace and session come from the editor. */
 export type AcpAgentSettings = Omit<
   AgentSettings,
   'workspace' | 'session' | 'events' | 'answerer' | 'activity'
 >;
 
-export interface RuntimeAgentsOptions {
-  /**
-   * The MCP servers of your settings (and the workspace's own) for a session's workspace, under
-   * the agent's policy there (see `AgentRunFlags.mcpFor`); without it, `settings.mcp` for every session.
-   */
-  mcpFor?: ((workspace: string) => Promise<McpPool | undefined>) | undefined;
-}
-
-/** ACP sessions on the agent runtime: one `AgentSession` each, recorded like any other Skate session. */
+/**
+ * ACP sessions on the agent runtime: one `AgentSession` each, recorded like any other Skate session.
+ * `settingsFor` gives the settings of a session's workspace (the flags over your settings and that
+ * workspace's own: its policy, hooks, agent files, MCP servers), never those of another.
+ */
 export function createRuntimeAgents(
-  settings: AcpAgentSettings,
-  options: RuntimeAgentsOptions = {},
+  settingsFor: (workspace: string) => Promise<AcpAgentSettings>,
 ): AcpAgentFactory {
   return {
     async open({ workspace, session, mcpServers }) {
+      const settings = await settingsFor(workspace);
       const stored: AgentSettings['session'] =
         session.kind === 'fork'
           ? { kind: 'resume', id: session.id, forkAt: await lastEventOf(workspace, session.id) }
           : session;
-      const own = options.mcpFor ? await options.mcpFor(workspace) : settings.mcp;
+      const own = settings.mcp;
       // The client's MCP servers are this session's, beside those of the settings.
       const mcp = mcpServers?.length
         ? await (await import('../mcp/client-mcp-pool.js')).clientMcpPool({

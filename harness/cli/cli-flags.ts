@@ -84,11 +84,10 @@ export interface AgentRunFlags extends ExecutorFlags {
   /** The run's MCP servers (settings files, `.mcp.json`, consent); undefined when none are configured. */
   mcp?: McpPool | undefined;
   /**
-   * With `mcp: 'per-workspace'` (`skate acp`, whose sessions each name their workspace): the MCP
-   * servers of one workspace (your settings' and that workspace's own), each narrowed from the
-   * agent's policy in that workspace; one pool per workspace, shared by its sessions.
+   * With `perWorkspace` (`skate acp`, whose sessions each name their workspace): the flags of a
+   * run in that workspace, its own settings, hooks, agent files and MCP servers included.
    */
-  mcpFor?: ((workspace: string) => Promise<McpPool | undefined>) | undefined;
+  forWorkspace?: ((workspace: string) => Promise<AgentRunFlags>) | undefined;
 }
 
 /** A command's entry point: parses its own flags and runs; resolves to the exit code. */
@@ -210,12 +209,63 @@ export function parseAgentArgs(args: string[]) {
  * (`~/.skate/settings.json`, then the workspace's): flags win, then SKATE_MODEL (or Claude Code's
  * ANTHROPIC_MODEL) for the model,
  * then the files, then the defaults. Applies the settings' `env` to this process.
+ *
+ * With `perWorkspace` (`skate acp`, whose sessions each name their workspace), only your file is
+ * read at start (its `env` and providers are the process's), and `forWorkspace` gives the flags of
+ * one session workspace: that workspace's settings over yours and under the flags, its hooks, agent
+ * files and MCP servers (each under its consent rules), its policy. Sessions of one workspace share
+ * them (one hook runner, one MCP pool) while its settings read the same.
  */
 export async function agentFlags(
-  values: ReturnType<typeof parseAgentArgs>['values'],
-  options: { mcp?: 'run' | 'per-workspace' } = {},
+  values: AgentValues,
+  options: { perWorkspace: true },
+): Promise<AgentRunFlags & Required<Pick<AgentRunFlags, 'forWorkspace'>>>;
+export async function agentFlags(
+  values: AgentValues,
+  options?: { perWorkspace?: false },
+): Promise<AgentRunFlags>;
+export async function agentFlags(
+  values: AgentValues,
+  options: { perWorkspace?: boolean } = {},
 ): Promise<AgentRunFlags> {
-  // Flags are checked before the settings are read: a typo is reported as a typo.
+  const flagged = checkedFlags(values);
+  // The flags are the baseline's too: a workspace file may only narrow what they and the user's file set.
+  const settingsFlags = { policy: values.policy, approval: flagged.approval, network: flagged.network };
+  const settings = await loadSettings({
+    workspace: options.perWorkspace ? undefined : values.workspace,
+    flags: settingsFlags,
+  });
+  applySettingsEnv(settings.env);
+  applySettingsProviders(settings.providers);
+  if (values.verbose) {
+    note(`settings: ${settings.files.length > 0 ? settings.files.join(', ') : 'no settings files'}`);
+  }
+  if (!options.perWorkspace) return runFlags(values, flagged, settings, values.workspace);
+  const cache = new Map<string, { read: string; flags: Promise<AgentRunFlags> }>();
+  const forWorkspace = async (workspace: string): Promise<AgentRunFlags> => {
+    const real = await realpath(workspace);
+    const own = await loadSettings({ workspace: real, flags: settingsFlags });
+    // Read again for each session, so that an edited file (a narrower policy, say) applies to the next one.
+    const read = JSON.stringify(own);
+    const cached = cache.get(real);
+    if (cached?.read === read) return cached.flags;
+    if (values.verbose) note(`settings for ${real}: ${own.files.join(', ') || 'no settings files'}`);
+    const flags = runFlags(values, flagged, own, real);
+    cache.set(real, { read, flags });
+    flags.catch(() => {
+      if (cache.get(real)?.flags === flags) cache.delete(real);
+    });
+    return flags;
+  };
+  // At start: what your file and the flags say (the model, to check its key), and nothing of a workspace.
+  return { ...(await runFlags(values, flagged, settings, undefined)), forWorkspace };
+}
+
+type AgentValues = ReturnType<typeof parseAgentArgs>['values'];
+type CheckedFlags = ReturnType<typeof checkedFlags>;
+
+/** The agent flags settings files may also set, checked before any file is read: a typo is reported as a typo. */
+function checkedFlags(values: AgentValues) {
   const flagged = {
     maxTurns: values['max-turns'] === undefined ? undefined : positiveInt('--max-turns', values['max-turns']),
     maxTokens:
@@ -237,74 +287,68 @@ export async function agentFlags(
     throw new UsageError('--input-format stream-json needs --output-format stream-json');
   }
   sandboxMode(values.sandbox);
-  // The flags are the baseline's too: a workspace file may only narrow what they and the user's file set.
-  const settingsFlags = { policy: values.policy, approval: flagged.approval, network: flagged.network };
-  const settings = await loadSettings({ workspace: values.workspace, flags: settingsFlags });
-  applySettingsEnv(settings.env);
-  applySettingsProviders(settings.providers);
-  if (values.verbose) {
-    note(`settings: ${settings.files.length > 0 ? settings.files.join(', ') : 'no settings files'}`);
-  }
+  return flagged;
+}
+
+/**
+ * The flags of a run in `workspace` under `settings` (your file and that workspace's); without a
+ * workspace, none of what a workspace brings (hooks, agent files, MCP servers) is set up.
+ */
+async function runFlags(
+  values: AgentValues,
+  flagged: CheckedFlags,
+  settings: Settings,
+  workspace: string | undefined,
+): Promise<AgentRunFlags> {
   const network = flagged.network ?? settings.network;
   const terminal = Boolean(process.stdin.isTTY && process.stderr.isTTY);
-  const hooks = await setupHooks({
-    sources: settings.hookSources,
-    workspace: values.workspace,
-    sandbox: sandboxMode(values.sandbox),
-    disabled: values['no-hooks'] || settings.disableAllHooks === true,
-    trustWorkspace: values['trust-workspace-hooks'],
-    consent: createConsentStore(),
-    // Asked where a person is at a terminal; headless (piped, an editor, a service), never.
-    ...(terminal && {
-      ask: async (question: string) => /^y(es)?$/i.test(((await askAtTerminal(question)) ?? '').trim()),
-    }),
-    note,
-  });
+  // Asked where a person is at a terminal; headless (piped, an editor, a service), never.
+  const ask = terminal
+    ? async (question: string) => /^y(es)?$/i.test(((await askAtTerminal(question)) ?? '').trim())
+    : undefined;
+  const hooks =
+    workspace === undefined
+      ? undefined
+      : await setupHooks({
+          sources: settings.hookSources,
+          workspace,
+          sandbox: sandboxMode(values.sandbox),
+          disabled: values['no-hooks'] || settings.disableAllHooks === true,
+          trustWorkspace: values['trust-workspace-hooks'],
+          consent: createConsentStore(),
+          ...(ask && { ask }),
+          note,
+        });
   if (values.verbose && hooks) note(`hooks: ${hooks.entries.length} configured`);
   const policy = values.policy ?? settings.policy ?? DEFAULT_POLICY;
   // Agent files only matter where spawn_agent is offered, on a local executor whose policy is known here.
   const agents =
-    values['no-subagents'] || values.executor
+    workspace === undefined || values['no-subagents'] || values.executor
       ? undefined
       : await setupAgentDefinitions({
-          workspace: values.workspace,
+          workspace,
           policy,
           trustWorkspace: values['trust-workspace-agents'],
           consent: createConsentStore(),
-          ...(terminal && {
-            ask: async (question: string) => /^y(es)?$/i.test(((await askAtTerminal(question)) ?? '').trim()),
-          }),
+          ...(ask && { ask }),
           note,
         });
   if (values.verbose && agents?.length)
     note(`agents: ${agents.map((entry) => entry.definition.name).join(', ')}`);
-  const mcpOf = (of: Settings, workspace: string): Promise<McpPool | undefined> =>
-    mcpPoolFor(of, {
-      workspace,
-      sandbox: sandboxMode(values.sandbox),
-      // Headless, a workspace's servers run only when the flag or the user's setting says so (or a consent was recorded).
-      trustWorkspace:
-        values['trust-workspace-mcp'] || (!terminal && of.mcp?.workspaceServersHeadless === true),
-      ask: terminal
-        ? async (question: string) => /^y(es)?$/i.test(((await askAtTerminal(question)) ?? '').trim())
-        : undefined,
-      policy: { policy, network, addDirs: values['add-dir'] },
-    });
-  const mcp = options.mcp === 'per-workspace' ? undefined : await mcpOf(settings, values.workspace);
-  const pools = new Map<string, Promise<McpPool | undefined>>();
-  const mcpFor = async (workspace: string): Promise<McpPool | undefined> => {
-    const real = await realpath(workspace);
-    let pool = pools.get(real);
-    if (!pool) {
-      // That workspace's settings, for its servers (its `.mcp.json` too): the agent's policy stays the flags'.
-      pool = loadSettings({ workspace: real, flags: settingsFlags }).then((own) => mcpOf(own, real));
-      pools.set(real, pool);
-      pool.catch(() => pools.delete(real));
-    }
-    return pool;
-  };
+  const mcp =
+    workspace === undefined
+      ? undefined
+      : await mcpPoolFor(settings, {
+          workspace,
+          sandbox: sandboxMode(values.sandbox),
+          // Headless, a workspace's servers run only when the flag or the user's setting says so (or a consent was recorded).
+          trustWorkspace:
+            values['trust-workspace-mcp'] || (!terminal && settings.mcp?.workspaceServersHeadless === true),
+          ask,
+          policy: { policy, network, addDirs: values['add-dir'] },
+        });
   return {
-    ...common({ ...values, policy }),
+    ...common({ ...values, policy, workspace: workspace ?? values.workspace }),
     ...(network !== undefined && { network }),
     ...(values['add-dir'] && { addDirs: values['add-dir'] }),
     outputFormat: flagged.outputFormat,
@@ -336,7 +380,6 @@ export async function agentFlags(
     ...(hooks && { hooks }),
     ...(agents && agents.length > 0 && { agents }),
     ...(mcp && { mcp }),
-    ...(options.mcp === 'per-workspace' && { mcpFor }),
   };
 }
 

@@ -19,6 +19,7 @@ import {
   startAllowlistProxy,
 } from './allowlist-proxy.js';
 import { NetworkGate } from './network-gate.js';
+import { NETWORK_DIR_PREFIX, recordOwner, sweepStaleNetworkDirs } from './stale-network-dirs.js';
 
 export interface SandboxNetworkOptions {
   /** The agent's gate (its live list, where refusals go); a sandbox of its own gets one made here. */
@@ -99,6 +100,9 @@ export function caEnvironment(bundle: string): Record<string, string> {
   };
 }
 
+/** The sweep of directories dead harnesses left (SIGKILL skips the exit handler below): once per process. */
+let swept: Promise<unknown> | undefined;
+
 /** Network directories not yet released, removed at exit if still there (a TUI closed by SIGHUP exits without releasing). */
 const unreleased = new Set<string>();
 let removeAtExit = false;
@@ -124,7 +128,9 @@ export async function prepareSandboxNetwork(
 ): Promise<SandboxNetwork | undefined> {
   const network = policy.network;
   if (network.mode === 'off') return undefined;
-  const dir = await mkdtemp(path.join(tmpdir(), 'skate-net-'));
+  swept ??= sweepStaleNetworkDirs().catch(() => undefined);
+  await swept;
+  const dir = await mkdtemp(path.join(tmpdir(), NETWORK_DIR_PREFIX));
   track(dir);
   const release = async (proxy?: AllowlistProxy): Promise<void> => {
     await proxy?.close().catch(() => undefined);
@@ -132,6 +138,7 @@ export async function prepareSandboxNetwork(
     unreleased.delete(dir);
   };
   try {
+    await recordOwner(dir);
     const env: Record<string, string> = {};
     const bundle = options.caBundle ?? (await hostCaBundle());
     if (bundle) {

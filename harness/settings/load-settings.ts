@@ -53,8 +53,11 @@ export interface SettingsFlags {
 }
 
 export interface LoadSettingsOptions {
-  /** The workspace as given (`--workspace`, default `.`). */
-  workspace: string;
+  /**
+   * The workspace as given (`--workspace`, default `.`); undefined for the user's file alone (a
+   * frontend whose sessions each name their workspace, read per session: `skate acp`).
+   */
+  workspace: string | undefined;
   home?: string;
   /**
    * What the flags set. They win over both files, and with the user's file they make the baseline
@@ -85,7 +88,8 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Settin
   const home = options.home ?? homedir();
   const flags = options.flags ?? {};
   const userFile = userSettingsFile(home);
-  const workspace = await realpath(options.workspace).catch(() => undefined);
+  const workspace =
+    options.workspace === undefined ? undefined : await realpath(options.workspace).catch(() => undefined);
   const userRead = await readUserFile(userFile, SETTINGS_BOUNDS);
   if (userRead.status === 'read' && workspace)
     await refuseLinkIntoWorkspace(userFile, userRead.real, workspace, home);
@@ -102,7 +106,7 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Settin
   let baseline: Promise<ResolvedPolicy> | undefined;
   const baselineResolved = (): Promise<ResolvedPolicy> => {
     const source = flags.policy ? '--policy' : user?.policy ? userFile : '(default policy)';
-    baseline ??= resolved(baselinePolicy, workspace ?? options.workspace, home, source);
+    baseline ??= resolved(baselinePolicy, workspace ?? options.workspace ?? '.', home, source);
     return baseline;
   };
   const projectRead =

@@ -258,9 +258,9 @@ describe.skipIf(noSandbox)('network allowlist: the proxy is the one way out', ()
     ]) {
       expect(env).toContain(line);
     }
-    // The bundle is there, read-only, beside the proxy's socket and nothing else.
+    // The bundle is there, read-only, beside the proxy's sockets and the owner record (the harness's pid and start).
     expect(await sh('ls /run/skate-net; touch /run/skate-net/x 2>/dev/null || echo READ-ONLY')).toBe(
-      'ca-certificates.crt\nhandoff.sock\nproxy.sock\nREAD-ONLY\n',
+      'ca-certificates.crt\nhandoff.sock\nowner\nproxy.sock\nREAD-ONLY\n',
     );
     expect(await sh('git config --get http.proxy')).toContain('http://127.0.0.1:3128');
     // No DNS from inside: the names do not resolve, and no UDP leaves the namespace.
