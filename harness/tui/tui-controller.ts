@@ -16,6 +16,7 @@ import type { UiEvent } from './apply-engine-events.js';
 import { forkPoint } from './attach-origins.js';
 import { historyEvents } from './history-events.js';
 import { costOverlay, policyOverlay } from './info-overlays.js';
+import { McpLogins, mcpOverlay } from './mcp-commands.js';
 import { SLASH_ALIASES_HELP, type UiCommand } from './ui-command.js';
 import type { UiInput, UiReducer } from './ui-reducer.js';
 import type { Effect, Overlay, SessionPick, UiState } from './ui-state.js';
@@ -71,6 +72,14 @@ export class TuiController {
   private executorsScheduled = false;
   /** Set while a `/mcp__…` prompt is being fetched from its server: Ctrl-C cancels it. */
   private expanding: AbortController | undefined;
+  /** `:mcp login` waits for a browser beside the conversation. */
+  private readonly logins = new McpLogins({
+    backend: () => this.backend,
+    notice: (level, text) =>
+      this.dispatch({ type: 'events', events: [{ type: level, agent: [], message: text }], now: this.now() }),
+    flash: (text) => this.flash(text),
+    changed: () => this.offerCommands(),
+  });
 
   constructor(private readonly options: TuiControllerOptions) {
     this.state = options.initial;
@@ -101,6 +110,7 @@ export class TuiController {
 
   stop(): void {
     this.stopped = true;
+    this.logins.stop();
     this.unsubscribe();
     this.unsubscribeExecutors();
     for (const timer of this.timers) clearTimeout(timer);
@@ -410,6 +420,12 @@ export class TuiController {
           return this.showOverlay(await policyOverlay(this.backend));
         case 'cost':
           return this.showOverlay(await costOverlay(this.backend, this.state));
+        case 'mcp':
+          return this.showOverlay(await mcpOverlay(this.backend));
+        case 'mcp_login':
+          return await this.logins.login(command.server, command.browser);
+        case 'mcp_logout':
+          return await this.logins.logout(command.server);
         default:
           this.flash(`:${command.type.replace('_', ' ')} is not in the terminal UI yet`);
       }
