@@ -32,7 +32,7 @@ import { addUsage } from '../engine/token-usage.js';
 import type { ExecutorClient } from '../executor-client/executor-client.js';
 import { isNotableHookDecision } from '../hooks/hook-decision-line.js';
 import type { AgentHooks } from '../hooks/hook-verdict.js';
-import type { McpPool, McpServerRow } from '../mcp/mcp-pool.js';
+import type { McpPool, McpResourceServer, McpServerRow } from '../mcp/mcp-pool.js';
 import type { PoolLogin, PoolLoginOptions } from '../mcp/mcp-pool-login.js';
 import type { McpPromptCommand } from '../mcp/mcp-prompt-commands.js';
 import { createNetworkAsker } from '../network/network-asker.js';
@@ -347,6 +347,11 @@ export class AgentSession {
    */
   promptCommands(): McpPromptCommand[] {
     return (this.settings.subagents?.depth ?? 0) === 0 ? (this.settings.mcp?.promptCommands() ?? []) : [];
+  }
+
+  /** The servers with resources, for `@server:uri` mentions in a prompt; the main agent's only, as prompts. */
+  resourceServers(): McpResourceServer[] {
+    return (this.settings.subagents?.depth ?? 0) === 0 ? (this.settings.mcp?.resourceServers() ?? []) : [];
   }
 
   /** The run's MCP servers, where each comes from and its state now (failed: why and when). */

@@ -7,6 +7,7 @@ import {
 } from '../../shared/policy.js';
 import type { RuntimeCommand } from '../../shared/runtime-command.js';
 import { type ExpandedPrompt, expandPromptCommand } from '../mcp/expand-prompt-command.js';
+import { expandResourceMentions } from '../mcp/expand-resource-mentions.js';
 import { promptCommandHint } from '../mcp/mcp-prompt-commands.js';
 import { EXECUTE_TASK } from '../planning/planning-prompts.js';
 import { formatCost } from '../session/format-units.js';
@@ -316,21 +317,32 @@ export class TuiController {
     const controller = new AbortController();
     this.expanding = controller;
     let expanded: ExpandedPrompt;
+    let mentioned: Awaited<ReturnType<typeof expandResourceMentions>> = { kind: 'text', text };
     try {
       expanded = await expandPromptCommand(this.backend.promptCommands?.() ?? [], text, controller.signal);
+      // `@server:uri`: the resources it names read and attached (a prompt command's text is the server's).
+      if (expanded.kind === 'text')
+        mentioned = await expandResourceMentions(
+          text,
+          this.backend.resourceServers?.() ?? [],
+          controller.signal,
+        );
     } finally {
       this.expanding = undefined;
     }
-    if (expanded.kind === 'error') {
+    if (expanded.kind === 'error' || mentioned.kind === 'error') {
+      const error =
+        expanded.kind === 'error' ? expanded.error : mentioned.kind === 'error' ? mentioned.error : '';
       this.dispatch({
         type: 'events',
-        events: [{ type: 'error', agent: [], message: expanded.error }],
+        events: [{ type: 'error', agent: [], message: error }],
         now: this.now(),
       });
       return;
     }
     if (controller.signal.aborted) return;
-    if (expanded.kind === 'text') await this.backend.prompt(text);
+    if (expanded.kind === 'text')
+      await this.backend.prompt(mentioned.kind === 'text' ? mentioned.text : text);
     else
       await this.backend.prompt(expanded.text, expanded.images.length > 0 ? { images: expanded.images } : {});
   }
