@@ -9,8 +9,7 @@ import type { ConversationLog, MetaTool } from '../engine/engine-types.js';
 import { invalidInputResult } from '../engine/invalid-input-result.js';
 import type { ToolRules } from '../engine/tool-rules.js';
 import type { HookRunner } from '../hooks/hook-runner.js';
-import type { McpServerTools } from '../mcp/mcp-pool.js';
-import { type McpChildGrant, mcpToolsForChild } from '../mcp/mcp-tools-for-child.js';
+import { type McpChildGrant, type McpGrantSource, mcpToolsForChild } from '../mcp/mcp-tools-for-child.js';
 import type { ModelProvider } from '../provider/model-provider.js';
 import type { AgentSession } from '../runtime/agent-session.js';
 import type { AgentSettings, ChildExecutorInfo } from '../runtime/agent-settings.js';
@@ -155,8 +154,11 @@ export interface SpawnAgentToolOptions {
   onSandboxWarning?: ((line: string) => void) | undefined;
   /** The run's `--allowedTools` / `--disallowedTools`: a child is held to them too. */
   toolRules?: ToolRules | undefined;
-  /** The run's MCP servers: a child is given those its `tools` name, if their policy is no wider than its. */
-  mcp?: { serverTools(): McpServerTools[]; toolsVersion?(): number } | undefined;
+  /**
+   * The MCP servers this agent may give: the run's (the main agent), or its own grant (a
+   * sub-agent). A child is given those its `tools` name, if their policy is no wider than its.
+   */
+  mcp?: McpGrantSource | undefined;
   /** Gives a child its own session log, linked to the parent's; undefined for none. Closed when the child ends. */
   sessionForChild?(info: ChildSessionInfo): Promise<ChildSession | undefined> | ChildSession | undefined;
   /** The spawning agent's session id, passed to `sessionForChild` of its children. */
@@ -388,6 +390,8 @@ export function createSpawnAgentTool(options: SpawnAgentToolOptions): MetaTool {
                 ...(options.onChildSpawned && { onChildSpawned: options.onChildSpawned }),
                 ...(options.onChildExited && { onChildExited: options.onChildExited }),
                 ...(options.agents && { agents: options.agents }),
+                // Its children choose among what it was given, never more (at every depth).
+                ...(mcp && options.mcp && { mcp: grantSource(mcp, options.mcp) }),
               },
             }),
             answerer: 'nobody',
@@ -580,6 +584,14 @@ async function worktreeChanges(
     warn(`the changes of ${agentId} could not be read back: ${(error as Error).message}`);
     return { error: `its changes could not be read back: ${(error as Error).message}` };
   }
+}
+
+/** What a child may give its own children: its grant, over the servers as they are at each look. */
+function grantSource(grant: McpChildGrant, servers: McpGrantSource): McpGrantSource {
+  return {
+    serverTools: () => grant.servers(servers.serverTools()),
+    ...(servers.toolsVersion && { toolsVersion: () => servers.toolsVersion?.() ?? 0 }),
+  };
 }
 
 /**

@@ -29,6 +29,7 @@ function sameState(expected: string, got: string | null): boolean {
 export async function listenForCallback(options: {
   state: string;
   timeoutMs: number;
+  signal?: AbortSignal | undefined;
 }): Promise<CallbackListener> {
   let settle: { resolve(code: string): void; reject(error: Error): void } | undefined;
   const code = new Promise<string>((resolve, reject) => {
@@ -40,6 +41,7 @@ export async function listenForCallback(options: {
     if (done) return;
     done = true;
     clearTimeout(timer);
+    options.signal?.removeEventListener('abort', cancel);
     if (typeof outcome === 'string') settle?.resolve(outcome);
     else settle?.reject(outcome);
     server.close();
@@ -95,6 +97,9 @@ export async function listenForCallback(options: {
     options.timeoutMs,
   );
   timer.unref();
+  const cancel = (): void => finish(new McpAuthError('cancelled', 'the login was cancelled'));
+  if (options.signal?.aborted) cancel();
+  else options.signal?.addEventListener('abort', cancel, { once: true });
   const { port } = server.address() as AddressInfo;
   return {
     redirectUrl: `http://127.0.0.1:${port}/callback`,

@@ -14,10 +14,15 @@ export interface LoginOptions {
   onAuthorizationUrl(url: URL): void | Promise<void>;
   /** How long the person has to authorize in the browser. */
   timeoutMs: number;
+  /** Ends the wait for the browser (the terminal UI closed); the login then fails as `cancelled`. */
+  signal?: AbortSignal | undefined;
 }
 
+/** How long the person has to authorize in the browser, by default (`skate mcp login`, `:mcp login`). */
+export const DEFAULT_LOGIN_TIMEOUT_MS = 300_000;
+
 /**
- * `skate mcp login`: the MCP authorization flow with the SDK's own client (`auth()`): protected-
+ * `skate mcp login` and the terminal UI's `:mcp login`: the MCP authorization flow with the SDK's own client (`auth()`): protected-
  * resource and authorization-server discovery, dynamic client registration, PKCE, the browser sent
  * to the authorization URL, the code back on a one-shot loopback listener checked against `state`,
  * then the token exchange. Run in the harness (the user's credential, like a provider key); the
@@ -29,7 +34,11 @@ export async function loginMcpServer(options: LoginOptions): Promise<McpOAuthEnt
   checkAuthUrl(url, `the MCP server "${name}"'s URL`);
   const { auth } = await import('@modelcontextprotocol/sdk/client/auth.js');
   const state = randomBytes(32).toString('base64url');
-  await using callback = await listenForCallback({ state, timeoutMs: options.timeoutMs });
+  await using callback = await listenForCallback({
+    state,
+    timeoutMs: options.timeoutMs,
+    signal: options.signal,
+  });
   // A new registration each time: its redirect URI names this listener's port.
   const provider = new MemoryOAuthProvider({
     entry: { url, server: name },

@@ -10,6 +10,8 @@ export type McpAuthErrorCode =
   | 'callback_refused'
   /** Nobody completed the authorization in time. */
   | 'timeout'
+  /** The person (or the UI closing) ended the wait for the browser. */
+  | 'cancelled'
   /** The name is not a configured remote server. */
   | 'not_remote';
 

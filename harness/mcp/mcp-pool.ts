@@ -1,4 +1,5 @@
 import { MCP_LIST_RESOURCES, MCP_READ_RESOURCE } from '../../shared/mcp-resource-tools.js';
+import type { McpHttpServer } from '../../shared/mcp-servers.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import type { ToolResult } from '../../shared/tool.js';
 import type { MetaTool } from '../engine/engine-types.js';
@@ -214,6 +215,36 @@ export class McpPool {
       return handle ? { ...row, state: handle.state() } : row;
     });
     return [...(this.base?.list() ?? []), ...own];
+  }
+
+  /** The remote server `name` as its runs use it (its login is kept under its URL); undefined for none such. */
+  remoteServer(name: string): McpHttpServer | undefined {
+    const handle = this.handles.find((h) => h.name === name);
+    return handle ? handle.remote() : this.base?.remoteServer(name);
+  }
+
+  /**
+   * After a login or a logout (`:mcp login`): the server's executor is stopped and started again,
+   * so that it runs with the login as it is now, and lists its tools; the agents' next requests
+   * offer them (a server that never started before a login had none). Its state after that start;
+   * undefined when no server has that name.
+   */
+  async restart(name: string): Promise<McpServerState | undefined> {
+    const handle = this.handles.find((h) => h.name === name);
+    if (!handle) return this.base?.restart(name);
+    await handle.stop();
+    // A failure is in its state (why and when), which is what the caller shows.
+    await handle.discover().catch(() => undefined);
+    this.changes++;
+    return handle.state();
+  }
+
+  /** Stops the server `name`'s executor (after a logout: the next call starts it without the login); whether there is one such. */
+  async stopServer(name: string): Promise<boolean> {
+    const handle = this.handles.find((h) => h.name === name);
+    if (!handle) return (await this.base?.stopServer(name)) ?? false;
+    await handle.stop();
+    return true;
   }
 
   /** Each server's executor is reported to `registry` from now on (the terminal UI's executor panel). */

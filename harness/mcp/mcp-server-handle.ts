@@ -5,6 +5,7 @@ import { isMcpResourceTool, MCP_LIST_RESOURCES } from '../../shared/mcp-resource
 import {
   isHttpServer,
   type McpBootServer,
+  type McpHttpServer,
   type McpServerConfig,
   remoteServerPattern,
 } from '../../shared/mcp-servers.js';
@@ -134,6 +135,11 @@ export class McpServerHandle {
   /** Its prompts' reserved tools (see `shared/mcp-prompts.ts`), as its executor last listed, or remembered. */
   promptTools(): ToolDefinition[] {
     return (this.tools ?? []).filter((tool) => isMcpPromptTool(tool.name));
+  }
+
+  /** Its configuration (expanded) when it is a remote server: what its login is kept under. */
+  remote(): McpHttpServer | undefined {
+    return isHttpServer(this.options.config) ? this.options.config : undefined;
   }
 
   /** Whether the server declares resources (as its executor last listed, or remembered). */

@@ -16,6 +16,20 @@ export interface McpChildGrant {
    * and patterns asked for. A server that changed its tools (`tools/list_changed`) changes them.
    */
   current(servers: readonly McpServerTools[]): MetaTool[];
+  /**
+   * What the sub-agent may hand its own children, from the servers as they are now: the servers
+   * it was given, each with only the tools its names and patterns match (and its resources only
+   * where it was given them). A grandchild's grant is taken from this, so it is never wider at
+   * any level, and a `tools/list_changed` is narrowed the same way at each.
+   */
+  servers(now: readonly McpServerTools[]): McpServerTools[];
+}
+
+/** The MCP servers an agent may give its sub-agents: the run's pool for the main agent, a grant's `servers` below it. */
+export interface McpGrantSource {
+  serverTools(): McpServerTools[];
+  /** Counts changes of the servers' tools (`McpPool.toolsVersion`); absent: they never change. */
+  toolsVersion?(): number;
 }
 
 /** An `mcp__server__tool` name or an `mcp__server__*` pattern. */
@@ -50,6 +64,8 @@ export async function mcpToolsForChild(
   const resources: McpResourceServer[] = [];
   /** The servers given (their policy no wider than the child's): the only ones a later change can add from. */
   const granted = new Set<string>();
+  /** The servers whose resources were given. */
+  const grantedResources = new Set<string>();
   for (const server of servers) {
     const asked = server.tools.filter((tool) =>
       patterns.some((pattern) => matches(pattern, tool.definition.name)),
@@ -77,7 +93,10 @@ export async function mcpToolsForChild(
     else {
       tools.push(...asked);
       granted.add(server.server);
-      if (askedResources && server.resources) resources.push(server.resources);
+      if (askedResources && server.resources) {
+        resources.push(server.resources);
+        grantedResources.add(server.server);
+      }
     }
   }
   const resourceTools = resources.length > 0 ? mcpResourceTools(resources) : [];
@@ -86,13 +105,20 @@ export async function mcpToolsForChild(
     notGranted.push('mcp_list_resources, mcp_read_resource: no MCP server declares resources');
   for (const pattern of patterns)
     if (!matched.has(pattern)) notGranted.push(`${pattern}: no MCP tool of that name`);
+  const named = (server: McpServerTools): MetaTool[] =>
+    server.tools.filter((tool) => patterns.some((pattern) => matches(pattern, tool.definition.name)));
   const current = (now: readonly McpServerTools[]): MetaTool[] => [
-    ...now
-      .filter((server) => granted.has(server.server))
-      .flatMap((server) =>
-        server.tools.filter((tool) => patterns.some((pattern) => matches(pattern, tool.definition.name))),
-      ),
+    ...now.filter((server) => granted.has(server.server)).flatMap(named),
     ...resourceTools,
   ];
-  return { tools, rest, notGranted, current };
+  const grantedServers = (now: readonly McpServerTools[]): McpServerTools[] =>
+    now
+      .filter((server) => granted.has(server.server))
+      .map((server) => ({
+        server: server.server,
+        policy: server.policy,
+        tools: named(server),
+        resources: grantedResources.has(server.server) ? server.resources : undefined,
+      }));
+  return { tools, rest, notGranted, current, servers: grantedServers };
 }

@@ -32,7 +32,8 @@ import { addUsage } from '../engine/token-usage.js';
 import type { ExecutorClient } from '../executor-client/executor-client.js';
 import { isNotableHookDecision } from '../hooks/hook-decision-line.js';
 import type { AgentHooks } from '../hooks/hook-verdict.js';
-import type { McpServerRow } from '../mcp/mcp-pool.js';
+import type { McpPool, McpResourceServer, McpServerRow } from '../mcp/mcp-pool.js';
+import type { PoolLogin, PoolLoginOptions } from '../mcp/mcp-pool-login.js';
 import type { McpPromptCommand } from '../mcp/mcp-prompt-commands.js';
 import { createNetworkAsker } from '../network/network-asker.js';
 import type { NetworkGate } from '../network/network-gate.js';
@@ -348,9 +349,38 @@ export class AgentSession {
     return (this.settings.subagents?.depth ?? 0) === 0 ? (this.settings.mcp?.promptCommands() ?? []) : [];
   }
 
+  /** The servers with resources, for `@server:uri` mentions in a prompt; the main agent's only, as prompts. */
+  resourceServers(): McpResourceServer[] {
+    return (this.settings.subagents?.depth ?? 0) === 0 ? (this.settings.mcp?.resourceServers() ?? []) : [];
+  }
+
   /** The run's MCP servers, where each comes from and its state now (failed: why and when). */
   mcpServers(): McpServerRow[] {
     return this.settings.mcp?.list() ?? [];
+  }
+
+  /** `:mcp login NAME`: the server's login (as `skate mcp login`), then it starts again with it (`loginPoolServer`). */
+  async mcpLogin(name: string, options: PoolLoginOptions): Promise<PoolLogin> {
+    const { loginPoolServer } = await import('../mcp/mcp-pool-login.js');
+    return loginPoolServer(await this.mcpPool(), name, options);
+  }
+
+  /** `:mcp logout NAME`: its tokens forgotten, its executor stopped; whether a login was kept. */
+  async mcpLogout(name: string): Promise<boolean> {
+    const { logoutPoolServer } = await import('../mcp/mcp-pool-login.js');
+    return logoutPoolServer(await this.mcpPool(), name);
+  }
+
+  /** A remote server's login as `skate mcp list` words it (`:mcp`); undefined for a local one. */
+  async mcpLoginStatus(name: string): Promise<string | undefined> {
+    const { poolServerLogin } = await import('../mcp/mcp-pool-login.js');
+    return this.settings.mcp ? poolServerLogin(this.settings.mcp, name) : undefined;
+  }
+
+  private async mcpPool(): Promise<McpPool> {
+    if (this.settings.mcp) return this.settings.mcp;
+    const { McpAuthError } = await import('../mcp-oauth/mcp-auth-error.js');
+    throw new McpAuthError('not_remote', 'this session has no MCP servers (skate mcp list)');
   }
 
   /** Resolves when the run in progress (if any) has ended. */

@@ -8,6 +8,7 @@ import type { ToolRules } from '../engine/tool-rules.js';
 import type { ExecutorClient } from '../executor-client/executor-client.js';
 import type { HookRunner } from '../hooks/hook-runner.js';
 import type { McpPool } from '../mcp/mcp-pool.js';
+import type { McpGrantSource } from '../mcp/mcp-tools-for-child.js';
 import type { NetworkGate } from '../network/network-gate.js';
 import type { ModelProvider } from '../provider/model-provider.js';
 import type { SandboxMode } from '../sandbox/choose-launcher.js';
@@ -122,6 +123,11 @@ export interface SubagentSettings {
    * include them). Without it the run ends and their results come with the next prompt.
    */
   background?: { limit?: number | undefined; waitAtEnd?: boolean | undefined } | undefined;
+  /**
+   * A sub-agent's MCP grant, which its own children are given from (never wider); the main agent
+   * gives from the run's pool (`AgentSettings.mcp`).
+   */
+  mcp?: McpGrantSource | undefined;
 }
 
 /** A child executor as the spawn hooks see it. */
@@ -171,7 +177,7 @@ export interface AgentSettings {
   subagents?: SubagentSettings | undefined;
   /** The hooks of the whole tree: every sub-agent gets the same ones, whatever its depth. */
   hooks?: HookRunner | undefined;
-  /** The run's MCP servers: their tools are offered to the main agent (not to sub-agents yet). */
+  /** The run's MCP servers: their tools are offered to the main agent; sub-agents get what their `tools` name. */
   mcp?: McpPool | undefined;
   answerer: Answerer;
   /**

@@ -86,7 +86,8 @@ export function harnessTools(input: HarnessToolsInput): MetaTool[] {
         readOnlyChildren,
         diagnosticTools: settings.executor.diagnosticTools,
         ...(settings.toolRules && { toolRules: settings.toolRules }),
-        ...(settings.mcp && { mcp: settings.mcp }),
+        // The main agent gives from the run's servers, a sub-agent from its own grant.
+        ...((settings.mcp ?? sub.mcp) && { mcp: settings.mcp ?? sub.mcp }),
         ...(settings.executor.onSandboxNote && { onSandboxNote: settings.executor.onSandboxNote }),
         ...(settings.executor.onSandboxWarning && { onSandboxWarning: settings.executor.onSandboxWarning }),
         sessionForChild: sub.sessionForChild ?? input.sessionLog.forChild,

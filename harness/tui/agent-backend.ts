@@ -3,6 +3,8 @@ import type { EngineCommand, EngineEvent, ImageInput } from '../../shared/engine
 import type { NetworkPolicy, ResolvedPolicy } from '../../shared/policy.js';
 import type { RuntimeCommand } from '../../shared/runtime-command.js';
 import type { ApprovalMode } from '../engine/engine-types.js';
+import type { McpResourceServer, McpServerRow } from '../mcp/mcp-pool.js';
+import type { PoolLogin, PoolLoginOptions } from '../mcp/mcp-pool-login.js';
 import type { McpPromptCommand } from '../mcp/mcp-prompt-commands.js';
 import type { ExecutorRegistry } from '../runtime/executor-registry.js';
 import type { LoggedMessage, MessageRef } from '../runtime/logged-message.js';
@@ -37,6 +39,16 @@ export interface AgentBackend {
   prompt(text: string, options?: { images?: ImageInput[] }): Promise<unknown>;
   /** The MCP servers' prompts as slash commands (`/mcp__server__prompt`); none when absent. */
   promptCommands?(): McpPromptCommand[];
+  /** The MCP servers with resources, whose `@server:uri` mentions a prompt attaches; none when absent. */
+  resourceServers?(): McpResourceServer[];
+  /** The MCP servers of this session and where each stands (`:mcp`); none when absent. */
+  mcpServers?(): McpServerRow[];
+  /** A remote server's login as `skate mcp list` words it; undefined for a local server. */
+  mcpLoginStatus?(name: string): Promise<string | undefined>;
+  /** `:mcp login NAME`: the OAuth login, then the server started again with it (its tools offered). */
+  mcpLogin?(name: string, options: PoolLoginOptions): Promise<PoolLogin>;
+  /** `:mcp logout NAME`: whether a login was kept (it is forgotten, the server's executor stopped). */
+  mcpLogout?(name: string): Promise<boolean>;
   interrupt(): void;
   /** Cancels one running background sub-agent (`bg-1`); false when none such runs. */
   cancelBackground?(agentId: string): boolean;

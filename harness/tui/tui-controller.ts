@@ -7,6 +7,7 @@ import {
 } from '../../shared/policy.js';
 import type { RuntimeCommand } from '../../shared/runtime-command.js';
 import { type ExpandedPrompt, expandPromptCommand } from '../mcp/expand-prompt-command.js';
+import { expandResourceMentions } from '../mcp/expand-resource-mentions.js';
 import { promptCommandHint } from '../mcp/mcp-prompt-commands.js';
 import { EXECUTE_TASK } from '../planning/planning-prompts.js';
 import { formatCost } from '../session/format-units.js';
@@ -16,6 +17,7 @@ import type { UiEvent } from './apply-engine-events.js';
 import { forkPoint } from './attach-origins.js';
 import { historyEvents } from './history-events.js';
 import { costOverlay, policyOverlay } from './info-overlays.js';
+import { McpLogins, mcpOverlay } from './mcp-commands.js';
 import { SLASH_ALIASES_HELP, type UiCommand } from './ui-command.js';
 import type { UiInput, UiReducer } from './ui-reducer.js';
 import type { Effect, Overlay, SessionPick, UiState } from './ui-state.js';
@@ -71,6 +73,14 @@ export class TuiController {
   private executorsScheduled = false;
   /** Set while a `/mcp__…` prompt is being fetched from its server: Ctrl-C cancels it. */
   private expanding: AbortController | undefined;
+  /** `:mcp login` waits for a browser beside the conversation. */
+  private readonly logins = new McpLogins({
+    backend: () => this.backend,
+    notice: (level, text) =>
+      this.dispatch({ type: 'events', events: [{ type: level, agent: [], message: text }], now: this.now() }),
+    flash: (text) => this.flash(text),
+    changed: () => this.offerCommands(),
+  });
 
   constructor(private readonly options: TuiControllerOptions) {
     this.state = options.initial;
@@ -101,6 +111,7 @@ export class TuiController {
 
   stop(): void {
     this.stopped = true;
+    this.logins.stop();
     this.unsubscribe();
     this.unsubscribeExecutors();
     for (const timer of this.timers) clearTimeout(timer);
@@ -306,21 +317,32 @@ export class TuiController {
     const controller = new AbortController();
     this.expanding = controller;
     let expanded: ExpandedPrompt;
+    let mentioned: Awaited<ReturnType<typeof expandResourceMentions>> = { kind: 'text', text };
     try {
       expanded = await expandPromptCommand(this.backend.promptCommands?.() ?? [], text, controller.signal);
+      // `@server:uri`: the resources it names read and attached (a prompt command's text is the server's).
+      if (expanded.kind === 'text')
+        mentioned = await expandResourceMentions(
+          text,
+          this.backend.resourceServers?.() ?? [],
+          controller.signal,
+        );
     } finally {
       this.expanding = undefined;
     }
-    if (expanded.kind === 'error') {
+    if (expanded.kind === 'error' || mentioned.kind === 'error') {
+      const error =
+        expanded.kind === 'error' ? expanded.error : mentioned.kind === 'error' ? mentioned.error : '';
       this.dispatch({
         type: 'events',
-        events: [{ type: 'error', agent: [], message: expanded.error }],
+        events: [{ type: 'error', agent: [], message: error }],
         now: this.now(),
       });
       return;
     }
     if (controller.signal.aborted) return;
-    if (expanded.kind === 'text') await this.backend.prompt(text);
+    if (expanded.kind === 'text')
+      await this.backend.prompt(mentioned.kind === 'text' ? mentioned.text : text);
     else
       await this.backend.prompt(expanded.text, expanded.images.length > 0 ? { images: expanded.images } : {});
   }
@@ -410,6 +432,12 @@ export class TuiController {
           return this.showOverlay(await policyOverlay(this.backend));
         case 'cost':
           return this.showOverlay(await costOverlay(this.backend, this.state));
+        case 'mcp':
+          return this.showOverlay(await mcpOverlay(this.backend));
+        case 'mcp_login':
+          return await this.logins.login(command.server, command.browser);
+        case 'mcp_logout':
+          return await this.logins.logout(command.server);
         default:
           this.flash(`:${command.type.replace('_', ' ')} is not in the terminal UI yet`);
       }

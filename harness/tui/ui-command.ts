@@ -26,7 +26,12 @@ export type UiCommand =
   /** The executor panel: each executor's policy, limits and live denials. */
   | { type: 'executors' }
   /** The conversation printed into the terminal's own scrollback, out of the full-screen view. */
-  | { type: 'scrollback' };
+  | { type: 'scrollback' }
+  /** The session's MCP servers: where each stands, and a remote one's login. */
+  | { type: 'mcp' }
+  /** A remote MCP server's OAuth login (as `skate mcp login`); `browser`: open the URL in one. */
+  | { type: 'mcp_login'; server: string; browser: boolean }
+  | { type: 'mcp_logout'; server: string };
 
 export type ParsedCommand = { ok: true; command: UiCommand } | { ok: false; error: string };
 
@@ -43,6 +48,9 @@ export const COMMAND_HELP: ReadonlyArray<readonly [string, string]> = [
   [':policy', 'the resolved policy and what this machine enforces'],
   [':cost', 'tokens and cost of this session, sub-agents included'],
   [':executors', 'each executor: policy, limits, calls and live denials'],
+  [':mcp', 'the MCP servers and their state'],
+  [':mcp login S', 'log in to the remote MCP server S (--no-browser)'],
+  [':mcp logout S', "forget the remote MCP server S's login"],
   [':scrollback', "the conversation in the terminal's own scrollback, to scroll and copy"],
   [':help', 'this list'],
 ];
@@ -94,6 +102,8 @@ export function parseUiCommand(line: string): ParsedCommand {
       return noArg({ type: 'executors' });
     case 'scrollback':
       return noArg({ type: 'scrollback' });
+    case 'mcp':
+      return mcpCommand(rest);
     case 'help':
     case 'h':
       return noArg({ type: 'help' });
@@ -102,6 +112,22 @@ export function parseUiCommand(line: string): ParsedCommand {
     default:
       return { ok: false, error: `unknown command :${name} (:help lists them)` };
   }
+}
+
+/** `:mcp`, `:mcp login NAME [--no-browser]`, `:mcp logout NAME`. */
+function mcpCommand(words: readonly string[]): ParsedCommand {
+  const [sub, ...rest] = words;
+  if (sub === undefined) return { ok: true, command: { type: 'mcp' } };
+  const browser = !rest.includes('--no-browser');
+  const names = rest.filter((word) => word !== '--no-browser');
+  const [server, extra] = names;
+  if ((sub !== 'login' && sub !== 'logout') || server === undefined || extra !== undefined)
+    return { ok: false, error: ':mcp takes nothing, login NAME [--no-browser], or logout NAME' };
+  if (sub === 'logout')
+    return rest.length === 1
+      ? { ok: true, command: { type: 'mcp_logout', server } }
+      : { ok: false, error: ':mcp logout takes one server name' };
+  return { ok: true, command: { type: 'mcp_login', server, browser } };
 }
 
 /** A runtime command, parsed as every frontend parses it (shared/parse-runtime-command-line.ts). */

@@ -1,11 +1,12 @@
-import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { isHttpServer, type McpHttpServer } from '../../../shared/mcp-servers.js';
 import { createConsentStore } from '../../consent/consent-store.js';
 import { expandServerConfig } from '../../mcp/expand-server-config.js';
 import { mcpConsentSubject } from '../../mcp/setup-mcp.js';
+import { DEFAULT_LOGIN_TIMEOUT_MS, loginMcpServer } from '../../mcp-oauth/login-mcp-server.js';
 import { McpAuthError } from '../../mcp-oauth/mcp-auth-error.js';
 import { createOAuthStore } from '../../mcp-oauth/oauth-store.js';
+import { openBrowser } from '../../mcp-oauth/open-browser.js';
 import { resolveWorkspace } from '../../runtime/start-executor.js';
 import { isWithheldVariable } from '../../sandbox/executor-env.js';
 import { loadSettings } from '../../settings/load-settings.js';
@@ -20,9 +21,6 @@ const OPTIONS = {
   timeout: { type: 'string' },
   help: COMMON.help,
 } as const;
-
-/** How long the person has to authorize in the browser, by default. */
-const DEFAULT_LOGIN_TIMEOUT_SECONDS = 300;
 
 /**
  * `skate mcp login NAME [--workspace DIR] [--no-browser] [--timeout SECONDS]`: authorizes Skate with
@@ -69,9 +67,9 @@ export const run: CommandMain = async (args) => {
     throw new UsageError(
       `the MCP server "${name}" comes from ${source.file}: consent to it first (skate mcp trust ${name})`,
     );
-  const timeoutMs =
-    (values.timeout ? positiveInt('--timeout', values.timeout) : DEFAULT_LOGIN_TIMEOUT_SECONDS) * 1000;
-  const { loginMcpServer } = await import('../../mcp-oauth/login-mcp-server.js');
+  const timeoutMs = values.timeout
+    ? positiveInt('--timeout', values.timeout) * 1000
+    : DEFAULT_LOGIN_TIMEOUT_MS;
   process.stderr.write(inertText(`skate: logging in to the MCP server "${name}" (${server.url})\n`));
   try {
     const entry = await loginMcpServer({
@@ -97,24 +95,3 @@ export const run: CommandMain = async (args) => {
     return 1;
   }
 };
-
-/**
- * Opens `url` in the desktop's browser when there is one (a display on Linux, or macOS), as an
- * argument of `xdg-open`/`open` (no shell); elsewhere the printed URL is the way.
- */
-function openBrowser(url: string): void {
-  const opener =
-    process.platform === 'darwin'
-      ? 'open'
-      : process.platform === 'linux' && (process.env.DISPLAY || process.env.WAYLAND_DISPLAY)
-        ? 'xdg-open'
-        : undefined;
-  if (!opener) return;
-  try {
-    const child = spawn(opener, [url], { stdio: 'ignore', detached: true, shell: false });
-    child.on('error', () => undefined);
-    child.unref();
-  } catch {
-    // No opener installed: the printed URL is enough.
-  }
-}
