@@ -7,6 +7,7 @@
  */
 import './stdio-guard.js';
 import net from 'node:net';
+import { setFlagsFromString } from 'node:v8';
 import { checkExecutorBoot } from '../shared/check-executor-boot.js';
 import type { ExecutorBoot } from '../shared/executor-boot.js';
 import { LineSplitter } from '../shared/line-splitter.js';
@@ -23,6 +24,16 @@ function fatal(message: string, code: number): never {
   process.stderr.write(`skate executor: ${message}\n`);
   process.exit(code);
 }
+
+/**
+ * V8's interrupt budget once booted: an eighth of its default (67,584), so the per-call code (the
+ * channel, the RPC server, the runner, an MCP server's SDK client) is optimised after tens of calls
+ * rather than thousands. Set after the first listing, not on the command line: from the start it
+ * optimised the boot's run-once code too (cold start 1.3× → 1.5–1.8× of `node -e 0`). Measured
+ * (`npm run bench -- mcp`, builds alternated): an MCP call's round trip 1.84–2.07× → 1.70–1.73× the
+ * SDK's direct, the executor's CPU per call ~25% lower; its cold start and idle memory unchanged.
+ */
+const RUNTIME_INTERRUPT_BUDGET = 8192;
 
 /** Frames are read into one buffer, reused: no allocation and no stream machinery per read. */
 const READ_BUFFER_BYTES = 64 * 1024;
@@ -56,6 +67,7 @@ const send = (frame: string) => {
 let server: RpcServer | undefined;
 let executor: Executor | undefined;
 let stopping = false;
+let tieredUp = false;
 let maxFrameBytes = MAX_BOOT_BYTES;
 
 /** Stops serving, cancels running calls, lets tools release what they hold, and exits. */
@@ -90,7 +102,12 @@ function boot(config: ExecutorBoot): void {
     onInternalError: (error) => console.error('internal error:', error.cause ?? error),
     // A harness lists tools, then waits for its model: that wait is when to warm up, after the answer is out.
     onAnswered: (path) => {
-      if (path === 'listTools') booted.warmUpWhenIdle();
+      if (path !== 'listTools') return;
+      if (!tieredUp) {
+        tieredUp = true;
+        setFlagsFromString(`--interrupt-budget=${RUNTIME_INTERRUPT_BUDGET}`);
+      }
+      booted.warmUpWhenIdle();
     },
   });
 }

@@ -60,12 +60,15 @@ function nodeRunning(root: number, script: string): number {
   return pid;
 }
 
-/** Nanoseconds the process's threads have run on a CPU (schedstat: not ticks, and not time spent waiting). */
-function cpuNs(pid: number): number {
+/**
+ * Nanoseconds the process's threads have run on a CPU (schedstat's first field: not ticks, and not
+ * time spent waiting), or with `field` 1, have waited on a run queue for one (runnable, not running).
+ */
+function schedNs(pid: number, field: 0 | 1 = 0): number {
   let total = 0;
   for (const task of readdirSync(`/proc/${pid}/task`)) {
     try {
-      total += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+      total += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[field]);
     } catch {
       // A thread that ended meanwhile.
     }
@@ -73,13 +76,21 @@ function cpuNs(pid: number): number {
   return total;
 }
 
-/** CPU µs per call of each process, over a block of calls. */
+/**
+ * CPU µs per call of each process over a block of calls, and (`<name>Wait`) the µs each waited for
+ * a CPU once woken: on a loaded machine every process the call wakes adds such a wait.
+ */
 async function cpuPerCall(call: Call, pids: Record<string, number>): Promise<Record<string, number>> {
   for (let i = 0; i < WARM; i++) await call();
-  const before = Object.entries(pids).map(([name, pid]) => [name, pid, cpuNs(pid)] as const);
+  const before = Object.entries(pids).map(
+    ([name, pid]) => [name, pid, schedNs(pid), schedNs(pid, 1)] as const,
+  );
   for (let i = 0; i < CALLS; i++) await call();
   return Object.fromEntries(
-    before.map(([name, pid, ns]) => [name, round((cpuNs(pid) - ns) / CALLS / 1000, 0)]),
+    before.flatMap(([name, pid, ns, waitNs]) => [
+      [name, round((schedNs(pid) - ns) / CALLS / 1000, 0)],
+      [`${name}Wait`, round((schedNs(pid, 1) - waitNs) / CALLS / 1000, 0)],
+    ]),
   );
 }
 
