@@ -123,6 +123,20 @@ describe.skipIf(noSandbox)(
         'hello from allowed.test',
       );
     };
+    /**
+     * The relay's descriptor count once the tunnels of earlier tests have closed: the same in two reads 250 ms
+     * apart (a count read while the last test's tunnel was still closing made a later comparison fail under load).
+     */
+    const settledDescriptors = async (): Promise<number> => {
+      let last = descriptorsOf(relay);
+      for (let round = 0; round < 40; round++) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        const now = descriptorsOf(relay);
+        if (now === last) return now;
+        last = now;
+      }
+      return last;
+    };
     /** The relay is the same process, alive, and back to the descriptors it held before. */
     const relayUnharmed = async (before: number): Promise<void> => {
       expect(spliceHelpers()).toEqual([relay]);
@@ -148,7 +162,7 @@ describe.skipIf(noSandbox)(
     });
 
     it('refuses a file, a pipe, a unix socket, a listening, an unconnected or a UDP socket, and keeps serving', async () => {
-      const before = descriptorsOf(relay);
+      const before = await settledDescriptors();
       const mtime = statSync(victim).mtimeMs;
       for (const kind of ['file victim.txt', 'pipe', 'unix', 'listening', 'unconnected', 'udp']) {
         expect(await send(kind), kind).toContain('SENT 1');
@@ -162,7 +176,7 @@ describe.skipIf(noSandbox)(
     });
 
     it('closes every descriptor of a message of the wrong shape, or of several at once', async () => {
-      const before = descriptorsOf(relay);
+      const before = await settledDescriptors();
       // No byte, two bytes, another byte, no descriptor: each refused, and the socket's peer sees it closed.
       expect(await send('odd')).toContain('CLOSED 1/1');
       // Three in one message, and twenty (more than the relay reads: the kernel drops the rest).
@@ -184,7 +198,7 @@ describe.skipIf(noSandbox)(
     });
 
     it('survives floods: thousands of refused descriptors, and more sockets than the proxy holds', async () => {
-      const before = descriptorsOf(relay);
+      const before = await settledDescriptors();
       const harness = descriptorsOf(process.pid);
       expect(await send('flood 5000')).toContain('SENT 5000');
       await relayUnharmed(before);
