@@ -6,8 +6,6 @@ import {
   networkLabel,
 } from '../../shared/policy.js';
 import type { RuntimeCommand } from '../../shared/runtime-command.js';
-import { type ExpandedPrompt, expandPromptCommand } from '../mcp/expand-prompt-command.js';
-import { expandResourceMentions } from '../mcp/expand-resource-mentions.js';
 import { promptCommandHint } from '../mcp/mcp-prompt-commands.js';
 import { EXECUTE_TASK } from '../planning/planning-prompts.js';
 import { formatCost } from '../session/format-units.js';
@@ -18,6 +16,7 @@ import { forkPoint } from './attach-origins.js';
 import { historyEvents } from './history-events.js';
 import { costOverlay, policyOverlay } from './info-overlays.js';
 import { McpLogins, mcpOverlay } from './mcp-commands.js';
+import { expandTypedPrompt, type TypedPrompt } from './typed-prompt.js';
 import { SLASH_ALIASES_HELP, type UiCommand } from './ui-command.js';
 import type { UiInput, UiReducer } from './ui-reducer.js';
 import type { Effect, Overlay, SessionPick, UiState } from './ui-state.js';
@@ -308,43 +307,26 @@ export class TuiController {
     }
   }
 
-  /**
-   * One prompt as typed: `/mcp__server__prompt a b` becomes the server's prompt (the same
-   * expansion as `skate -p` and ACP), an error about it a notice in the conversation; any other
-   * text goes to the model as it is.
-   */
+  /** One prompt as typed: expanded (MCP prompt command, resource mentions), then sent; an error is a notice. */
   private async prompt(text: string): Promise<void> {
     const controller = new AbortController();
     this.expanding = controller;
-    let expanded: ExpandedPrompt;
-    let mentioned: Awaited<ReturnType<typeof expandResourceMentions>> = { kind: 'text', text };
+    let typed: TypedPrompt;
     try {
-      expanded = await expandPromptCommand(this.backend.promptCommands?.() ?? [], text, controller.signal);
-      // `@server:uri`: the resources it names read and attached (a prompt command's text is the server's).
-      if (expanded.kind === 'text')
-        mentioned = await expandResourceMentions(
-          text,
-          this.backend.resourceServers?.() ?? [],
-          controller.signal,
-        );
+      typed = await expandTypedPrompt(text, this.backend, controller.signal);
     } finally {
       this.expanding = undefined;
     }
-    if (expanded.kind === 'error' || mentioned.kind === 'error') {
-      const error =
-        expanded.kind === 'error' ? expanded.error : mentioned.kind === 'error' ? mentioned.error : '';
+    if (typed.kind === 'error') {
       this.dispatch({
         type: 'events',
-        events: [{ type: 'error', agent: [], message: error }],
+        events: [{ type: 'error', agent: [], message: typed.error }],
         now: this.now(),
       });
       return;
     }
     if (controller.signal.aborted) return;
-    if (expanded.kind === 'text')
-      await this.backend.prompt(mentioned.kind === 'text' ? mentioned.text : text);
-    else
-      await this.backend.prompt(expanded.text, expanded.images.length > 0 ? { images: expanded.images } : {});
+    await this.backend.prompt(typed.text, typed.options);
   }
 
   /** Tells the reducer what completion offers after a `/`: the slash aliases and the agent's MCP prompts. */
