@@ -238,9 +238,12 @@ describe('skate serve: nothing a peer sends takes it down or grows it without bo
     const listed = await server.request('/v1/sessions');
     expect(listed.status).toBe(200);
     await listed.text();
-    // Past the header timeout, every connection of the flood has been closed by the server.
-    expect(await eventually(() => flood.every((socket) => !isOpen(socket)), 15_000)).toBe(true);
-    expect(await eventually(async () => (await socketCount(pid)) <= baseline + 1, 5_000)).toBe(true);
+    // Past the header timeout the server holds none of them: its socket count is back to the baseline and
+    // the client's keep-alive one. Asserted on the server, not on each peer: under load the kernel's accept
+    // queue overflows during a 3,000-connection burst, and a silent peer whose handshake was never queued
+    // looks open to its side forever without ever reaching the server (CI on Node 24, once).
+    expect(await eventually(async () => (await socketCount(pid)) <= baseline + 1, 15_000)).toBe(true);
+    for (const socket of flood) socket.destroy();
   });
 
   it('cuts a head or a body that trickles in at --header-timeout and --request-timeout', async () => {
