@@ -8,34 +8,29 @@ import type { ResolvedPolicy } from '../../shared/policy.js';
 import { median, round } from './stats.js';
 
 const TEST_SERVER = path.join(projectRoot(), 'test', 'fixtures', 'mcp', 'test-server.mjs');
+const BYTE_RELAY = path.join(projectRoot(), 'test', 'fixtures', 'mcp', 'byte-relay.cjs');
 const CALLS = 400;
 const WARM = 20;
 /** Calls of each path timed right after its server started, before any warm-up: what a session's few calls cost. */
 const COLD_CALLS = 20;
 
 /**
- * The two paths' calls interleaved (one of each, in turn), so that load from whatever else runs on
- * the machine falls on both alike: the ratio is what the bench is for. Which goes first alternates
- * each round: a call made right after the other path's call was measured slower whatever its path.
+ * The paths' calls interleaved (one of each, in turn), so that load from whatever else runs on the
+ * machine falls on all alike: the ratios are what the bench is for. The order rotates each round:
+ * a call made right after another path's call was measured slower whatever its path.
  */
-async function timeInTurn(
-  a: () => Promise<unknown>,
-  b: () => Promise<unknown>,
+async function timeInTurn<K extends string>(
+  paths: Record<K, () => Promise<unknown>>,
   calls: number,
-): Promise<{ a: number[]; b: number[] }> {
-  const times = { a: [] as number[], b: [] as number[] };
-  const timed = async (call: () => Promise<unknown>, into: number[]): Promise<void> => {
-    const start = performance.now();
-    await call();
-    into.push(performance.now() - start);
-  };
+): Promise<Record<K, number[]>> {
+  const names = Object.keys(paths) as K[];
+  const times = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<K, number[]>;
   for (let i = 0; i < calls; i++) {
-    if (i % 2 === 0) {
-      await timed(a, times.a);
-      await timed(b, times.b);
-    } else {
-      await timed(b, times.b);
-      await timed(a, times.a);
+    for (let j = 0; j < names.length; j++) {
+      const name = names[(i + j) % names.length]!;
+      const start = performance.now();
+      await paths[name]();
+      times[name].push(performance.now() - start);
     }
   }
   return times;
@@ -49,6 +44,12 @@ async function timeInTurn(
  * progress token (so that progress reaches the user). The cold figures are each path's first
  * calls after its start; the others follow WARM calls of each. `loadAverage` is the machine's
  * 1-minute load at the end: the ratio grows with it (each extra process hop waits for a CPU).
+ *
+ * The floor: the SDK's client through a process that only passes bytes on to the server
+ * (`byte-relay.cjs`, a Node process like an executor, parsing nothing). No design with a process
+ * between the harness and the server (the issue's one executor per server) can beat it here;
+ * `ratioOverFloor` is what Skate's own layers (tRPC, the runner, the executor's client, the
+ * sandbox) add above it.
  */
 export async function benchMcp(policy: ResolvedPolicy): Promise<object> {
   const handle = new McpServerHandle({
@@ -66,29 +67,42 @@ export async function benchMcp(policy: ResolvedPolicy): Promise<object> {
   const startMs = performance.now() - startedAt;
   const direct = new Client({ name: 'bench', version: '1' });
   await direct.connect(new StdioClientTransport({ command: process.execPath, args: [TEST_SERVER] }));
-  const skateCall = () => handle.call('echo', { text: 'x' }, signal);
-  const sdkCall = () => direct.callTool({ name: 'echo', arguments: { text: 'x' } });
+  const relayed = new Client({ name: 'bench', version: '1' });
+  await relayed.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [BYTE_RELAY, process.execPath, TEST_SERVER],
+    }),
+  );
+  const echo = { name: 'echo', arguments: { text: 'x' } };
+  const paths = {
+    skate: () => handle.call('echo', { text: 'x' }, signal),
+    sdk: () => direct.callTool(echo),
+    floor: () => relayed.callTool(echo),
+  };
   try {
-    const cold = await timeInTurn(skateCall, sdkCall, COLD_CALLS);
-    for (let i = 0; i < WARM; i++) {
-      await skateCall();
-      await sdkCall();
-    }
-    const { a: skate, b: sdk } = await timeInTurn(skateCall, sdkCall, CALLS);
+    const cold = await timeInTurn(paths, COLD_CALLS);
+    for (let i = 0; i < WARM; i++) for (const call of Object.values(paths)) await call();
+    const warm = await timeInTurn(paths, CALLS);
+    const ms = (times: number[]): number => round(median(times), 3);
+    const ratio = (a: number[], b: number[]): number => round(median(a) / median(b), 2);
     return {
-      mcpCallSkateMs: round(median(skate), 3),
-      mcpCallSdkDirectMs: round(median(sdk), 3),
-      ratio: round(median(skate) / median(sdk), 2),
-      mcpColdCallSkateMs: round(median(cold.a), 3),
-      mcpColdCallSdkDirectMs: round(median(cold.b), 3),
-      coldRatio: round(median(cold.a) / median(cold.b), 2),
+      mcpCallSkateMs: ms(warm.skate),
+      mcpCallSdkDirectMs: ms(warm.sdk),
+      ratio: ratio(warm.skate, warm.sdk),
+      mcpCallRelayFloorMs: ms(warm.floor),
+      floorRatio: ratio(warm.floor, warm.sdk),
+      ratioOverFloor: ratio(warm.skate, warm.floor),
+      mcpColdCallSkateMs: ms(cold.skate),
+      mcpColdCallSdkDirectMs: ms(cold.sdk),
+      coldRatio: ratio(cold.skate, cold.sdk),
       skateServerSandboxed: true,
       directServerSandboxed: false,
       serverStartThroughSkateMs: round(startMs, 0),
       loadAverage: round(loadavg()[0] ?? 0, 1),
     };
   } finally {
-    await direct.close();
+    await Promise.all([direct.close(), relayed.close()]);
     await handle.stop();
   }
 }
