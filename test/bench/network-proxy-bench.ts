@@ -15,7 +15,7 @@ import { quantile, round } from './stats.js';
 const run = promisify(execFile);
 const CONNECTIONS = 200;
 /** Direct and proxied runs, alternating. */
-const ROUNDS = 3;
+const ROUNDS = 5;
 const BULK_BYTES = 256 * 1024 * 1024;
 
 /**

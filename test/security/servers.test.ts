@@ -196,10 +196,17 @@ describe('skate executor serve: nothing a peer sends takes it down or grows it w
     // A real client gets in while the flood holds every place: it takes the place of the oldest silent one.
     const client = await ExecutorClient.connect(server.url, { token: EXECUTOR_TOKEN });
     expect(await client.health()).toMatchObject({ enforcement: 'kernel' });
-    // Past the header timeout, the server has closed every connection of the flood; the client's stays.
-    expect(await eventually(() => flood.every((socket) => !isOpen(socket)), 15_000)).toBe(true);
+    const withClient = await socketCount(pid);
+    // Past the header timeout the server has closed the flood's connections (its socket count falls by the
+    // most part of the 64 it held); the client's stays. Counted on the server, not on each peer: under load
+    // the accept queue overflows in a burst, and a peer whose handshake was never queued looks open to its
+    // side forever without ever reaching the server (as in serve's flood below).
+    expect(await eventually(async () => (await socketCount(pid)) <= withClient - 48, 15_000)).toBe(true);
     expect(await client.health()).toMatchObject({ enforcement: 'kernel' });
     await client.shutdown();
+    // And once the client has gone, the server holds nothing of the flood: back to its baseline.
+    expect(await eventually(async () => (await socketCount(pid)) <= baseline, 15_000)).toBe(true);
+    for (const socket of flood) socket.destroy();
     expect(server.stderr()).toMatch(/connection limits: \d+ refused, \d+ closed before their first request/);
   });
 
