@@ -72,30 +72,59 @@ export function parseCorsOrigin(value: string): string {
   return origin;
 }
 
-/** The connection flags both servers take; their defaults are `DEFAULT_CONNECTION_LIMITS`. */
+/**
+ * The connection flags both servers take. The two caps have no parse default: `connectionLimits`
+ * applies the server's own, which `skate serve` raises with its session and run caps.
+ */
 export const CONNECTION_OPTIONS = {
-  'max-connections': { type: 'string', default: String(DEFAULT_CONNECTION_LIMITS.maxConnections) },
-  'max-connections-per-address': {
-    type: 'string',
-    default: String(DEFAULT_CONNECTION_LIMITS.maxConnectionsPerAddress),
-  },
+  'max-connections': { type: 'string' },
+  'max-connections-per-address': { type: 'string' },
   'header-timeout': { type: 'string', default: String(DEFAULT_CONNECTION_LIMITS.headerTimeoutMs / 1000) },
   'allow-host': { type: 'string', multiple: true },
 } as const;
 
-/** `--max-connections`, `--max-connections-per-address`, `--header-timeout` as limits. */
-export function connectionLimits(values: {
-  'max-connections': string;
-  'max-connections-per-address': string;
-  'header-timeout': string;
-}): ConnectionLimits {
+/** `--max-connections`, `--max-connections-per-address`, `--header-timeout` as limits; a cap not given is `defaults`'. */
+export function connectionLimits(
+  values: {
+    'max-connections'?: string | undefined;
+    'max-connections-per-address'?: string | undefined;
+    'header-timeout': string;
+  },
+  defaults: Pick<ConnectionLimits, 'maxConnections' | 'maxConnectionsPerAddress'> = DEFAULT_CONNECTION_LIMITS,
+): ConnectionLimits {
+  const cap = (flag: string, value: string | undefined, fallback: number): number =>
+    value === undefined ? fallback : positiveInt(flag, value);
   return {
-    maxConnections: positiveInt('--max-connections', values['max-connections']),
-    maxConnectionsPerAddress: positiveInt(
+    maxConnections: cap('--max-connections', values['max-connections'], defaults.maxConnections),
+    maxConnectionsPerAddress: cap(
       '--max-connections-per-address',
       values['max-connections-per-address'],
+      defaults.maxConnectionsPerAddress,
     ),
     headerTimeoutMs: positiveInt('--header-timeout', values['header-timeout']) * 1000,
+  };
+}
+
+/** Connections one client may need beyond a stream per session and per run: its posts and idle keep-alive sockets. */
+const CONNECTION_SLACK = 16;
+
+/**
+ * The connection caps when not given: the shared defaults, or more when `--max-sessions` and
+ * `--max-runs` let one client (one address: a backend, or every client behind a reverse proxy)
+ * hold more streams than that (an events stream per session, a prompt's per run, and
+ * `CONNECTION_SLACK`), so that raising them does not turn that client's next connection into a reset.
+ */
+export function serveConnectionDefaults(
+  maxSessions: number,
+  maxRuns: number,
+): Pick<ConnectionLimits, 'maxConnections' | 'maxConnectionsPerAddress'> {
+  const perAddress = Math.max(
+    DEFAULT_CONNECTION_LIMITS.maxConnectionsPerAddress,
+    maxSessions + maxRuns + CONNECTION_SLACK,
+  );
+  return {
+    maxConnectionsPerAddress: perAddress,
+    maxConnections: Math.max(DEFAULT_CONNECTION_LIMITS.maxConnections, perAddress),
   };
 }
 

@@ -21,6 +21,7 @@ import {
   parseCorsOrigin,
   parseListen,
   readServerToken,
+  serveConnectionDefaults,
 } from '../server-options.js';
 import { help } from '../usage.js';
 import { UsageError } from '../usage-error.js';
@@ -84,7 +85,7 @@ export const run: CommandMain = async (args) => {
     requestTimeoutMs: positiveInt('--approval-timeout', values['approval-timeout']) * 1000,
   };
   const connections = {
-    ...connectionLimits(values),
+    ...connectionLimits(values, serveConnectionDefaults(limits.maxSessions, limits.maxRuns)),
     requestTimeoutMs: positiveInt('--request-timeout', values['request-timeout']) * 1000,
   };
   const allowedHosts = (values['allow-host'] ?? []).map(parseAllowedHost);
