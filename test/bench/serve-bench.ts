@@ -200,12 +200,6 @@ export async function benchServe(options: ServeBenchOptions = {}): Promise<Serve
           String(sessions),
           '--max-runs',
           String(sessions),
-          // Every session's client is this process, one address: its SSE streams, posts and the keep-alive
-          // sockets its fetch pool holds pass the default 64 per address (the refused ones were resets).
-          '--max-connections-per-address',
-          String(Math.max(256, sessions * 4)),
-          '--max-connections',
-          String(Math.max(256, sessions * 4)),
         ],
         env(api),
       );
