@@ -13,7 +13,6 @@ import type { RuntimeCommand } from '../../shared/runtime-command.js';
 import { AgentDiffStore } from '../agents/agent-diff-store.js';
 import { AgentIds } from '../agents/agent-ids.js';
 import { BackgroundAgents, DEFAULT_BACKGROUND_LIMIT } from '../agents/background-agents.js';
-import { createCompleteTaskTool } from '../agents/complete-task-tool.js';
 import { filterToolHost } from '../agents/filtered-tool-host.js';
 import type { ResultContract } from '../agents/result-contracts.js';
 import { createSubAgentInbox } from '../agents/sub-agent-inbox.js';
@@ -28,7 +27,6 @@ import type {
   ToolHost,
 } from '../engine/engine-types.js';
 import { LoadedTools } from '../engine/loaded-tools.js';
-import { addUsage } from '../engine/token-usage.js';
 import type { ExecutorClient } from '../executor-client/executor-client.js';
 import { isNotableHookDecision } from '../hooks/hook-decision-line.js';
 import type { AgentHooks } from '../hooks/hook-verdict.js';
@@ -52,10 +50,10 @@ import { refLog } from './ref-log.js';
 import { SessionTitler } from './session-titler.js';
 import { type ExecutorView, type StartedAgent, startAgent } from './start-agent.js';
 import { readPolicyFor, spawnExecutor } from './start-executor.js';
+import { structuredRun } from './structured-run.js';
 import { type ExecutorTracking, trackExecutor } from './track-executor.js';
 
-/** The tool a run with an output schema gives its answer through. */
-export const STRUCTURED_OUTPUT_TOOL = 'structured_output';
+export { STRUCTURED_OUTPUT_TOOL } from './structured-run.js';
 
 /** What one `prompt` ends with: the engine's outcome and what the frontend reports with it. */
 export interface AgentRunResult extends RunOutcome {
@@ -331,7 +329,19 @@ export class AgentSession {
     this.assertIdle();
     const controller = new AbortController();
     const done = options.outputSchema
-      ? this.structuredRun(text, options, options.outputSchema, controller.signal)
+      ? structuredRun(
+          {
+            run: (...args) => this.run(...args),
+            offerRunTools: (tools) => {
+              this.runTools = tools;
+            },
+            maxTurns: this.settings.maxTurns,
+          },
+          text,
+          options,
+          options.outputSchema,
+          controller.signal,
+        )
       : this.run(text, options, controller.signal);
     this.running = { controller, done };
     try {
@@ -679,64 +689,6 @@ export class AgentSession {
     await this.releaseMcp?.();
     await this.worktrees.close();
     await this.sessionLog.close();
-  }
-
-  /**
-   * A run whose answer must match `contract`, through the same validation-and-repair path as a
-   * sub-agent's result (`createCompleteTaskTool`): `structured_output` is offered for this run,
-   * an invalid call gets one repair turn, a run ending without a call one reminder.
-   */
-  private async structuredRun(
-    text: string,
-    options: PromptOptions,
-    contract: ResultContract,
-    signal: AbortSignal,
-  ): Promise<AgentRunResult> {
-    const completion = createCompleteTaskTool(contract, {
-      name: STRUCTURED_OUTPUT_TOOL,
-      description: `Gives your final answer, as the JSON the user asked for (${contract.label}). Call it exactly once, when you have the answer, with the answer as its input; the run ends with it. An invalid answer is sent back with the validation error, once, for you to fix.`,
-    });
-    this.runTools = [completion.tool];
-    try {
-      const ask = `${text}\n\n[Skate: give your final answer by calling the ${STRUCTURED_OUTPUT_TOOL} tool; its input must match the JSON Schema it declares.]`;
-      const first = await this.run(ask, options, signal);
-      let last = first;
-      if (completion.state().status === 'pending' && first.status === 'complete' && !signal.aborted) {
-        last = await this.run(
-          `You ended your turn without calling ${STRUCTURED_OUTPUT_TOOL}, so there is no answer yet. Call ${STRUCTURED_OUTPUT_TOOL} now with your answer.`,
-          {
-            maxTurns: Math.max(1, (options.maxTurns ?? this.settings.maxTurns) - first.turns),
-            turnOffset: first.turns,
-          },
-          signal,
-        );
-      }
-      const merged: AgentRunResult = {
-        ...last,
-        turns: first.turns + (last === first ? 0 : last.turns),
-        toolCalls: first.toolCalls + (last === first ? 0 : last.toolCalls),
-        usage: last === first ? first.usage : addUsage(first.usage, last.usage),
-        durationMs: first.durationMs + (last === first ? 0 : last.durationMs),
-      };
-      const state = completion.state();
-      if (state.status === 'completed') {
-        return {
-          ...merged,
-          status: 'complete',
-          structuredOutput: state.result,
-          finalMessage:
-            merged.finalMessage.trim() === '' ? JSON.stringify(state.result) : merged.finalMessage,
-        };
-      }
-      if (merged.status !== 'complete') return merged;
-      const why =
-        state.status === 'rejected'
-          ? `the answer did not match ${contract.label}, even after its repair turn:\n${state.message}`
-          : `the model ended without giving its answer through ${STRUCTURED_OUTPUT_TOOL}, even after a reminder`;
-      return { ...merged, status: 'error', error: why, errorCode: 'invalid_output' };
-    } finally {
-      this.runTools = [];
-    }
   }
 
   private async run(text: string, options: PromptOptions, signal: AbortSignal): Promise<AgentRunResult> {
