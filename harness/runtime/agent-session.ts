@@ -42,16 +42,16 @@ import type { PlacedNotice } from '../session/notices-from-events.js';
 import { sessionFile } from '../session/session-paths.js';
 import { AgentRuntimeError } from './agent-runtime-error.js';
 import type { AgentSettings, SessionSettings } from './agent-settings.js';
-import type { ExecutorRegistry, ExecutorRole } from './executor-registry.js';
+import type { ExecutorRegistry } from './executor-registry.js';
 import { appendedSystemPrompt, harnessTools } from './harness-tools.js';
 import type { LoggedMessage, MessageRef } from './logged-message.js';
 import { openSessionLog, type SessionLog } from './open-session-log.js';
 import { refLog } from './ref-log.js';
+import { SessionExecutor } from './session-executor.js';
 import { SessionTitler } from './session-titler.js';
 import { type ExecutorView, type StartedAgent, startAgent } from './start-agent.js';
-import { readPolicyFor, spawnExecutor } from './start-executor.js';
+import { readPolicyFor } from './start-executor.js';
 import { structuredRun } from './structured-run.js';
-import { type ExecutorTracking, trackExecutor } from './track-executor.js';
 
 export { STRUCTURED_OUTPUT_TOOL } from './structured-run.js';
 
@@ -139,8 +139,7 @@ export class AgentSession {
   /** The workspace, resolved once. */
   readonly workspace: string;
   private readonly settings: AgentSettings;
-  private executor: ExecutorClient;
-  private currentPolicy: ResolvedPolicy | undefined;
+  private readonly executor: SessionExecutor;
   private readonly view: ExecutorView;
   private readonly provider: ModelProvider;
   private sessionLog: SessionLog;
@@ -149,8 +148,6 @@ export class AgentSession {
   private readonly networkGate: NetworkGate | undefined;
   /** Shell commands running now, by call id: a refusal names the one that tried when it is alone. */
   private readonly runningCommands = new Map<string, string>();
-  /** This agent's executor's row in the settings' registry (the terminal UI's executor panel). */
-  private readonly tracking: ExecutorTracking | undefined;
   /** The harness's own tools offered to the current run: calls of these never reach the executor. */
   private metaToolNames: ReadonlySet<string> = new Set();
 
@@ -158,8 +155,6 @@ export class AgentSession {
   constructor(settings: AgentSettings, started: StartedAgent) {
     this.settings = { ...settings, activity: started.activity };
     this.workspace = started.workspace;
-    this.executor = started.executor;
-    this.currentPolicy = started.policy;
     this.view = started.view;
     this.provider = started.provider;
     this.sessionLog = started.log;
@@ -175,7 +170,7 @@ export class AgentSession {
       emit: (event) => {
         this.trackCommand(event);
         if (sameAgent(event.agent, own)) {
-          this.tracking?.observe(event, (name) => !this.metaToolNames.has(name));
+          this.executor.observe(event, (name) => !this.metaToolNames.has(name));
           this.recordNotice(event);
         }
         if (event.type === 'dispatch_end' && event.agent.length === (settings.agent ?? []).length + 1)
@@ -207,17 +202,14 @@ export class AgentSession {
             return running.length === 1 ? running[0] : undefined;
           },
           runSignal: () => this.running?.controller.signal,
-          current: () => this.currentPolicy?.network,
+          current: () => this.executor.policy?.network,
           setList: (list) => this.setNetwork(list).catch(() => undefined),
           record: (decision) => this.sessionLog.writer?.append({ type: 'network_decision', ...decision }),
           ceiling: settings.askNetwork.ceiling,
         }),
       );
     }
-    settings.onExecutorStarted?.(this.executor, this.currentPolicy);
-    this.tracking =
-      settings.executors &&
-      trackExecutor(settings.executors, executorRole(this.settings), this.executor, this.currentPolicy);
+    this.executor = new SessionExecutor(this.settings, started.executor, started.policy);
     this.releaseMcp = settings.mcp?.hold();
     if (settings.executors) settings.mcp?.reportTo(settings.executors);
     this.hooks = settings.hooks?.forAgent({
@@ -225,7 +217,7 @@ export class AgentSession {
       workspace: this.workspace,
       sessionId: () => this.sessionId,
       transcriptPath: () => (this.sessionId ? sessionFile(this.workspace, this.sessionId) : undefined),
-      policy: () => this.currentPolicy,
+      policy: () => this.executor.policy,
       permissionMode: () =>
         this.activity.kind === 'plan'
           ? 'plan'
@@ -244,7 +236,7 @@ export class AgentSession {
 
   /** The policy the executor enforces; undefined for a remote executor, whose server chose it. */
   get policy(): ResolvedPolicy | undefined {
-    return this.currentPolicy;
+    return this.executor.policy;
   }
 
   get model(): string {
@@ -276,7 +268,7 @@ export class AgentSession {
 
   /** The executor's host pid (its outermost process); undefined for a remote one. */
   get executorPid(): number | undefined {
-    return this.executor.pid;
+    return this.executor.client.pid;
   }
 
   /** Where this agent reports its executor (and agents started from it theirs), when anywhere. */
@@ -286,7 +278,7 @@ export class AgentSession {
 
   /** The agent's current executor (replaced by `setNetwork`). */
   get executorClient(): ExecutorClient {
-    return this.executor;
+    return this.executor.client;
   }
 
   /** The notices of the conversation this session was opened with (resumed, continued, forked), placed among its messages. */
@@ -531,7 +523,7 @@ export class AgentSession {
    */
   async setNetwork(setting: NetworkSetting): Promise<NetworkPolicy> {
     const local = this.settings.executor;
-    const policy = this.currentPolicy;
+    const policy = this.executor.policy;
     if (local.kind !== 'local' || !policy) {
       throw new AgentRuntimeError('settings', "a remote executor's network is its server's to set");
     }
@@ -539,8 +531,7 @@ export class AgentSession {
     if (policy.network.mode === 'allowlist' && next.network.mode === 'allowlist' && this.networkGate) {
       if (this.closed) throw new AgentRuntimeError('closed', 'this agent was closed');
       this.networkGate.set(next.network);
-      this.currentPolicy = next;
-      this.tracking?.policy(next);
+      this.executor.changePolicy(next);
       this.pendingNotes.push(
         `[Skate: your tools may now reach ${next.network.allow.join(', ') || 'no host'} through the proxy${next.network.deny.length > 0 ? ` (never ${next.network.deny.join(', ')})` : ''}.]`,
       );
@@ -548,24 +539,10 @@ export class AgentSession {
       return next.network;
     }
     this.assertIdle();
-    this.tracking?.restarting();
-    let replacement: ExecutorClient;
-    try {
-      replacement = await spawnExecutor(
-        { ...local, ...(this.networkGate && { networkGate: this.networkGate }) },
-        next,
-        { onNote: this.settings.onNote },
-      );
-    } catch (error) {
-      this.tracking?.replaced(undefined, undefined);
-      throw error;
-    }
-    const old = this.executor;
-    this.executor = replacement;
-    this.currentPolicy = next;
-    await this.stopExecutor(old, policy);
-    this.tracking?.replaced(replacement, next);
-    this.settings.onExecutorStarted?.(replacement, next);
+    await this.executor.replace(
+      { ...local, ...(this.networkGate && { networkGate: this.networkGate }) },
+      next,
+    );
     const actual = await this.network();
     const label =
       actual.mode === 'allowlist' ? `limited to ${actual.allow.join(', ') || 'no host'}` : actual.mode;
@@ -585,7 +562,7 @@ export class AgentSession {
    * questions are answered ("Allow for this session", "Never"), so a frontend showing it reads it here.
    */
   get networkNow(): NetworkPolicy | undefined {
-    return this.currentPolicy?.network;
+    return this.executor.policy?.network;
   }
 
   /**
@@ -593,8 +570,8 @@ export class AgentSession {
    * have changed since the executor started).
    */
   async network(): Promise<NetworkPolicy> {
-    const reported = (await this.executor.health()).network;
-    const current = this.currentPolicy?.network;
+    const reported = (await this.executor.client.health()).network;
+    const current = this.executor.policy?.network;
     return reported.mode === 'allowlist' && current?.mode === 'allowlist' ? current : reported;
   }
 
@@ -619,7 +596,7 @@ export class AgentSession {
 
   /** What the running executor reports about itself. */
   health(): Promise<ExecutorHealth> {
-    return this.executor.health();
+    return this.executor.client.health();
   }
 
   /**
@@ -627,18 +604,13 @@ export class AgentSession {
    * under, known here (no round trip before a first request); a remote one's server is asked.
    */
   async executorSummary(): Promise<Pick<ExecutorHealth, 'policy' | 'enforcement' | 'workspace'>> {
-    const policy = this.currentPolicy;
-    if (policy) {
-      return { policy: policy.name, enforcement: this.executor.enforcement, workspace: policy.workspace };
-    }
-    const { policy: name, enforcement, workspace } = await this.executor.health();
-    return { policy: name, enforcement, workspace };
+    return this.executor.summary();
   }
 
   /** The names of the tools the executor offers and of the harness's own tools, unfiltered. */
   async toolNames(): Promise<{ executor: string[]; harness: string[] }> {
     return {
-      executor: (await this.executor.listTools()).map((tool) => tool.name),
+      executor: (await this.executor.client.listTools()).map((tool) => tool.name),
       harness: [
         ...(this.settings.changingMetaTools?.tools() ?? []),
         ...(this.settings.metaTools ?? []),
@@ -684,8 +656,7 @@ export class AgentSession {
     await this.background?.close();
     await this.fireSessionEnd();
     await this.titler.stop();
-    await this.stopExecutor(this.executor, this.currentPolicy);
-    this.tracking?.stopped();
+    await this.executor.stop();
     await this.releaseMcp?.();
     await this.worktrees.close();
     await this.sessionLog.close();
@@ -753,7 +724,7 @@ export class AgentSession {
 
   private toolHost(): ToolHost {
     const { settings } = this;
-    const host = settings.tools ? filterToolHost(this.executor, settings.tools) : this.executor;
+    const host = settings.tools ? filterToolHost(this.executor.client, settings.tools) : this.executor.client;
     return settings.wrapTools ? settings.wrapTools(host) : host;
   }
 
@@ -813,13 +784,13 @@ export class AgentSession {
   private ownMetaTools(): MetaTool[] {
     return harnessTools({
       settings: this.settings,
-      policy: this.currentPolicy,
+      policy: this.executor.policy,
       provider: this.provider,
       model: this.modelName,
       sessionLog: this.sessionLog,
       projectInstructions: this.instructions.text,
       startChild: createAgentSession,
-      worktrees: { store: this.worktrees, executor: () => this.executor },
+      worktrees: { store: this.worktrees, executor: () => this.executor.client },
       loadedTools: this.loadedTools,
       background: this.background,
       agentIds: this.agentIds,
@@ -928,11 +899,6 @@ export class AgentSession {
     );
   }
 
-  private async stopExecutor(executor: ExecutorClient, policy: ResolvedPolicy | undefined): Promise<void> {
-    await executor.shutdown().catch(() => executor.kill());
-    this.settings.onExecutorStopped?.(executor, policy);
-  }
-
   private assertIdle(): void {
     if (this.closed) throw new AgentRuntimeError('closed', 'this agent was closed');
     if (this.running)
@@ -942,12 +908,4 @@ export class AgentSession {
 
 function sameAgent(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((part, i) => part === b[i]);
-}
-
-/** How the executor panel names an agent's executor. */
-function executorRole(settings: AgentSettings): { role: ExecutorRole; name: string } {
-  const path = settings.agent ?? [];
-  if (path.length > 0) return { role: 'sub-agent', name: path.join('/') };
-  const kind = settings.activity?.kind ?? 'agent';
-  return kind === 'agent' ? { role: 'main', name: 'main' } : { role: kind, name: kind };
 }
