@@ -2,13 +2,7 @@ import type { Message } from '../../shared/conversation.js';
 import type { DispatchRecord } from '../../shared/dispatch-telemetry.js';
 import type { EngineCommand, EngineEvent, ImageInput } from '../../shared/engine-events.js';
 import type { ExecutorHealth } from '../../shared/executor-boot.js';
-import {
-  type NetworkPolicy,
-  type NetworkSetting,
-  networkLabel,
-  type ResolvedPolicy,
-} from '../../shared/policy.js';
-import { applyRunOverrides } from '../../shared/run-overrides.js';
+import type { NetworkPolicy, NetworkSetting, ResolvedPolicy } from '../../shared/policy.js';
 import type { RuntimeCommand } from '../../shared/runtime-command.js';
 import { AgentDiffStore } from '../agents/agent-diff-store.js';
 import { AgentIds } from '../agents/agent-ids.js';
@@ -33,8 +27,6 @@ import type { AgentHooks } from '../hooks/hook-verdict.js';
 import type { McpPool, McpResourceServer, McpServerRow } from '../mcp/mcp-pool.js';
 import type { PoolLogin, PoolLoginOptions } from '../mcp/mcp-pool-login.js';
 import type { McpPromptCommand } from '../mcp/mcp-prompt-commands.js';
-import { createNetworkAsker } from '../network/network-asker.js';
-import type { NetworkGate } from '../network/network-gate.js';
 import { planFilePath } from '../planning/plan-file.js';
 import { readPlan } from '../planning/read-plan.js';
 import type { ModelProvider } from '../provider/model-provider.js';
@@ -48,6 +40,7 @@ import type { LoggedMessage, MessageRef } from './logged-message.js';
 import { openSessionLog, type SessionLog } from './open-session-log.js';
 import { refLog } from './ref-log.js';
 import { SessionExecutor } from './session-executor.js';
+import { SessionNetwork } from './session-network.js';
 import { SessionTitler } from './session-titler.js';
 import { type ExecutorView, type StartedAgent, startAgent } from './start-agent.js';
 import { readPolicyFor } from './start-executor.js';
@@ -104,16 +97,12 @@ export class AgentSession {
   private readonly engine = new Engine();
   private readonly inbox: CommandInboxHandle | undefined;
   private readonly listeners = new Set<(event: EngineEvent) => void>();
-  /** Told after every change of the network in force (`setNetwork`, a network question's answer). */
-  private readonly networkListeners = new Set<(network: NetworkPolicy) => void>();
   private readonly emitter: Emitter;
   private messages: Message[];
   /** MCP tools loaded by `tool_search`: kept for the session, read back from its history on resume. */
   private loadedTools: LoadedTools;
   private modelName: string;
   private running: { controller: AbortController; done: Promise<unknown> } | undefined;
-  /** Said to the model with the next prompt (a network switch). */
-  private pendingNotes: string[] = [];
   /** Every dispatch of this agent's direct children, in the order they ended. */
   private readonly dispatches: DispatchRecord[] = [];
   private closed = false;
@@ -144,10 +133,7 @@ export class AgentSession {
   private readonly provider: ModelProvider;
   private sessionLog: SessionLog;
   private readonly instructions: StartedAgent['instructions'];
-  /** The list this agent's proxy enforces (under an allowlist) and where its refusals come from. */
-  private readonly networkGate: NetworkGate | undefined;
-  /** Shell commands running now, by call id: a refusal names the one that tried when it is alone. */
-  private readonly runningCommands = new Map<string, string>();
+  private readonly networking: SessionNetwork;
   /** The harness's own tools offered to the current run: calls of these never reach the executor. */
   private metaToolNames: ReadonlySet<string> = new Set();
 
@@ -168,7 +154,7 @@ export class AgentSession {
     const own = settings.agent ?? [];
     this.emitter = {
       emit: (event) => {
-        this.trackCommand(event);
+        this.networking.trackCommand(event);
         if (sameAgent(event.agent, own)) {
           this.executor.observe(event, (name) => !this.metaToolNames.has(name));
           this.recordNotice(event);
@@ -179,37 +165,18 @@ export class AgentSession {
         for (const listener of this.listeners) listener(event);
       },
     };
-    this.networkGate = started.networkGate;
-    this.networkGate?.onDenied((denial) => {
-      const running = [...this.runningCommands];
-      const only = running.length === 1 ? running[0] : undefined;
-      this.emitter.emit({
-        type: 'network_denied',
-        agent: settings.agent ?? [],
-        ...denial,
-        ...(only && { callId: only[0], command: only[1] }),
-      });
-    });
-    if (settings.askNetwork && this.inbox && this.networkGate) {
-      const inbox = this.inbox.inbox;
-      this.networkGate.setAsker(
-        createNetworkAsker({
-          inbox,
-          emit: (event) => this.emitter.emit(event),
-          agent: settings.agent ?? [],
-          command: () => {
-            const running = [...this.runningCommands.values()];
-            return running.length === 1 ? running[0] : undefined;
-          },
-          runSignal: () => this.running?.controller.signal,
-          current: () => this.executor.policy?.network,
-          setList: (list) => this.setNetwork(list).catch(() => undefined),
-          record: (decision) => this.sessionLog.writer?.append({ type: 'network_decision', ...decision }),
-          ceiling: settings.askNetwork.ceiling,
-        }),
-      );
-    }
     this.executor = new SessionExecutor(this.settings, started.executor, started.policy);
+    this.networking = new SessionNetwork({
+      settings,
+      executor: this.executor,
+      gate: started.networkGate,
+      inbox: this.inbox?.inbox,
+      emit: (event) => this.emitter.emit(event),
+      runSignal: () => this.running?.controller.signal,
+      record: (decision) => this.sessionLog.writer?.append({ type: 'network_decision', ...decision }),
+      assertOpen: () => this.assertOpen(),
+      assertIdle: () => this.assertIdle(),
+    });
     this.releaseMcp = settings.mcp?.hold();
     if (settings.executors) settings.mcp?.reportTo(settings.executors);
     this.hooks = settings.hooks?.forAgent({
@@ -306,8 +273,7 @@ export class AgentSession {
    * question ("Allow for this session", "Never") that changed the list. Returns the unsubscribe.
    */
   onNetworkChange(listener: (network: NetworkPolicy) => void): () => void {
-    this.networkListeners.add(listener);
-    return () => this.networkListeners.delete(listener);
+    return this.networking.onChange(listener);
   }
 
   /** Receives every event of this agent and its sub-agents; returns the unsubscribe. */
@@ -467,7 +433,7 @@ export class AgentSession {
    * execute, fork) inherit it.
    */
   setApproval(mode: AgentSettings['approval']): void {
-    if (this.closed) throw new AgentRuntimeError('closed', 'this agent was closed');
+    this.assertOpen();
     this.settings.approval = mode;
   }
 
@@ -522,39 +488,7 @@ export class AgentSession {
    * model. Resolves to the network now enforced.
    */
   async setNetwork(setting: NetworkSetting): Promise<NetworkPolicy> {
-    const local = this.settings.executor;
-    const policy = this.executor.policy;
-    if (local.kind !== 'local' || !policy) {
-      throw new AgentRuntimeError('settings', "a remote executor's network is its server's to set");
-    }
-    const next = applyRunOverrides(policy, { network: setting });
-    if (policy.network.mode === 'allowlist' && next.network.mode === 'allowlist' && this.networkGate) {
-      if (this.closed) throw new AgentRuntimeError('closed', 'this agent was closed');
-      this.networkGate.set(next.network);
-      this.executor.changePolicy(next);
-      this.pendingNotes.push(
-        `[Skate: your tools may now reach ${next.network.allow.join(', ') || 'no host'} through the proxy${next.network.deny.length > 0 ? ` (never ${next.network.deny.join(', ')})` : ''}.]`,
-      );
-      this.networkChanged(next.network);
-      return next.network;
-    }
-    this.assertIdle();
-    await this.executor.replace(
-      { ...local, ...(this.networkGate && { networkGate: this.networkGate }) },
-      next,
-    );
-    const actual = await this.network();
-    const label =
-      actual.mode === 'allowlist' ? `limited to ${actual.allow.join(', ') || 'no host'}` : actual.mode;
-    this.pendingNotes.push(
-      `[Skate: the network is now ${label} for your tools (their executor was restarted under the ${next.name} policy with network ${networkLabel(actual)}). Results from before may no longer hold.]`,
-    );
-    this.networkChanged(actual);
-    return actual;
-  }
-
-  private networkChanged(network: NetworkPolicy): void {
-    for (const listener of this.networkListeners) listener(network);
+    return this.networking.set(setting);
   }
 
   /**
@@ -562,7 +496,7 @@ export class AgentSession {
    * questions are answered ("Allow for this session", "Never"), so a frontend showing it reads it here.
    */
   get networkNow(): NetworkPolicy | undefined {
-    return this.executor.policy?.network;
+    return this.networking.now;
   }
 
   /**
@@ -570,9 +504,7 @@ export class AgentSession {
    * have changed since the executor started).
    */
   async network(): Promise<NetworkPolicy> {
-    const reported = (await this.executor.client.health()).network;
-    const current = this.executor.policy?.network;
-    return reported.mode === 'allowlist' && current?.mode === 'allowlist' ? current : reported;
+    return this.networking.reported();
   }
 
   /**
@@ -582,16 +514,6 @@ export class AgentSession {
   private recordNotice(event: EngineEvent): void {
     if (event.type === 'network_denied' || (event.type === 'hook_decision' && isNotableHookDecision(event)))
       this.sessionLog.notice(event);
-  }
-
-  /** Keeps `runningCommands` as shell calls start and end. */
-  private trackCommand(event: EngineEvent): void {
-    if (event.type === 'tool_call_start' && event.name === 'shell') {
-      const command = (event.args as { command?: unknown } | undefined)?.command;
-      if (typeof command === 'string') this.runningCommands.set(event.id, command.slice(0, 500));
-    } else if (event.type === 'tool_call_result') {
-      this.runningCommands.delete(event.id);
-    }
   }
 
   /** What the running executor reports about itself. */
@@ -666,7 +588,7 @@ export class AgentSession {
     const started = performance.now();
     const dispatched = this.dispatches.length;
     const { settings } = this;
-    const notes = this.pendingNotes.splice(0);
+    const notes = this.networking.takeNotes();
     // Background results that ended while no run was going arrive with this prompt.
     notes.push(...(this.background?.take() ?? []));
     notes.push(...(await this.fireSessionStart(signal)));
@@ -899,8 +821,12 @@ export class AgentSession {
     );
   }
 
-  private assertIdle(): void {
+  private assertOpen(): void {
     if (this.closed) throw new AgentRuntimeError('closed', 'this agent was closed');
+  }
+
+  private assertIdle(): void {
+    this.assertOpen();
     if (this.running)
       throw new AgentRuntimeError('busy', 'a run is in progress; wait for it or interrupt it');
   }
