@@ -12,17 +12,8 @@ import type { ResultContract } from '../agents/result-contracts.js';
 import { createSubAgentInbox } from '../agents/sub-agent-inbox.js';
 import { type CommandInboxHandle, createCommandInbox } from '../engine/command-inbox.js';
 import { type Compacted, Engine } from '../engine/engine.js';
-import type {
-  ConversationLog,
-  Emitter,
-  EngineContext,
-  MetaTool,
-  RunOutcome,
-  ToolHost,
-} from '../engine/engine-types.js';
-import { LoadedTools } from '../engine/loaded-tools.js';
+import type { Emitter, EngineContext, MetaTool, RunOutcome, ToolHost } from '../engine/engine-types.js';
 import type { ExecutorClient } from '../executor-client/executor-client.js';
-import { isNotableHookDecision } from '../hooks/hook-decision-line.js';
 import type { AgentHooks } from '../hooks/hook-verdict.js';
 import type { McpPool, McpResourceServer, McpServerRow } from '../mcp/mcp-pool.js';
 import type { PoolLogin, PoolLoginOptions } from '../mcp/mcp-pool-login.js';
@@ -37,11 +28,9 @@ import type { AgentSettings, SessionSettings } from './agent-settings.js';
 import type { ExecutorRegistry } from './executor-registry.js';
 import { appendedSystemPrompt, harnessTools } from './harness-tools.js';
 import type { LoggedMessage, MessageRef } from './logged-message.js';
-import { openSessionLog, type SessionLog } from './open-session-log.js';
-import { refLog } from './ref-log.js';
+import { SessionConversation } from './session-conversation.js';
 import { SessionExecutor } from './session-executor.js';
 import { SessionNetwork } from './session-network.js';
-import { SessionTitler } from './session-titler.js';
 import { type ExecutorView, type StartedAgent, startAgent } from './start-agent.js';
 import { readPolicyFor } from './start-executor.js';
 import { structuredRun } from './structured-run.js';
@@ -98,9 +87,6 @@ export class AgentSession {
   private readonly inbox: CommandInboxHandle | undefined;
   private readonly listeners = new Set<(event: EngineEvent) => void>();
   private readonly emitter: Emitter;
-  private messages: Message[];
-  /** MCP tools loaded by `tool_search`: kept for the session, read back from its history on resume. */
-  private loadedTools: LoadedTools;
   private modelName: string;
   private running: { controller: AbortController; done: Promise<unknown> } | undefined;
   /** Every dispatch of this agent's direct children, in the order they ended. */
@@ -108,18 +94,12 @@ export class AgentSession {
   private closed = false;
   /** Worktree children's diffs waiting for `apply_agent_diff`; their directories go when this agent closes. */
   private readonly worktrees = new AgentDiffStore();
-  /** Where each message of the conversation is in the session log, for `fork` at a message. */
-  private refs = new WeakMap<Message, MessageRef>();
-  private readonly logListeners = new Set<(logged: LoggedMessage) => void>();
-  private readonly titler = new SessionTitler();
   /** Harness tools offered for the current run only (`structured_output`). */
   private runTools: MetaTool[] = [];
   /** This agent's view of the tree's hooks; undefined when none run. */
   private readonly hooks: AgentHooks | undefined;
   /** Lets the run's MCP servers stop once no agent of this process holds them. */
   private readonly releaseMcp: (() => Promise<void>) | undefined;
-  /** SessionStart's source for the next run, until it has fired for this session. */
-  private sessionStart: 'startup' | 'resume' | 'clear' | undefined;
   /** The main agent's background sub-agents; undefined for a sub-agent or without spawn_agent. */
   readonly background: BackgroundAgents | undefined;
   /** Its sub-agents' ids: one counter for all its runs, continued after a resumed log's highest. */
@@ -131,7 +111,7 @@ export class AgentSession {
   private readonly executor: SessionExecutor;
   private readonly view: ExecutorView;
   private readonly provider: ModelProvider;
-  private sessionLog: SessionLog;
+  private readonly session: SessionConversation;
   private readonly instructions: StartedAgent['instructions'];
   private readonly networking: SessionNetwork;
   /** The harness's own tools offered to the current run: calls of these never reach the executor. */
@@ -143,12 +123,7 @@ export class AgentSession {
     this.workspace = started.workspace;
     this.view = started.view;
     this.provider = started.provider;
-    this.sessionLog = started.log;
     this.instructions = started.instructions;
-    this.messages = [...this.sessionLog.history];
-    this.agentIds.raise(this.sessionLog.agentIds);
-    this.loadedTools = LoadedTools.fromHistory(this.messages);
-    for (const [message, ref] of this.sessionLog.historyRefs) this.refs.set(message, ref);
     this.modelName = settings.model.name;
     this.inbox = settings.answerer === 'nobody' ? undefined : createCommandInbox();
     const own = settings.agent ?? [];
@@ -157,7 +132,7 @@ export class AgentSession {
         this.networking.trackCommand(event);
         if (sameAgent(event.agent, own)) {
           this.executor.observe(event, (name) => !this.metaToolNames.has(name));
-          this.recordNotice(event);
+          this.session.recordNotice(event);
         }
         if (event.type === 'dispatch_end' && event.agent.length === (settings.agent ?? []).length + 1)
           this.dispatches.push(event.record);
@@ -173,7 +148,7 @@ export class AgentSession {
       inbox: this.inbox?.inbox,
       emit: (event) => this.emitter.emit(event),
       runSignal: () => this.running?.controller.signal,
-      record: (decision) => this.sessionLog.writer?.append({ type: 'network_decision', ...decision }),
+      record: (decision) => this.session.log.writer?.append({ type: 'network_decision', ...decision }),
       assertOpen: () => this.assertOpen(),
       assertIdle: () => this.assertIdle(),
     });
@@ -192,8 +167,12 @@ export class AgentSession {
             ? 'bypassPermissions'
             : 'default',
     });
-    const kind = settings.session.kind;
-    this.sessionStart = kind === 'continue' || kind === 'resume' ? 'resume' : 'startup';
+    this.session = new SessionConversation(started.log, settings.session.kind, {
+      hooks: this.hooks,
+      emit: (event) => this.emitter.emit(event),
+      agentIds: this.agentIds,
+      titleSessions: settings.titleSessions === true,
+    });
     const sub = settings.subagents;
     this.background =
       sub && (sub.depth ?? 0) === 0 && settings.executor.kind === 'local'
@@ -216,17 +195,17 @@ export class AgentSession {
   }
 
   get sessionId(): string | undefined {
-    return this.sessionLog.sessionId;
+    return this.session.log.sessionId;
   }
 
   /** The last event recorded in the session log: a fork point for "as it is now"; undefined before any. */
   get lastEventId(): string | undefined {
-    return this.sessionLog.writer?.lastEventId ?? undefined;
+    return this.session.log.writer?.lastEventId ?? undefined;
   }
 
   /** The conversation so far. */
   get conversation(): readonly Message[] {
-    return this.messages;
+    return this.session.messages;
   }
 
   get activity(): NonNullable<AgentSettings['activity']> {
@@ -250,12 +229,12 @@ export class AgentSession {
 
   /** The notices of the conversation this session was opened with (resumed, continued, forked), placed among its messages. */
   get historyNotices(): readonly PlacedNotice[] {
-    return this.sessionLog.historyNotices;
+    return this.session.log.historyNotices;
   }
 
   /** Where `message` (one of `conversation`) is in the session log; undefined when it was not logged. */
   messageRef(message: Message): MessageRef | undefined {
-    return this.refs.get(message);
+    return this.session.messageRef(message);
   }
 
   /**
@@ -264,8 +243,7 @@ export class AgentSession {
    * Returns the unsubscribe.
    */
   onMessageLogged(listener: (logged: LoggedMessage) => void): () => void {
-    this.logListeners.add(listener);
-    return () => this.logListeners.delete(listener);
+    return this.session.onMessageLogged(listener);
   }
 
   /**
@@ -418,7 +396,7 @@ export class AgentSession {
   setModel(name: string): void {
     this.assertIdle();
     if (name === this.modelName) return;
-    this.sessionLog.writer?.append({ type: 'model_change', from: this.modelName, to: name });
+    this.session.log.writer?.append({ type: 'model_change', from: this.modelName, to: name });
     this.modelName = name;
   }
 
@@ -444,13 +422,13 @@ export class AgentSession {
     const run = this.engine.compactNow(
       this.context(controller.signal),
       { model: this.modelName, maxTokens: this.settings.model.maxTokens },
-      this.messages,
+      this.session.messages,
       this.emitter,
     );
     this.running = { controller, done: run };
     try {
       const result = await run;
-      this.messages = result.messages;
+      this.session.messages = result.messages;
       return result.status;
     } finally {
       this.running = undefined;
@@ -471,9 +449,9 @@ export class AgentSession {
   async fork(atEventId: string): Promise<AgentSession> {
     this.assertIdle();
     const id = this.sessionId;
-    if (!id || !this.sessionLog.writer)
+    if (!id || !this.session.log.writer)
       throw new AgentRuntimeError('settings', 'there is no session log to fork');
-    await this.sessionLog.writer.flush();
+    await this.session.log.writer.flush();
     return createAgentSession({
       ...this.settings,
       model: this.currentModelSettings(),
@@ -505,15 +483,6 @@ export class AgentSession {
    */
   async network(): Promise<NetworkPolicy> {
     return this.networking.reported();
-  }
-
-  /**
-   * What the conversation shows that is no message (a refusal, a hook's notable decision) goes
-   * into the session log too, so a resumed or forked session shows it again where it happened.
-   */
-  private recordNotice(event: EngineEvent): void {
-    if (event.type === 'network_denied' || (event.type === 'hook_decision' && isNotableHookDecision(event)))
-      this.sessionLog.notice(event);
   }
 
   /** What the running executor reports about itself. */
@@ -576,12 +545,12 @@ export class AgentSession {
     await this.whenIdle();
     // No background child outlives its session: each is cancelled and its executor stopped.
     await this.background?.close();
-    await this.fireSessionEnd();
-    await this.titler.stop();
+    await this.session.fireEnd();
+    await this.session.stopTitling();
     await this.executor.stop();
     await this.releaseMcp?.();
     await this.worktrees.close();
-    await this.sessionLog.close();
+    await this.session.log.close();
   }
 
   private async run(text: string, options: PromptOptions, signal: AbortSignal): Promise<AgentRunResult> {
@@ -591,7 +560,7 @@ export class AgentSession {
     const notes = this.networking.takeNotes();
     // Background results that ended while no run was going arrive with this prompt.
     notes.push(...(this.background?.take() ?? []));
-    notes.push(...(await this.fireSessionStart(signal)));
+    notes.push(...(await this.session.fireStart(signal)));
     const outcome = await this.engine.run(
       this.context(settings.signal ? AbortSignal.any([signal, settings.signal]) : signal),
       {
@@ -619,11 +588,11 @@ export class AgentSession {
         ...(settings.approvalUnattended && { approvalUnattended: true }),
         workspace: this.view.workspace,
         policyName: this.view.policyName,
-        ...(this.messages.length > 0 && { history: this.messages }),
+        ...(this.session.messages.length > 0 && { history: this.session.messages }),
       },
       this.emitter,
     );
-    this.messages = outcome.messages;
+    this.session.messages = outcome.messages;
     const { background } = this;
     const waitAtEnd = settings.subagents?.background?.waitAtEnd === true;
     if (background && (outcome.status === 'cancelled' || (waitAtEnd && outcome.status !== 'complete'))) {
@@ -633,8 +602,8 @@ export class AgentSession {
       await background.idle();
     }
     // A run's result means its events are in the log: a transcript or a resume read right after sees them.
-    await this.sessionLog.writer?.flush();
-    this.titleSession(text);
+    await this.session.log.writer?.flush();
+    this.session.title(text, { provider: this.provider, model: this.modelName });
     return {
       ...outcome,
       model: this.modelName,
@@ -658,7 +627,7 @@ export class AgentSession {
       provider: this.provider,
       tools: this.toolHost(),
       metaTools,
-      loadedTools: this.loadedTools,
+      loadedTools: this.session.loadedTools,
       ...((settings.mcp || settings.changingMetaTools) && {
         toolChanges: {
           version: () => (settings.mcp?.toolsVersion() ?? 0) + (settings.changingMetaTools?.version() ?? 0),
@@ -673,7 +642,7 @@ export class AgentSession {
       signal,
       ...(this.hooks && { hooks: this.hooks }),
       ...(settings.agent && { agent: settings.agent }),
-      ...(this.sessionLog.log && { log: this.loggedRefs(this.sessionLog) }),
+      ...(this.session.log.log && { log: this.session.engineLog() }),
       ...(this.background && { arrivals: this.arrivals(this.background) }),
     };
   }
@@ -709,11 +678,11 @@ export class AgentSession {
       policy: this.executor.policy,
       provider: this.provider,
       model: this.modelName,
-      sessionLog: this.sessionLog,
+      sessionLog: this.session.log,
       projectInstructions: this.instructions.text,
       startChild: createAgentSession,
       worktrees: { store: this.worktrees, executor: () => this.executor.client },
-      loadedTools: this.loadedTools,
+      loadedTools: this.session.loadedTools,
       background: this.background,
       agentIds: this.agentIds,
     });
@@ -739,7 +708,7 @@ export class AgentSession {
     });
     // The link lands in this session's log, as a sub-agent's does: its totals count the new agent's.
     if (next.sessionId) {
-      this.sessionLog.writer?.append({
+      this.session.log.writer?.append({
         type: 'subagent_link',
         childSessionId: next.sessionId,
         callId: activity.kind,
@@ -749,76 +718,19 @@ export class AgentSession {
     return next;
   }
 
-  /** The session log, remembering where each message landed and telling `onMessageLogged` listeners. */
-  private loggedRefs(sessionLog: SessionLog): ConversationLog | undefined {
-    const { log, writer } = sessionLog;
-    if (!log || !writer) return log;
-    return refLog(log, writer, (message, logged) => {
-      this.refs.set(message, { eventId: logged.eventId, parentId: logged.parentId });
-      for (const listener of this.logListeners) listener(logged);
-    });
-  }
-
-  /** After the first run of a session without a title: ask for one (`titleSessions`), once per session. */
-  private titleSession(prompt: string): void {
-    const writer = this.sessionLog.writer;
-    if (!this.settings.titleSessions || this.sessionLog.titled || !writer) return;
-    this.sessionLog.titled = true;
-    this.titler.start({
-      provider: this.provider,
-      model: this.modelName,
-      writer,
-      messages: this.messages,
-      prompt,
-    });
-  }
-
   /** Resolves once no title request is in flight; with `abandon`, one still running is aborted. */
   whenTitled(options: { abandon?: boolean } = {}): Promise<void> {
-    return this.titler.settled(options);
+    return this.session.whenTitled(options);
   }
 
   private async switchSession(session: SessionSettings): Promise<void> {
     this.assertIdle();
-    await this.titler.stop();
-    const next = await openSessionLog(session, {
+    await this.session.switchTo(session, {
       workspace: this.workspace,
       model: this.modelName,
       policy: this.view.policyName,
       note: this.settings.onNote ?? (() => {}),
     });
-    await this.fireSessionEnd(session.kind === 'resume' ? 'other' : 'clear');
-    await this.sessionLog.close();
-    this.sessionLog = next;
-    this.sessionStart = session.kind === 'resume' ? 'resume' : 'clear';
-    this.messages = [...next.history];
-    this.agentIds.raise(next.agentIds);
-    this.loadedTools = LoadedTools.fromHistory(this.messages);
-    this.refs = new WeakMap(next.historyRefs);
-  }
-
-  /**
-   * SessionStart, before a main agent's first run of a session: what its hooks add (plain stdout
-   * or `additionalContext`) goes before the prompt.
-   */
-  private async fireSessionStart(signal: AbortSignal): Promise<string[]> {
-    const source = this.sessionStart;
-    this.sessionStart = undefined;
-    if (!source || !this.hooks?.has('SessionStart') || this.hooks.agent.length > 0) return [];
-    const verdict = await this.hooks.fire('SessionStart', { source }, { signal, emit: this.emitter.emit });
-    return verdict.context;
-  }
-
-  /** SessionEnd, when a main agent's session that started ends (closed, cleared, resumed away). */
-  private async fireSessionEnd(reason: 'other' | 'clear' = 'other'): Promise<void> {
-    if (this.sessionStart !== undefined || !this.hooks?.has('SessionEnd') || this.hooks.agent.length > 0)
-      return;
-    // Bounded by the hooks' own timeouts; an interrupt of the run does not cut it short.
-    await this.hooks.fire(
-      'SessionEnd',
-      { reason },
-      { signal: new AbortController().signal, emit: this.emitter.emit },
-    );
   }
 
   private assertOpen(): void {
