@@ -7,12 +7,10 @@ import type { RuntimeCommand } from '../../shared/runtime-command.js';
 import { AgentDiffStore } from '../agents/agent-diff-store.js';
 import { AgentIds } from '../agents/agent-ids.js';
 import { BackgroundAgents, DEFAULT_BACKGROUND_LIMIT } from '../agents/background-agents.js';
-import { filterToolHost } from '../agents/filtered-tool-host.js';
 import type { ResultContract } from '../agents/result-contracts.js';
-import { createSubAgentInbox } from '../agents/sub-agent-inbox.js';
 import { type CommandInboxHandle, createCommandInbox } from '../engine/command-inbox.js';
-import { type Compacted, Engine } from '../engine/engine.js';
-import type { Emitter, EngineContext, MetaTool, RunOutcome, ToolHost } from '../engine/engine-types.js';
+import type { Compacted } from '../engine/engine.js';
+import type { Emitter, RunOutcome } from '../engine/engine-types.js';
 import type { ExecutorClient } from '../executor-client/executor-client.js';
 import type { AgentHooks } from '../hooks/hook-verdict.js';
 import type { McpPool, McpResourceServer, McpServerRow } from '../mcp/mcp-pool.js';
@@ -26,14 +24,13 @@ import { sessionFile } from '../session/session-paths.js';
 import { AgentRuntimeError } from './agent-runtime-error.js';
 import type { AgentSettings, SessionSettings } from './agent-settings.js';
 import type { ExecutorRegistry } from './executor-registry.js';
-import { appendedSystemPrompt, harnessTools } from './harness-tools.js';
 import type { LoggedMessage, MessageRef } from './logged-message.js';
 import { SessionConversation } from './session-conversation.js';
 import { SessionExecutor } from './session-executor.js';
 import { SessionNetwork } from './session-network.js';
+import { SessionRunner } from './session-runner.js';
 import { type ExecutorView, type StartedAgent, startAgent } from './start-agent.js';
 import { readPolicyFor } from './start-executor.js';
-import { structuredRun } from './structured-run.js';
 
 export { STRUCTURED_OUTPUT_TOOL } from './structured-run.js';
 
@@ -83,7 +80,6 @@ export async function createAgentSession(
  * and `subscribe`); commands come in as `prompt`, `answer` and `apply`.
  */
 export class AgentSession {
-  private readonly engine = new Engine();
   private readonly inbox: CommandInboxHandle | undefined;
   private readonly listeners = new Set<(event: EngineEvent) => void>();
   private readonly emitter: Emitter;
@@ -94,8 +90,6 @@ export class AgentSession {
   private closed = false;
   /** Worktree children's diffs waiting for `apply_agent_diff`; their directories go when this agent closes. */
   private readonly worktrees = new AgentDiffStore();
-  /** Harness tools offered for the current run only (`structured_output`). */
-  private runTools: MetaTool[] = [];
   /** This agent's view of the tree's hooks; undefined when none run. */
   private readonly hooks: AgentHooks | undefined;
   /** Lets the run's MCP servers stop once no agent of this process holds them. */
@@ -114,8 +108,7 @@ export class AgentSession {
   private readonly session: SessionConversation;
   private readonly instructions: StartedAgent['instructions'];
   private readonly networking: SessionNetwork;
-  /** The harness's own tools offered to the current run: calls of these never reach the executor. */
-  private metaToolNames: ReadonlySet<string> = new Set();
+  private readonly runner: SessionRunner;
 
   /** Use `createAgentSession`. */
   constructor(settings: AgentSettings, started: StartedAgent) {
@@ -131,7 +124,7 @@ export class AgentSession {
       emit: (event) => {
         this.networking.trackCommand(event);
         if (sameAgent(event.agent, own)) {
-          this.executor.observe(event, (name) => !this.metaToolNames.has(name));
+          this.executor.observe(event, (name) => !this.runner.isHarnessTool(name));
           this.session.recordNotice(event);
         }
         if (event.type === 'dispatch_end' && event.agent.length === (settings.agent ?? []).length + 1)
@@ -178,6 +171,24 @@ export class AgentSession {
       sub && (sub.depth ?? 0) === 0 && settings.executor.kind === 'local'
         ? new BackgroundAgents(sub.background?.limit ?? DEFAULT_BACKGROUND_LIMIT, this.agentIds)
         : undefined;
+    this.runner = new SessionRunner({
+      settings: this.settings,
+      provider: this.provider,
+      instructions: this.instructions,
+      view: this.view,
+      executor: this.executor,
+      session: this.session,
+      networking: this.networking,
+      background: this.background,
+      agentIds: this.agentIds,
+      worktrees: this.worktrees,
+      inbox: this.inbox?.inbox,
+      hooks: this.hooks,
+      emitter: this.emitter,
+      dispatches: this.dispatches,
+      model: () => this.modelName,
+      startChild: createAgentSession,
+    });
   }
 
   /** The policy the executor enforces; undefined for a remote executor, whose server chose it. */
@@ -264,21 +275,7 @@ export class AgentSession {
   async prompt(text: string, options: PromptOptions = {}): Promise<AgentRunResult> {
     this.assertIdle();
     const controller = new AbortController();
-    const done = options.outputSchema
-      ? structuredRun(
-          {
-            run: (...args) => this.run(...args),
-            offerRunTools: (tools) => {
-              this.runTools = tools;
-            },
-            maxTurns: this.settings.maxTurns,
-          },
-          text,
-          options,
-          options.outputSchema,
-          controller.signal,
-        )
-      : this.run(text, options, controller.signal);
+    const done = this.runner.prompt(text, options, controller.signal);
     this.running = { controller, done };
     try {
       return await done;
@@ -419,12 +416,7 @@ export class AgentSession {
   async compact(): Promise<Compacted> {
     this.assertIdle();
     const controller = new AbortController();
-    const run = this.engine.compactNow(
-      this.context(controller.signal),
-      { model: this.modelName, maxTokens: this.settings.model.maxTokens },
-      this.session.messages,
-      this.emitter,
-    );
+    const run = this.runner.compact(controller.signal);
     this.running = { controller, done: run };
     try {
       const result = await run;
@@ -502,11 +494,7 @@ export class AgentSession {
   async toolNames(): Promise<{ executor: string[]; harness: string[] }> {
     return {
       executor: (await this.executor.client.listTools()).map((tool) => tool.name),
-      harness: [
-        ...(this.settings.changingMetaTools?.tools() ?? []),
-        ...(this.settings.metaTools ?? []),
-        ...this.ownMetaTools(),
-      ].map((tool) => tool.definition.name),
+      harness: this.runner.harnessToolNames(),
     };
   }
 
@@ -551,141 +539,6 @@ export class AgentSession {
     await this.releaseMcp?.();
     await this.worktrees.close();
     await this.session.log.close();
-  }
-
-  private async run(text: string, options: PromptOptions, signal: AbortSignal): Promise<AgentRunResult> {
-    const started = performance.now();
-    const dispatched = this.dispatches.length;
-    const { settings } = this;
-    const notes = this.networking.takeNotes();
-    // Background results that ended while no run was going arrive with this prompt.
-    notes.push(...(this.background?.take() ?? []));
-    notes.push(...(await this.session.fireStart(signal)));
-    const outcome = await this.engine.run(
-      this.context(settings.signal ? AbortSignal.any([signal, settings.signal]) : signal),
-      {
-        prompt: {
-          text: notes.length > 0 ? `${notes.join('\n')}\n\n${text}` : text,
-          ...(options.images && { images: options.images }),
-        },
-        model: this.modelName,
-        maxTokens: settings.model.maxTokens,
-        ...(settings.model.thinkingBudgetTokens && {
-          thinkingBudgetTokens: settings.model.thinkingBudgetTokens,
-        }),
-        ...(settings.systemPrompt && { systemPrompt: settings.systemPrompt }),
-        ...(settings.systemPrompt &&
-          settings.systemCachePrefix !== undefined && { systemCachePrefix: settings.systemCachePrefix }),
-        ...(this.instructions.text && { projectInstructions: this.instructions.text }),
-        ...(appendedSystemPrompt(this.settings) && {
-          appendSystemPrompt: appendedSystemPrompt(this.settings),
-        }),
-        maxTurns: options.maxTurns ?? settings.maxTurns,
-        ...(options.turnOffset && { turnOffset: options.turnOffset }),
-        ...(settings.toolRules && { toolRules: settings.toolRules }),
-        approval: () => this.settings.approval,
-        // Read only where a call asks: under `ask`, or when a PreToolUse hook asks whatever the mode.
-        ...(settings.approvalUnattended && { approvalUnattended: true }),
-        workspace: this.view.workspace,
-        policyName: this.view.policyName,
-        ...(this.session.messages.length > 0 && { history: this.session.messages }),
-      },
-      this.emitter,
-    );
-    this.session.messages = outcome.messages;
-    const { background } = this;
-    const waitAtEnd = settings.subagents?.background?.waitAtEnd === true;
-    if (background && (outcome.status === 'cancelled' || (waitAtEnd && outcome.status !== 'complete'))) {
-      // A run cut short takes its background children with it (an interrupt cancelled them already):
-      // their ends come before its result, which counts them.
-      background.cancelAll();
-      await background.idle();
-    }
-    // A run's result means its events are in the log: a transcript or a resume read right after sees them.
-    await this.session.log.writer?.flush();
-    this.session.title(text, { provider: this.provider, model: this.modelName });
-    return {
-      ...outcome,
-      model: this.modelName,
-      sessionId: this.sessionId,
-      durationMs: Math.round(performance.now() - started),
-      ...(this.dispatches.length > dispatched && { dispatches: this.dispatches.slice(dispatched) }),
-    };
-  }
-
-  private toolHost(): ToolHost {
-    const { settings } = this;
-    const host = settings.tools ? filterToolHost(this.executor.client, settings.tools) : this.executor.client;
-    return settings.wrapTools ? settings.wrapTools(host) : host;
-  }
-
-  private context(signal: AbortSignal): EngineContext {
-    const { settings } = this;
-    const metaTools = this.metaTools();
-    this.metaToolNames = new Set(metaTools.map((tool) => tool.definition.name));
-    return {
-      provider: this.provider,
-      tools: this.toolHost(),
-      metaTools,
-      loadedTools: this.session.loadedTools,
-      ...((settings.mcp || settings.changingMetaTools) && {
-        toolChanges: {
-          version: () => (settings.mcp?.toolsVersion() ?? 0) + (settings.changingMetaTools?.version() ?? 0),
-          metaTools: () => {
-            const tools = this.metaTools();
-            this.metaToolNames = new Set(tools.map((tool) => tool.definition.name));
-            return tools;
-          },
-        },
-      }),
-      inbox: this.inbox?.inbox ?? createSubAgentInbox(),
-      signal,
-      ...(this.hooks && { hooks: this.hooks }),
-      ...(settings.agent && { agent: settings.agent }),
-      ...(this.session.log.log && { log: this.session.engineLog() }),
-      ...(this.background && { arrivals: this.arrivals(this.background) }),
-    };
-  }
-
-  /** Background results into the run at turn boundaries; a headless run waits for them before it ends. */
-  private arrivals(background: BackgroundAgents): NonNullable<EngineContext['arrivals']> {
-    const waitAtEnd = this.settings.subagents?.background?.waitAtEnd === true;
-    return {
-      take: () => background.take(),
-      settle: (signal) => background.settle(signal, waitAtEnd),
-    };
-  }
-
-  /**
-   * The harness's tools: the settings' own (always offered: a sub-agent's
-   * complete_task), then spawn_agent (under the current policy) and ask_user,
-   * unless the settings' tool filter leaves them out.
-   */
-  private metaTools(): MetaTool[] {
-    const { settings } = this;
-    const offered = (tool: MetaTool): boolean => !settings.tools || settings.tools.has(tool.definition.name);
-    return [
-      ...(settings.changingMetaTools?.tools() ?? []),
-      ...(settings.metaTools ?? []),
-      ...this.runTools,
-      ...this.ownMetaTools().filter(offered),
-    ];
-  }
-
-  private ownMetaTools(): MetaTool[] {
-    return harnessTools({
-      settings: this.settings,
-      policy: this.executor.policy,
-      provider: this.provider,
-      model: this.modelName,
-      sessionLog: this.session.log,
-      projectInstructions: this.instructions.text,
-      startChild: createAgentSession,
-      worktrees: { store: this.worktrees, executor: () => this.executor.client },
-      loadedTools: this.session.loadedTools,
-      background: this.background,
-      agentIds: this.agentIds,
-    });
   }
 
   /** The model settings with the model switched to (`setModel`), so an agent started from this one keeps it. */
