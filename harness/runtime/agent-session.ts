@@ -1,16 +1,15 @@
 import type { Message } from '../../shared/conversation.js';
 import type { DispatchRecord } from '../../shared/dispatch-telemetry.js';
-import type { EngineCommand, EngineEvent, ImageInput } from '../../shared/engine-events.js';
+import type { EngineCommand, EngineEvent } from '../../shared/engine-events.js';
 import type { ExecutorHealth } from '../../shared/executor-boot.js';
 import type { NetworkPolicy, NetworkSetting, ResolvedPolicy } from '../../shared/policy.js';
 import type { RuntimeCommand } from '../../shared/runtime-command.js';
 import { AgentDiffStore } from '../agents/agent-diff-store.js';
 import { AgentIds } from '../agents/agent-ids.js';
 import { BackgroundAgents, DEFAULT_BACKGROUND_LIMIT } from '../agents/background-agents.js';
-import type { ResultContract } from '../agents/result-contracts.js';
 import { type CommandInboxHandle, createCommandInbox } from '../engine/command-inbox.js';
 import type { Compacted } from '../engine/engine.js';
-import type { Emitter, RunOutcome } from '../engine/engine-types.js';
+import type { Emitter } from '../engine/engine-types.js';
 import type { ExecutorClient } from '../executor-client/executor-client.js';
 import type { AgentHooks } from '../hooks/hook-verdict.js';
 import type { McpPool, McpResourceServer, McpServerRow } from '../mcp/mcp-pool.js';
@@ -21,6 +20,7 @@ import { readPlan } from '../planning/read-plan.js';
 import type { ModelProvider } from '../provider/model-provider.js';
 import type { PlacedNotice } from '../session/notices-from-events.js';
 import { sessionFile } from '../session/session-paths.js';
+import type { AgentRunResult, PromptOptions } from './agent-run-result.js';
 import { AgentRuntimeError } from './agent-runtime-error.js';
 import type { AgentSettings, SessionSettings } from './agent-settings.js';
 import type { ExecutorRegistry } from './executor-registry.js';
@@ -32,32 +32,8 @@ import { SessionRunner } from './session-runner.js';
 import { type ExecutorView, type StartedAgent, startAgent } from './start-agent.js';
 import { readPolicyFor } from './start-executor.js';
 
+export type { AgentRunResult, PromptOptions } from './agent-run-result.js';
 export { STRUCTURED_OUTPUT_TOOL } from './structured-run.js';
-
-/** What one `prompt` ends with: the engine's outcome and what the frontend reports with it. */
-export interface AgentRunResult extends RunOutcome {
-  model: string;
-  sessionId: string | undefined;
-  durationMs: number;
-  /** With `outputSchema`: the final answer, validated. */
-  structuredOutput?: unknown;
-  /** The sub-agents this run dispatched (its direct children), with their figures. */
-  dispatches?: DispatchRecord[];
-}
-
-export interface PromptOptions {
-  images?: ImageInput[];
-  /** This prompt's turn cap, instead of the settings' (a sub-agent's reminder). */
-  maxTurns?: number;
-  /** Number this run's turns on from this many (a reminder continuing a run). */
-  turnOffset?: number;
-  /**
-   * The answer must match this contract (`--output-schema`): the model gives it through the
-   * `structured_output` tool, with one repair turn for an invalid one and one reminder when it
-   * ends without; otherwise the run ends as an `invalid_output` error.
-   */
-  outputSchema?: ResultContract;
-}
 
 /**
  * Starts an agent: resolves the workspace once, then starts its executor

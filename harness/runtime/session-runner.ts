@@ -9,7 +9,7 @@ import { type Compacted, Engine } from '../engine/engine.js';
 import type { CommandInbox, Emitter, EngineContext, MetaTool, ToolHost } from '../engine/engine-types.js';
 import type { AgentHooks } from '../hooks/hook-verdict.js';
 import type { ModelProvider } from '../provider/model-provider.js';
-import type { AgentRunResult, PromptOptions } from './agent-session.js';
+import type { AgentRunResult, PromptOptions } from './agent-run-result.js';
 import type { AgentSettings } from './agent-settings.js';
 import { appendedSystemPrompt, type HarnessToolsInput, harnessTools } from './harness-tools.js';
 import type { SessionConversation } from './session-conversation.js';

@@ -2,7 +2,7 @@ import { createCompleteTaskTool } from '../agents/complete-task-tool.js';
 import type { ResultContract } from '../agents/result-contracts.js';
 import type { MetaTool } from '../engine/engine-types.js';
 import { addUsage } from '../engine/token-usage.js';
-import type { AgentRunResult, PromptOptions } from './agent-session.js';
+import type { AgentRunResult, PromptOptions } from './agent-run-result.js';
 
 /** The tool a run with an output schema gives its answer through. */
 export const STRUCTURED_OUTPUT_TOOL = 'structured_output';
