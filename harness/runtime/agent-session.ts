@@ -12,7 +12,7 @@ import type { Compacted } from '../engine/engine.js';
 import type { Emitter } from '../engine/engine-types.js';
 import type { ExecutorClient } from '../executor-client/executor-client.js';
 import type { AgentHooks } from '../hooks/hook-verdict.js';
-import type { McpPool, McpResourceServer, McpServerRow } from '../mcp/mcp-pool.js';
+import type { McpResourceServer, McpServerRow } from '../mcp/mcp-pool.js';
 import type { PoolLogin, PoolLoginOptions } from '../mcp/mcp-pool-login.js';
 import type { McpPromptCommand } from '../mcp/mcp-prompt-commands.js';
 import { planFilePath } from '../planning/plan-file.js';
@@ -27,6 +27,7 @@ import type { ExecutorRegistry } from './executor-registry.js';
 import type { LoggedMessage, MessageRef } from './logged-message.js';
 import { SessionConversation } from './session-conversation.js';
 import { SessionExecutor } from './session-executor.js';
+import { SessionMcp } from './session-mcp.js';
 import { SessionNetwork } from './session-network.js';
 import { SessionRunner } from './session-runner.js';
 import { type ExecutorView, type StartedAgent, startAgent } from './start-agent.js';
@@ -68,8 +69,7 @@ export class AgentSession {
   private readonly worktrees = new AgentDiffStore();
   /** This agent's view of the tree's hooks; undefined when none run. */
   private readonly hooks: AgentHooks | undefined;
-  /** Lets the run's MCP servers stop once no agent of this process holds them. */
-  private readonly releaseMcp: (() => Promise<void>) | undefined;
+  private readonly mcp: SessionMcp;
   /** The main agent's background sub-agents; undefined for a sub-agent or without spawn_agent. */
   readonly background: BackgroundAgents | undefined;
   /** Its sub-agents' ids: one counter for all its runs, continued after a resumed log's highest. */
@@ -121,8 +121,7 @@ export class AgentSession {
       assertOpen: () => this.assertOpen(),
       assertIdle: () => this.assertIdle(),
     });
-    this.releaseMcp = settings.mcp?.hold();
-    if (settings.executors) settings.mcp?.reportTo(settings.executors);
+    this.mcp = new SessionMcp(settings.mcp, (settings.subagents?.depth ?? 0) === 0, settings.executors);
     this.hooks = settings.hooks?.forAgent({
       agent: settings.agent ?? [],
       workspace: this.workspace,
@@ -265,41 +264,32 @@ export class AgentSession {
    * and expand (`expandPromptCommand`); the main agent's only (a sub-agent's task is the model's).
    */
   promptCommands(): McpPromptCommand[] {
-    return (this.settings.subagents?.depth ?? 0) === 0 ? (this.settings.mcp?.promptCommands() ?? []) : [];
+    return this.mcp.promptCommands();
   }
 
   /** The servers with resources, for `@server:uri` mentions in a prompt; the main agent's only, as prompts. */
   resourceServers(): McpResourceServer[] {
-    return (this.settings.subagents?.depth ?? 0) === 0 ? (this.settings.mcp?.resourceServers() ?? []) : [];
+    return this.mcp.resourceServers();
   }
 
   /** The run's MCP servers, where each comes from and its state now (failed: why and when). */
   mcpServers(): McpServerRow[] {
-    return this.settings.mcp?.list() ?? [];
+    return this.mcp.servers();
   }
 
   /** `:mcp login NAME`: the server's login (as `skate mcp login`), then it starts again with it (`loginPoolServer`). */
   async mcpLogin(name: string, options: PoolLoginOptions): Promise<PoolLogin> {
-    const { loginPoolServer } = await import('../mcp/mcp-pool-login.js');
-    return loginPoolServer(await this.mcpPool(), name, options);
+    return this.mcp.login(name, options);
   }
 
   /** `:mcp logout NAME`: its tokens forgotten, its executor stopped; whether a login was kept. */
   async mcpLogout(name: string): Promise<boolean> {
-    const { logoutPoolServer } = await import('../mcp/mcp-pool-login.js');
-    return logoutPoolServer(await this.mcpPool(), name);
+    return this.mcp.logout(name);
   }
 
   /** A remote server's login as `skate mcp list` words it (`:mcp`); undefined for a local one. */
   async mcpLoginStatus(name: string): Promise<string | undefined> {
-    const { poolServerLogin } = await import('../mcp/mcp-pool-login.js');
-    return this.settings.mcp ? poolServerLogin(this.settings.mcp, name) : undefined;
-  }
-
-  private async mcpPool(): Promise<McpPool> {
-    if (this.settings.mcp) return this.settings.mcp;
-    const { McpAuthError } = await import('../mcp-oauth/mcp-auth-error.js');
-    throw new McpAuthError('not_remote', 'this session has no MCP servers (skate mcp list)');
+    return this.mcp.loginStatus(name);
   }
 
   /** Resolves when the run in progress (if any) has ended. */
@@ -512,7 +502,7 @@ export class AgentSession {
     await this.session.fireEnd();
     await this.session.stopTitling();
     await this.executor.stop();
-    await this.releaseMcp?.();
+    await this.mcp.close();
     await this.worktrees.close();
     await this.session.log.close();
   }
