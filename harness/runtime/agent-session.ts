@@ -15,8 +15,6 @@ import type { AgentHooks } from '../hooks/hook-verdict.js';
 import type { McpResourceServer, McpServerRow } from '../mcp/mcp-pool.js';
 import type { PoolLogin, PoolLoginOptions } from '../mcp/mcp-pool-login.js';
 import type { McpPromptCommand } from '../mcp/mcp-prompt-commands.js';
-import { planFilePath } from '../planning/plan-file.js';
-import { readPlan } from '../planning/read-plan.js';
 import type { ModelProvider } from '../provider/model-provider.js';
 import type { PlacedNotice } from '../session/notices-from-events.js';
 import { sessionFile } from '../session/session-paths.js';
@@ -24,6 +22,7 @@ import type { AgentRunResult, PromptOptions } from './agent-run-result.js';
 import { AgentRuntimeError } from './agent-runtime-error.js';
 import type { AgentSettings, SessionSettings } from './agent-settings.js';
 import type { ExecutorRegistry } from './executor-registry.js';
+import { LinkedAgents } from './linked-agents.js';
 import type { LoggedMessage, MessageRef } from './logged-message.js';
 import { SessionConversation } from './session-conversation.js';
 import { SessionExecutor } from './session-executor.js';
@@ -31,7 +30,6 @@ import { SessionMcp } from './session-mcp.js';
 import { SessionNetwork } from './session-network.js';
 import { SessionRunner } from './session-runner.js';
 import { type ExecutorView, type StartedAgent, startAgent } from './start-agent.js';
-import { readPolicyFor } from './start-executor.js';
 
 export type { AgentRunResult, PromptOptions } from './agent-run-result.js';
 export { STRUCTURED_OUTPUT_TOOL } from './structured-run.js';
@@ -85,6 +83,7 @@ export class AgentSession {
   private readonly instructions: StartedAgent['instructions'];
   private readonly networking: SessionNetwork;
   private readonly runner: SessionRunner;
+  private readonly linked: LinkedAgents;
 
   /** Use `createAgentSession`. */
   constructor(settings: AgentSettings, started: StartedAgent) {
@@ -163,6 +162,14 @@ export class AgentSession {
       dispatches: this.dispatches,
       model: () => this.modelName,
       startChild: createAgentSession,
+    });
+    this.linked = new LinkedAgents({
+      settings: this.settings,
+      workspace: this.workspace,
+      session: this.session,
+      model: () => this.modelName,
+      assertIdle: () => this.assertIdle(),
+      start: createAgentSession,
     });
   }
 
@@ -405,16 +412,7 @@ export class AgentSession {
 
   /** A new agent (its own executor) on a new session holding this one's conversation up to `atEventId`. */
   async fork(atEventId: string): Promise<AgentSession> {
-    this.assertIdle();
-    const id = this.sessionId;
-    if (!id || !this.session.log.writer)
-      throw new AgentRuntimeError('settings', 'there is no session log to fork');
-    await this.session.log.writer.flush();
-    return createAgentSession({
-      ...this.settings,
-      model: this.currentModelSettings(),
-      session: { kind: 'resume', id, forkAt: atEventId },
-    });
+    return this.linked.fork(atEventId);
   }
 
   /**
@@ -470,25 +468,12 @@ export class AgentSession {
    * on it waits for that run).
    */
   async startPlanning(task?: string): Promise<AgentSession> {
-    const planner = await this.startLinked({ kind: 'plan' }, task ?? 'planning');
-    if (task) void planner.prompt(task).catch(() => undefined);
-    return planner;
+    return this.linked.plan(task);
   }
 
   /** An agent carrying out `plan` (default: the workspace's plan file) on its own executor, linked to this one. */
   async execute(plan?: string): Promise<AgentSession> {
-    const planFile = planFilePath(this.workspace);
-    let text = plan;
-    if (text === undefined) {
-      // Read as the agent that will carry it out may read (a plan.md planted as a link is refused).
-      const read = await readPlan(planFile, {
-        policy: await readPolicyFor(this.settings.executor, this.workspace),
-        within: this.workspace,
-      });
-      if (!read.ok) throw new AgentRuntimeError('plan', read.message);
-      text = read.plan;
-    }
-    return this.startLinked({ kind: 'execute', plan: text, planFile }, 'execute the plan');
+    return this.linked.execute(plan);
   }
 
   /** Interrupts any run, shuts the executor down and closes the session log; no process is left. */
@@ -505,36 +490,6 @@ export class AgentSession {
     await this.mcp.close();
     await this.worktrees.close();
     await this.session.log.close();
-  }
-
-  /** The model settings with the model switched to (`setModel`), so an agent started from this one keeps it. */
-  private currentModelSettings(): AgentSettings['model'] {
-    return { ...this.settings.model, name: this.modelName };
-  }
-
-  private async startLinked(
-    activity: NonNullable<AgentSettings['activity']>,
-    task: string,
-  ): Promise<AgentSession> {
-    this.assertIdle();
-    const session: SessionSettings =
-      this.settings.session.kind === 'none' ? { kind: 'none' } : { kind: 'new' };
-    const next = await createAgentSession({
-      ...this.settings,
-      model: this.currentModelSettings(),
-      activity,
-      session,
-    });
-    // The link lands in this session's log, as a sub-agent's does: its totals count the new agent's.
-    if (next.sessionId) {
-      this.session.log.writer?.append({
-        type: 'subagent_link',
-        childSessionId: next.sessionId,
-        callId: activity.kind,
-        task,
-      });
-    }
-    return next;
   }
 
   /** Resolves once no title request is in flight; with `abandon`, one still running is aborted. */
