@@ -59,7 +59,6 @@ export class AgentSession {
   private readonly listeners = new Set<(event: EngineEvent) => void>();
   private readonly emitter: Emitter;
   private modelName: string;
-  private running: { controller: AbortController; done: Promise<unknown> } | undefined;
   /** Every dispatch of this agent's direct children, in the order they ended. */
   private readonly dispatches: DispatchRecord[] = [];
   private closed = false;
@@ -115,7 +114,7 @@ export class AgentSession {
       gate: started.networkGate,
       inbox: this.inbox?.inbox,
       emit: (event) => this.emitter.emit(event),
-      runSignal: () => this.running?.controller.signal,
+      runSignal: () => this.runner.signal,
       record: (decision) => this.session.log.writer?.append({ type: 'network_decision', ...decision }),
       assertOpen: () => this.assertOpen(),
       assertIdle: () => this.assertIdle(),
@@ -256,14 +255,7 @@ export class AgentSession {
   /** Runs the model on `text`, with the conversation so far, until it is done; one run at a time. */
   async prompt(text: string, options: PromptOptions = {}): Promise<AgentRunResult> {
     this.assertIdle();
-    const controller = new AbortController();
-    const done = this.runner.prompt(text, options, controller.signal);
-    this.running = { controller, done };
-    try {
-      return await done;
-    } finally {
-      this.running = undefined;
-    }
+    return this.runner.prompt(text, options);
   }
 
   /**
@@ -301,7 +293,7 @@ export class AgentSession {
 
   /** Resolves when the run in progress (if any) has ended. */
   async whenIdle(): Promise<void> {
-    await this.running?.done.catch(() => undefined);
+    await this.runner.whenIdle();
   }
 
   /**
@@ -309,7 +301,7 @@ export class AgentSession {
    * cancels the background sub-agents (cancelling the parent cancels them).
    */
   interrupt(): void {
-    this.running?.controller.abort();
+    this.runner.abort();
     this.background?.cancelAll();
   }
 
@@ -326,7 +318,7 @@ export class AgentSession {
    */
   answer(command: EngineCommand): boolean {
     if (command.type === 'interrupt') {
-      const running = this.running !== undefined;
+      const running = this.runner.busy;
       this.interrupt();
       return running;
     }
@@ -388,16 +380,7 @@ export class AgentSession {
   /** Summarises the older conversation now. */
   async compact(): Promise<Compacted> {
     this.assertIdle();
-    const controller = new AbortController();
-    const run = this.runner.compact(controller.signal);
-    this.running = { controller, done: run };
-    try {
-      const result = await run;
-      this.session.messages = result.messages;
-      return result.status;
-    } finally {
-      this.running = undefined;
-    }
+    return this.runner.compact();
   }
 
   /** A new, empty conversation in a new session log, on the same executor. */
@@ -513,7 +496,7 @@ export class AgentSession {
 
   private assertIdle(): void {
     this.assertOpen();
-    if (this.running)
+    if (this.runner.busy)
       throw new AgentRuntimeError('busy', 'a run is in progress; wait for it or interrupt it');
   }
 }

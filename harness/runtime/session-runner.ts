@@ -1,4 +1,3 @@
-import type { Message } from '../../shared/conversation.js';
 import type { DispatchRecord } from '../../shared/dispatch-telemetry.js';
 import type { AgentDiffStore } from '../agents/agent-diff-store.js';
 import type { AgentIds } from '../agents/agent-ids.js';
@@ -54,6 +53,8 @@ export class SessionRunner implements StructuredRunHost {
   private runTools: MetaTool[] = [];
   /** The harness's own tools offered to the current run: calls of these never reach the executor. */
   private metaToolNames: ReadonlySet<string> = new Set();
+  /** The run (or compaction) in progress: one at a time. */
+  private running: { controller: AbortController; done: Promise<unknown> } | undefined;
 
   constructor(private readonly parts: SessionRunnerParts) {}
 
@@ -61,11 +62,58 @@ export class SessionRunner implements StructuredRunHost {
     return this.parts.settings.maxTurns;
   }
 
-  /** A prompt's run: with an output schema, the structured run around plain runs. */
-  prompt(text: string, options: PromptOptions, signal: AbortSignal): Promise<AgentRunResult> {
-    return options.outputSchema
-      ? structuredRun(this, text, options, options.outputSchema, signal)
-      : this.run(text, options, signal);
+  /** Whether a run (or compaction) is in progress. */
+  get busy(): boolean {
+    return this.running !== undefined;
+  }
+
+  /** The signal of the run in progress, if any. */
+  get signal(): AbortSignal | undefined {
+    return this.running?.controller.signal;
+  }
+
+  /** A prompt's run (the caller checked none is in progress): with an output schema, the structured run around plain runs. */
+  async prompt(text: string, options: PromptOptions): Promise<AgentRunResult> {
+    const controller = new AbortController();
+    const done = options.outputSchema
+      ? structuredRun(this, text, options, options.outputSchema, controller.signal)
+      : this.run(text, options, controller.signal);
+    this.running = { controller, done };
+    try {
+      return await done;
+    } finally {
+      this.running = undefined;
+    }
+  }
+
+  /** Summarises the older conversation now (the caller checked no run is in progress). */
+  async compact(): Promise<Compacted> {
+    const { settings, session, emitter } = this.parts;
+    const controller = new AbortController();
+    const run = this.engine.compactNow(
+      this.context(controller.signal),
+      { model: this.parts.model(), maxTokens: settings.model.maxTokens },
+      session.messages,
+      emitter,
+    );
+    this.running = { controller, done: run };
+    try {
+      const result = await run;
+      session.messages = result.messages;
+      return result.status;
+    } finally {
+      this.running = undefined;
+    }
+  }
+
+  /** Aborts the run in progress, if any: its model stream, tool calls and questions. */
+  abort(): void {
+    this.running?.controller.abort();
+  }
+
+  /** Resolves when the run in progress (if any) has ended. */
+  async whenIdle(): Promise<void> {
+    await this.running?.done.catch(() => undefined);
   }
 
   offerRunTools(tools: MetaTool[]): void {
@@ -135,17 +183,6 @@ export class SessionRunner implements StructuredRunHost {
       durationMs: Math.round(performance.now() - started),
       ...(dispatches.length > dispatched && { dispatches: dispatches.slice(dispatched) }),
     };
-  }
-
-  /** Summarises the older conversation now; the caller keeps the messages it returns. */
-  compact(signal: AbortSignal): Promise<{ status: Compacted; messages: Message[] }> {
-    const { settings, session, emitter } = this.parts;
-    return this.engine.compactNow(
-      this.context(signal),
-      { model: this.parts.model(), maxTokens: settings.model.maxTokens },
-      session.messages,
-      emitter,
-    );
   }
 
   /** The names of the harness's own tools, unfiltered (without the current run's). */
