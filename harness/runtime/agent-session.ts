@@ -11,11 +11,9 @@ import { type CommandInboxHandle, createCommandInbox } from '../engine/command-i
 import type { Compacted } from '../engine/engine.js';
 import type { Emitter } from '../engine/engine-types.js';
 import type { ExecutorClient } from '../executor-client/executor-client.js';
-import type { AgentHooks } from '../hooks/hook-verdict.js';
 import type { McpResourceServer, McpServerRow } from '../mcp/mcp-pool.js';
 import type { PoolLogin, PoolLoginOptions } from '../mcp/mcp-pool-login.js';
 import type { McpPromptCommand } from '../mcp/mcp-prompt-commands.js';
-import type { ModelProvider } from '../provider/model-provider.js';
 import type { PlacedNotice } from '../session/notices-from-events.js';
 import { sessionFile } from '../session/session-paths.js';
 import type { AgentRunResult, PromptOptions } from './agent-run-result.js';
@@ -53,6 +51,9 @@ export async function createAgentSession(
  * replaced when the network is switched), its session log, its engine runs
  * and its sub-agents. Events go out as `EngineEvent`s (the settings' emitter
  * and `subscribe`); commands come in as `prompt`, `answer` and `apply`.
+ * Its parts live in their own files (`SessionExecutor`, `SessionNetwork`,
+ * `SessionConversation`, `SessionRunner`, `SessionMcp`, `LinkedAgents`):
+ * this class wires them, says when a command may run, and is their one API.
  */
 export class AgentSession {
   private readonly inbox: CommandInboxHandle | undefined;
@@ -64,20 +65,15 @@ export class AgentSession {
   private closed = false;
   /** Worktree children's diffs waiting for `apply_agent_diff`; their directories go when this agent closes. */
   private readonly worktrees = new AgentDiffStore();
-  /** This agent's view of the tree's hooks; undefined when none run. */
-  private readonly hooks: AgentHooks | undefined;
   private readonly mcp: SessionMcp;
   /** The main agent's background sub-agents; undefined for a sub-agent or without spawn_agent. */
   readonly background: BackgroundAgents | undefined;
-  /** Its sub-agents' ids: one counter for all its runs, continued after a resumed log's highest. */
-  private readonly agentIds = new AgentIds();
 
   /** The workspace, resolved once. */
   readonly workspace: string;
   private readonly settings: AgentSettings;
   private readonly executor: SessionExecutor;
   private readonly view: ExecutorView;
-  private readonly provider: ModelProvider;
   private readonly session: SessionConversation;
   private readonly instructions: StartedAgent['instructions'];
   private readonly networking: SessionNetwork;
@@ -87,9 +83,10 @@ export class AgentSession {
   /** Use `createAgentSession`. */
   constructor(settings: AgentSettings, started: StartedAgent) {
     this.settings = { ...settings, activity: started.activity };
+    // Its sub-agents' ids: one counter for all its runs, continued after a resumed log's highest.
+    const agentIds = new AgentIds();
     this.workspace = started.workspace;
     this.view = started.view;
-    this.provider = started.provider;
     this.instructions = started.instructions;
     this.modelName = settings.model.name;
     this.inbox = settings.answerer === 'nobody' ? undefined : createCommandInbox();
@@ -120,7 +117,8 @@ export class AgentSession {
       assertIdle: () => this.assertIdle(),
     });
     this.mcp = new SessionMcp(settings.mcp, (settings.subagents?.depth ?? 0) === 0, settings.executors);
-    this.hooks = settings.hooks?.forAgent({
+    // This agent's view of the tree's hooks; undefined when none run.
+    const hooks = settings.hooks?.forAgent({
       agent: settings.agent ?? [],
       workspace: this.workspace,
       sessionId: () => this.sessionId,
@@ -134,29 +132,29 @@ export class AgentSession {
             : 'default',
     });
     this.session = new SessionConversation(started.log, settings.session.kind, {
-      hooks: this.hooks,
+      hooks,
       emit: (event) => this.emitter.emit(event),
-      agentIds: this.agentIds,
+      agentIds,
       titleSessions: settings.titleSessions === true,
     });
     const sub = settings.subagents;
     this.background =
       sub && (sub.depth ?? 0) === 0 && settings.executor.kind === 'local'
-        ? new BackgroundAgents(sub.background?.limit ?? DEFAULT_BACKGROUND_LIMIT, this.agentIds)
+        ? new BackgroundAgents(sub.background?.limit ?? DEFAULT_BACKGROUND_LIMIT, agentIds)
         : undefined;
     this.runner = new SessionRunner({
       settings: this.settings,
-      provider: this.provider,
+      provider: started.provider,
       instructions: this.instructions,
       view: this.view,
       executor: this.executor,
       session: this.session,
       networking: this.networking,
       background: this.background,
-      agentIds: this.agentIds,
+      agentIds,
       worktrees: this.worktrees,
       inbox: this.inbox?.inbox,
-      hooks: this.hooks,
+      hooks,
       emitter: this.emitter,
       dispatches: this.dispatches,
       model: () => this.modelName,

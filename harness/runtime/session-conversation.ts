@@ -31,6 +31,7 @@ export interface SessionConversationOptions {
  * from `AgentSession` so that everything a session switch must reset lives in one place.
  */
 export class SessionConversation {
+  // These four are set by `adopt`, from the constructor and on each switch.
   log!: SessionLog;
   /** The conversation so far (each run's outcome replaces it). */
   messages!: Message[];

@@ -42,10 +42,10 @@ export interface SessionRunnerParts {
 }
 
 /**
- * An agent's engine runs: what each is given (the request, the executor's tools as the settings
- * filter and wrap them, the harness's own tools, hooks, the session log, background arrivals)
- * and what a run does before and after the engine. Apart from `AgentSession`, which owns the
- * state and says when a run may start, so that assembling a run is read in one place.
+ * An agent's engine runs, one at a time: what each is given (the request, the executor's tools
+ * as the settings filter and wrap them, the harness's own tools, hooks, the session log,
+ * background arrivals) and what a run does before and after the engine. Apart from
+ * `AgentSession`, which says when a run may start, so that assembling a run reads in one place.
  */
 export class SessionRunner implements StructuredRunHost {
   private readonly engine = new Engine();
