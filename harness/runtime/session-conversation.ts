@@ -63,7 +63,10 @@ export class SessionConversation {
     return () => this.logListeners.delete(listener);
   }
 
-  /** The session log for the engine, remembering where each message landed and telling `onMessageLogged` listeners. */
+  /**
+   * The session log for the engine, remembering where each message landed and telling the
+   * `onMessageLogged` listeners.
+   */
   engineLog(): ConversationLog | undefined {
     const { log, writer } = this.log;
     if (!log || !writer) return log;

@@ -69,10 +69,7 @@ export class SessionExecutor {
     this.settings.onExecutorStarted?.(replacement, policy);
   }
 
-  /**
-   * The policy, sandbox and workspace: for a local executor what it was started under, known
-   * here (no round trip before a first request); a remote one's server is asked.
-   */
+  /** See `AgentSession.executorSummary`. */
   async summary(): Promise<Pick<ExecutorHealth, 'policy' | 'enforcement' | 'workspace'>> {
     const policy = this.currentPolicy;
     if (policy) {

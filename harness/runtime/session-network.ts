@@ -30,7 +30,8 @@ export interface SessionNetworkHost {
 /**
  * An agent's network: switching it (the proxy's list in place, or a new executor), the
  * refusals and questions of its proxy, and who is told of a change. Apart from `AgentSession`
- * because it is the one part that replaces the executor and talks to the model between runs.
+ * so that what a switch changes (the proxy's list, the executor, the note to the model) is
+ * decided in one place.
  */
 export class SessionNetwork {
   /** Told after every change of the network in force (`set`, a network question's answer). */

@@ -72,7 +72,10 @@ export class SessionRunner implements StructuredRunHost {
     return this.running?.controller.signal;
   }
 
-  /** A prompt's run (the caller checked none is in progress): with an output schema, the structured run around plain runs. */
+  /**
+   * A prompt's run (the caller checked none is in progress): with an output schema, the
+   * structured run around plain runs.
+   */
   async prompt(text: string, options: PromptOptions): Promise<AgentRunResult> {
     const controller = new AbortController();
     const done = options.outputSchema
