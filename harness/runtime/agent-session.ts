@@ -1,5 +1,4 @@
 import type { Message } from '../../shared/conversation.js';
-import type { DispatchRecord } from '../../shared/dispatch-telemetry.js';
 import type { EngineCommand, EngineEvent } from '../../shared/engine-events.js';
 import type { ExecutorHealth } from '../../shared/executor-boot.js';
 import type { NetworkPolicy, NetworkSetting, ResolvedPolicy } from '../../shared/policy.js';
@@ -9,7 +8,6 @@ import { AgentIds } from '../agents/agent-ids.js';
 import { BackgroundAgents, DEFAULT_BACKGROUND_LIMIT } from '../agents/background-agents.js';
 import { type CommandInboxHandle, createCommandInbox } from '../engine/command-inbox.js';
 import type { Compacted } from '../engine/engine.js';
-import type { Emitter } from '../engine/engine-types.js';
 import type { ExecutorClient } from '../executor-client/executor-client.js';
 import type { McpResourceServer, McpServerRow } from '../mcp/mcp-pool.js';
 import type { PoolLogin, PoolLoginOptions } from '../mcp/mcp-pool-login.js';
@@ -23,6 +21,7 @@ import type { ExecutorRegistry } from './executor-registry.js';
 import { LinkedAgents } from './linked-agents.js';
 import type { LoggedMessage, MessageRef } from './logged-message.js';
 import { SessionConversation } from './session-conversation.js';
+import { SessionEvents } from './session-events.js';
 import { SessionExecutor } from './session-executor.js';
 import { SessionMcp } from './session-mcp.js';
 import { SessionNetwork } from './session-network.js';
@@ -51,17 +50,15 @@ export async function createAgentSession(
  * replaced when the network is switched), its session log, its engine runs
  * and its sub-agents. Events go out as `EngineEvent`s (the settings' emitter
  * and `subscribe`); commands come in as `prompt`, `answer` and `apply`.
- * Its parts live in their own files (`SessionExecutor`, `SessionNetwork`,
- * `SessionConversation`, `SessionRunner`, `SessionMcp`, `LinkedAgents`):
- * this class wires them, says when a command may run, and is their one API.
+ * Its parts live in their own files (`SessionEvents`, `SessionExecutor`,
+ * `SessionNetwork`, `SessionConversation`, `SessionRunner`, `SessionMcp`,
+ * `LinkedAgents`): this class wires them, says when a command may run, and is
+ * their one API.
  */
 export class AgentSession {
   private readonly inbox: CommandInboxHandle | undefined;
-  private readonly listeners = new Set<(event: EngineEvent) => void>();
-  private readonly emitter: Emitter;
+  private readonly events: SessionEvents;
   private modelName: string;
-  /** Every dispatch of this agent's direct children, in the order they ended. */
-  private readonly dispatches: DispatchRecord[] = [];
   private closed = false;
   /** Worktree children's diffs waiting for `apply_agent_diff`; their directories go when this agent closes. */
   private readonly worktrees = new AgentDiffStore();
@@ -90,27 +87,20 @@ export class AgentSession {
     this.instructions = started.instructions;
     this.modelName = settings.model.name;
     this.inbox = settings.answerer === 'nobody' ? undefined : createCommandInbox();
-    const own = settings.agent ?? [];
-    this.emitter = {
-      emit: (event) => {
-        this.networking.trackCommand(event);
-        if (sameAgent(event.agent, own)) {
-          this.executor.observe(event, (name) => !this.runner.isHarnessTool(name));
-          this.session.recordNotice(event);
-        }
-        if (event.type === 'dispatch_end' && event.agent.length === (settings.agent ?? []).length + 1)
-          this.dispatches.push(event.record);
-        settings.events?.emit(event);
-        for (const listener of this.listeners) listener(event);
+    this.events = new SessionEvents(settings.agent ?? [], settings.events, {
+      any: (event) => this.networking.trackCommand(event),
+      own: (event) => {
+        this.executor.observe(event, (name) => !this.runner.isHarnessTool(name));
+        this.session.recordNotice(event);
       },
-    };
+    });
     this.executor = new SessionExecutor(this.settings, started.executor, started.policy);
     this.networking = new SessionNetwork({
       settings,
       executor: this.executor,
       gate: started.networkGate,
       inbox: this.inbox?.inbox,
-      emit: (event) => this.emitter.emit(event),
+      emit: (event) => this.events.emitter.emit(event),
       runSignal: () => this.runner.signal,
       record: (decision) => this.session.log.writer?.append({ type: 'network_decision', ...decision }),
       assertOpen: () => this.assertOpen(),
@@ -133,7 +123,7 @@ export class AgentSession {
     });
     this.session = new SessionConversation(started.log, settings.session.kind, {
       hooks,
-      emit: (event) => this.emitter.emit(event),
+      emit: (event) => this.events.emitter.emit(event),
       agentIds,
       titleSessions: settings.titleSessions === true,
     });
@@ -155,8 +145,8 @@ export class AgentSession {
       worktrees: this.worktrees,
       inbox: this.inbox?.inbox,
       hooks,
-      emitter: this.emitter,
-      dispatches: this.dispatches,
+      emitter: this.events.emitter,
+      dispatches: this.events.dispatches,
       model: () => this.modelName,
       startChild: createAgentSession,
     });
@@ -246,8 +236,7 @@ export class AgentSession {
 
   /** Receives every event of this agent and its sub-agents; returns the unsubscribe. */
   subscribe(listener: (event: EngineEvent) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.events.subscribe(listener);
   }
 
   /** Runs the model on `text`, with the conversation so far, until it is done; one run at a time. */
@@ -497,8 +486,4 @@ export class AgentSession {
     if (this.runner.busy)
       throw new AgentRuntimeError('busy', 'a run is in progress; wait for it or interrupt it');
   }
-}
-
-function sameAgent(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((part, i) => part === b[i]);
 }
