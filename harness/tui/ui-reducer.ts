@@ -9,18 +9,19 @@ import { isCtrl, type KeyInput } from './key-input.js';
 import { findChord } from './leader-chords.js';
 import { executorPanelLines } from './render/executor-panel-lines.js';
 import { closeReplay, replayLoaded, shownState, withShownView } from './replay-view.js';
+import { runCommand } from './run-ui-command.js';
+import { scrollLines } from './scroll-lines.js';
 import { completeSlash } from './slash-completion.js';
-import { parseUiCommand, slashCommand, type UiCommand } from './ui-command.js';
+import { parseUiCommand, slashCommand } from './ui-command.js';
 import {
   DOUBLE_CTRL_C_MS,
   type Effect,
-  FLASH_MS,
-  OVERLAY_KEEP_ROWS,
   type Overlay,
   type SlashCommandInfo,
   type UiState,
   WHICH_KEY_DELAY_MS,
 } from './ui-state.js';
+import { flash, type UiStep } from './ui-step.js';
 import { layoutBlocks, resolveTop, scrollTo, type ViewMetrics } from './view-metrics.js';
 
 /** Everything that can change the UI: keys, engine events, time, the terminal's size, the shell's reports. */
@@ -60,10 +61,10 @@ export type UiInput =
   /** What completion offers after a `/` now (the slash aliases and the MCP servers' prompts). */
   | { type: 'slash_commands'; commands: readonly SlashCommandInfo[] };
 
-export interface UiStep {
-  state: UiState;
-  effects: Effect[];
-}
+// Moved out; still importable from here, as before.
+export { runCommand } from './run-ui-command.js';
+export { messageRoom } from './scroll-lines.js';
+export type { UiStep } from './ui-step.js';
 
 export type UiReducer = (state: UiState, input: UiInput) => UiStep;
 
@@ -152,11 +153,6 @@ export function createUiReducer(metrics: ViewMetrics): UiReducer {
 export function whichKeyVisible(state: UiState): boolean {
   if (state.overlay?.type === 'which_key') return true;
   return state.leader !== undefined && state.now - state.leader.startedAt >= WHICH_KEY_DELAY_MS;
-}
-
-function flash(state: UiState, text: string): UiState {
-  // Messages quote what failed (an error's message, a command's argument): shown, never obeyed.
-  return { ...state, flash: { text: inertText(text), until: state.now + FLASH_MS } };
 }
 
 function withoutLeader(state: UiState): UiState {
@@ -269,32 +265,6 @@ function scrollMessage(
   rows: number,
 ): number | undefined {
   return scrollLines(overlay.lines.length, overlay.top, key, rows);
-}
-
-function scrollLines(
-  count: number,
-  from: number | undefined,
-  key: KeyInput,
-  rows: number,
-): number | undefined {
-  const room = messageRoom(rows);
-  if (count <= room) return undefined;
-  const top = Math.min(from ?? 0, count - room);
-  const last = count - room;
-  const half = Math.max(1, Math.floor(room / 2));
-  const to = (line: number): number => Math.min(last, Math.max(0, line));
-  if (key.text === 'j' || key.name === 'down') return to(top + 1);
-  if (key.text === 'k' || key.name === 'up') return to(top - 1);
-  if (isCtrl(key, 'd') || key.name === 'pagedown') return to(top + half);
-  if (isCtrl(key, 'u') || key.name === 'pageup') return to(top - half);
-  if (key.text === 'g' && !key.ctrl) return 0;
-  if (key.text === 'G') return last;
-  return undefined;
-}
-
-/** Lines of a message overlay shown at once on a terminal `rows` high (its frame and hint take 3). */
-export function messageRoom(rows: number): number {
-  return Math.max(3, rows - OVERLAY_KEEP_ROWS - 3);
 }
 
 /**
@@ -475,43 +445,4 @@ function moveFocus(state: UiState, step: 1 | -1, metrics: ViewMetrics): UiState 
   const bottom = span.top + Math.min(span.height, rows);
   if (bottom > top + rows) return { ...focused, scroll: scrollTo(bottom - rows, total, rows) };
   return focused;
-}
-
-/** `Space m` walks the approval modes in this order. */
-const APPROVAL_CYCLE: readonly UiState['approval'][] = ['auto', 'ask', 'deny-writes'];
-
-/** Carries out a command: UI-only ones here, the rest as an effect for the shell. */
-export function runCommand(state: UiState, command: UiCommand): UiStep {
-  switch (command.type) {
-    case 'quit':
-      return { state: { ...state, exiting: true }, effects: [{ type: 'command', command }] };
-    case 'help':
-      return { state: { ...state, overlay: { type: 'help' } }, effects: [] };
-    case 'which_key': {
-      if (state.overlay?.type === 'which_key') {
-        const { overlay: _closed, ...rest } = state;
-        return { state: rest, effects: [] };
-      }
-      return { state: { ...state, overlay: { type: 'which_key' } }, effects: [] };
-    }
-    case 'agent_tree':
-      return { state: { ...state, overlay: { type: 'agent_tree', selected: 0 } }, effects: [] };
-    case 'executors':
-      return { state: { ...state, overlay: { type: 'executors', top: 0 } }, effects: [] };
-    case 'cycle_approval': {
-      const next = APPROVAL_CYCLE[(APPROVAL_CYCLE.indexOf(state.approval) + 1) % APPROVAL_CYCLE.length]!;
-      return runCommand(state, { type: 'backend', command: { type: 'set_approval', approval: next } });
-    }
-    case 'fork_focused':
-      if (state.focus === undefined)
-        return { state: flash(state, ':fork needs a focused block ([ or ])'), effects: [] };
-      if (state.running) return { state: flash(state, 'a turn is running: Ctrl-C first'), effects: [] };
-      return { state, effects: [{ type: 'command', command }] };
-    default:
-      // The approval mode may change mid-run: the engine reads it before each turn's calls.
-      if (state.running && command.type === 'backend' && command.command.type !== 'set_approval') {
-        return { state: flash(state, 'a turn is running: Ctrl-C first'), effects: [] };
-      }
-      return { state, effects: [{ type: 'command', command }] };
-  }
 }
