@@ -6,20 +6,20 @@ import {
   networkLabel,
 } from '../../shared/policy.js';
 import type { RuntimeCommand } from '../../shared/runtime-command.js';
-import { promptCommandHint } from '../mcp/mcp-prompt-commands.js';
 import { EXECUTE_TASK } from '../planning/planning-prompts.js';
-import { formatCost } from '../session/format-units.js';
-import { listSessions } from '../session/session-store.js';
 import type { AgentBackend } from './agent-backend.js';
 import type { UiEvent } from './apply-engine-events.js';
 import { forkPoint } from './attach-origins.js';
+import { describeRuntimeCommand } from './describe-runtime-command.js';
 import { historyEvents } from './history-events.js';
 import { costOverlay, policyOverlay } from './info-overlays.js';
 import { McpLogins, mcpOverlay } from './mcp-commands.js';
+import { sessionPicks } from './session-picks.js';
+import { slashCommandOffers } from './slash-command-offers.js';
 import { expandTypedPrompt, type TypedPrompt } from './typed-prompt.js';
-import { SLASH_ALIASES_HELP, type UiCommand } from './ui-command.js';
+import type { UiCommand } from './ui-command.js';
 import type { UiInput, UiReducer } from './ui-reducer.js';
-import type { Effect, Overlay, SessionPick, UiState } from './ui-state.js';
+import type { Effect, Overlay, UiState } from './ui-state.js';
 
 /**
  * Engine events are applied at most this often: a stream of deltas costs one render per frame, not
@@ -331,13 +331,7 @@ export class TuiController {
 
   /** Tells the reducer what completion offers after a `/`: the slash aliases and the agent's MCP prompts. */
   private offerCommands(): void {
-    const aliases = SLASH_ALIASES_HELP.map(([name, hint, description]) => ({ name, hint, description }));
-    const prompts = (this.backend.promptCommands?.() ?? []).map((command) => ({
-      name: command.name,
-      hint: promptCommandHint(command),
-      description: command.description,
-    }));
-    this.dispatch({ type: 'slash_commands', commands: [...aliases, ...prompts] });
+    this.dispatch({ type: 'slash_commands', commands: slashCommandOffers(this.backend) });
   }
 
   /** Applies a state-changing command; a new agent (plan, execute, fork) replaces the one driven. */
@@ -376,8 +370,10 @@ export class TuiController {
         case 'quit':
           return;
         case 'backend':
-          await this.whileBusy(`${describe(command.command)}…`, () => this.apply(command.command));
-          this.flash(`${describe(command.command)}: done`);
+          await this.whileBusy(`${describeRuntimeCommand(command.command)}…`, () =>
+            this.apply(command.command),
+          );
+          this.flash(`${describeRuntimeCommand(command.command)}: done`);
           if (command.command.type === 'set_activity' && command.command.activity === 'execute') {
             // Executing the plan starts executing it, as `skate execute` does.
             this.dispatch({ type: 'submit', text: EXECUTE_TASK, now: this.now() });
@@ -424,7 +420,7 @@ export class TuiController {
           this.flash(`:${command.type.replace('_', ' ')} is not in the terminal UI yet`);
       }
     } catch (error) {
-      const what = command.type === 'backend' ? describe(command.command) : command.type;
+      const what = command.type === 'backend' ? describeRuntimeCommand(command.command) : command.type;
       this.flash(`${what} failed: ${message(error)}`);
     }
   }
@@ -439,7 +435,6 @@ export class TuiController {
     }
   }
 
-  /** `:sessions`: the workspace's sessions as `skate sessions list` finds them, top-level ones only. */
   /** The conversation in the terminal's scrollback until a key is pressed; the view meanwhile keeps its state. */
   private showScrollback(): void {
     const scrollback = this.options.scrollback;
@@ -455,23 +450,7 @@ export class TuiController {
   }
 
   private async openSessionPicker(): Promise<void> {
-    const { sessions } = await listSessions(this.backend.workspace);
-    const current = this.backend.sessionId;
-    const picks: SessionPick[] = sessions
-      .filter((session) => !session.parentSessionId)
-      .map((session) => ({
-        id: session.id,
-        // A fork starts with its source's title: say which is which.
-        title: session.forkedFrom ? `(fork) ${session.title}` : session.title,
-        lastActivity: session.lastActivity,
-        tokens:
-          session.total.usage.inputTokens +
-          session.total.usage.outputTokens +
-          session.total.usage.cacheReadTokens +
-          session.total.usage.cacheWriteTokens,
-        cost: formatCost(session.total),
-        current: session.id === current,
-      }));
+    const picks = await sessionPicks(this.backend.workspace, this.backend.sessionId);
     this.showOverlay({ type: 'sessions', sessions: picks, selected: 0 });
   }
 
@@ -499,21 +478,6 @@ export class TuiController {
 /** The clock moves on screen while a turn runs (spinner, elapsed) and while the executor panel is open (uptimes). */
 function ticks(state: UiState): boolean {
   return state.running || state.overlay?.type === 'executors';
-}
-
-function describe(command: RuntimeCommand): string {
-  switch (command.type) {
-    case 'set_model':
-      return `model ${command.model}`;
-    case 'set_network':
-      return `network ${networkLabel(networkFromSetting(command.network))}`;
-    case 'set_approval':
-      return `approval ${command.approval}`;
-    case 'set_activity':
-      return command.activity === 'plan' ? 'switching to PLAN' : 'switching to EXECUTE';
-    default:
-      return command.type;
-  }
 }
 
 function message(error: unknown): string {
