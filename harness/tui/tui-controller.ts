@@ -8,9 +8,9 @@ import {
 import type { RuntimeCommand } from '../../shared/runtime-command.js';
 import { EXECUTE_TASK } from '../planning/planning-prompts.js';
 import type { AgentBackend } from './agent-backend.js';
-import type { UiEvent } from './apply-engine-events.js';
 import { forkPoint } from './attach-origins.js';
 import { describeRuntimeCommand } from './describe-runtime-command.js';
+import { EngineEventFeed } from './engine-event-feed.js';
 import { historyEvents } from './history-events.js';
 import { costOverlay, policyOverlay } from './info-overlays.js';
 import { McpLogins, mcpOverlay } from './mcp-commands.js';
@@ -21,11 +21,9 @@ import type { UiCommand } from './ui-command.js';
 import type { UiInput, UiReducer } from './ui-reducer.js';
 import type { Effect, Overlay, UiState } from './ui-state.js';
 
-/**
- * Engine events are applied at most this often: a stream of deltas costs one render per frame, not
- * one per delta. 18 ms, not 16: with the running tick's 4 frames/s a stream stays at ≤ 60 frames/s.
- */
-export const EVENT_BATCH_MS = 18;
+// Moved to the feed; still importable from here, as before.
+export { EVENT_BATCH_MS } from './engine-event-feed.js';
+
 /** The spinner and elapsed times move this often while a turn runs. */
 const RUNNING_TICK_MS = 250;
 
@@ -59,17 +57,17 @@ export class TuiController {
   private backend: AgentBackend;
   /** The last allowlist the agent ran under: where `Space n` goes from off. */
   private allowlist: Extract<NetworkPolicy, { mode: 'allowlist' }> | undefined;
-  private unsubscribe: () => void = () => {};
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
   private ticker: ReturnType<typeof setInterval> | undefined;
-  private queue: UiEvent[] = [];
-  private flushScheduled = false;
   private stopped = false;
+  private readonly feed = new EngineEventFeed({
+    later: (ms, run) => this.later(ms, run),
+    dispatch: (input) => this.dispatch(input),
+    now: () => this.now(),
+  });
   private readonly listeners = new Set<(state: UiState) => void>();
   /** Set while the conversation is shown in the terminal's scrollback: the next key comes back. */
   private aside: (() => void) | undefined;
-  private unsubscribeExecutors: () => void = () => {};
-  private executorsScheduled = false;
   /** Set while a `/mcp__…` prompt is being fetched from its server: Ctrl-C cancels it. */
   private expanding: AbortController | undefined;
   /** `:mcp login` waits for a browser beside the conversation. */
@@ -102,17 +100,16 @@ export class TuiController {
 
   start(): void {
     this.showHistory();
-    this.subscribe();
+    this.feed.follow(this.backend);
     this.offerCommands();
-    this.watchExecutors();
+    this.feed.watchExecutors(this.backend);
     void this.refreshNetwork();
   }
 
   stop(): void {
     this.stopped = true;
     this.logins.stop();
-    this.unsubscribe();
-    this.unsubscribeExecutors();
+    this.feed.stop();
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     if (this.ticker) clearInterval(this.ticker);
@@ -166,53 +163,6 @@ export class TuiController {
     }
   }
 
-  private subscribe(): void {
-    this.unsubscribe();
-    const enqueue = (event: UiEvent): void => {
-      this.queue.push(event);
-      if (this.flushScheduled) return;
-      this.flushScheduled = true;
-      this.later(EVENT_BATCH_MS, () => this.flushEvents());
-    };
-    // One queue for both, in the order they happen: a message is logged after the events that showed it.
-    const events = this.backend.subscribe(enqueue);
-    const logged = this.backend.onMessageLogged((entry) =>
-      enqueue({ type: 'message_logged', agent: [], logged: entry }),
-    );
-    this.unsubscribe = () => {
-      events();
-      logged();
-    };
-  }
-
-  /**
-   * The executor panel's rows, from the registry the runtime feeds (the same one for every agent
-   * started from this one): at most one update per frame, however many changes came.
-   */
-  private watchExecutors(): void {
-    const registry = this.backend.executors;
-    if (!registry) return;
-    const push = (): void => this.dispatch({ type: 'executors', rows: registry.rows() });
-    this.unsubscribeExecutors = registry.subscribe(() => {
-      if (this.executorsScheduled) return;
-      this.executorsScheduled = true;
-      this.later(EVENT_BATCH_MS, () => {
-        this.executorsScheduled = false;
-        push();
-      });
-    });
-    push();
-  }
-
-  /** Applies the events waiting for the next frame; done early when a run ends, so none lands after its end. */
-  private flushEvents(): void {
-    this.flushScheduled = false;
-    if (this.queue.length === 0) return;
-    const events = this.queue;
-    this.queue = [];
-    this.dispatch({ type: 'events', events, now: this.now() });
-  }
-
   /** The agent's conversation so far (a continued, resumed or forked session), drawn as blocks. */
   private showHistory(): void {
     const backend = this.backend;
@@ -251,11 +201,11 @@ export class TuiController {
       case 'prompt':
         this.prompt(effect.text).then(
           () => {
-            this.flushEvents();
+            this.feed.flush();
             this.dispatch({ type: 'run_finished', now: this.now() });
           },
           (error: unknown) => {
-            this.flushEvents();
+            this.feed.flush();
             this.dispatch({ type: 'run_finished', now: this.now() });
             this.flash(`the run failed: ${message(error)}`);
           },
@@ -340,7 +290,7 @@ export class TuiController {
     const next = await before.apply(command);
     if (next !== before) {
       this.backend = next;
-      this.subscribe();
+      this.feed.follow(next);
       this.offerCommands();
       this.options.onBackend?.(next);
       // The agent left behind (its session stays on disk) must not keep an executor running.
