@@ -20,6 +20,7 @@ import { expandTypedPrompt, type TypedPrompt } from './typed-prompt.js';
 import type { UiCommand } from './ui-command.js';
 import type { UiInput, UiReducer } from './ui-reducer.js';
 import type { Effect, Overlay, UiState } from './ui-state.js';
+import { UiTimers } from './ui-timers.js';
 
 // Moved to the feed; still importable from here, as before.
 export { EVENT_BATCH_MS } from './engine-event-feed.js';
@@ -57,11 +58,10 @@ export class TuiController {
   private backend: AgentBackend;
   /** The last allowlist the agent ran under: where `Space n` goes from off. */
   private allowlist: Extract<NetworkPolicy, { mode: 'allowlist' }> | undefined;
-  private readonly timers = new Set<ReturnType<typeof setTimeout>>();
-  private ticker: ReturnType<typeof setInterval> | undefined;
+  private readonly timers = new UiTimers();
   private stopped = false;
   private readonly feed = new EngineEventFeed({
-    later: (ms, run) => this.later(ms, run),
+    later: (ms, run) => this.timers.later(ms, run),
     dispatch: (input) => this.dispatch(input),
     now: () => this.now(),
   });
@@ -110,10 +110,7 @@ export class TuiController {
     this.stopped = true;
     this.logins.stop();
     this.feed.stop();
-    for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
-    if (this.ticker) clearInterval(this.ticker);
-    this.ticker = undefined;
   }
 
   dispatch = (input: UiInput): void => {
@@ -132,12 +129,11 @@ export class TuiController {
     // A message in the status line goes when its time is up, even if nothing else happens then.
     const flash = step.state.flash;
     if (flash && flash !== flashBefore) {
-      this.later(Math.max(0, flash.until - this.now()), () =>
-        this.dispatch({ type: 'tick', now: this.now() }),
-      );
+      this.tickAt(flash.until);
     }
     for (const listener of this.listeners) listener(step.state);
-    if (ticks(step.state) !== wasTicking) this.setTicker(ticks(step.state));
+    if (ticks(step.state) !== wasTicking)
+      this.timers.setTicker(ticks(step.state), RUNNING_TICK_MS, this.tick);
     for (const effect of step.effects) this.perform(effect);
     if (step.state.exiting) this.options.onExit();
   };
@@ -146,21 +142,11 @@ export class TuiController {
     return this.options.now();
   }
 
-  private later(ms: number, run: () => void): void {
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      run();
-    }, ms);
-    this.timers.add(timer);
-  }
+  private readonly tick = (): void => this.dispatch({ type: 'tick', now: this.now() });
 
-  private setTicker(on: boolean): void {
-    if (on && !this.ticker) {
-      this.ticker = setInterval(() => this.dispatch({ type: 'tick', now: this.now() }), RUNNING_TICK_MS);
-    } else if (!on && this.ticker) {
-      clearInterval(this.ticker);
-      this.ticker = undefined;
-    }
+  /** A tick at `at` (by `now`'s clock), so what is due then shows even if nothing else happens. */
+  private tickAt(at: number): void {
+    this.timers.later(Math.max(0, at - this.now()), this.tick);
   }
 
   /** The agent's conversation so far (a continued, resumed or forked session), drawn as blocks. */
@@ -221,9 +207,7 @@ export class TuiController {
         else if (effect.command.type === 'ask_user_response') void this.refreshNetwork();
         return;
       case 'wake':
-        this.later(Math.max(0, effect.at - this.now()), () =>
-          this.dispatch({ type: 'tick', now: this.now() }),
-        );
+        this.tickAt(effect.at);
         return;
       case 'command':
         void this.run(effect.command);
