@@ -1,10 +1,5 @@
 import type { Message } from '../../shared/conversation.js';
-import {
-  type NetworkPolicy,
-  type NetworkSetting,
-  networkFromSetting,
-  networkLabel,
-} from '../../shared/policy.js';
+import { networkFromSetting, networkLabel } from '../../shared/policy.js';
 import type { RuntimeCommand } from '../../shared/runtime-command.js';
 import { EXECUTE_TASK } from '../planning/planning-prompts.js';
 import type { AgentBackend } from './agent-backend.js';
@@ -14,6 +9,7 @@ import { EngineEventFeed } from './engine-event-feed.js';
 import { historyEvents } from './history-events.js';
 import { costOverlay, policyOverlay } from './info-overlays.js';
 import { McpLogins, mcpOverlay } from './mcp-commands.js';
+import { NetworkToggle } from './network-toggle.js';
 import { sessionPicks } from './session-picks.js';
 import { slashCommandOffers } from './slash-command-offers.js';
 import { expandTypedPrompt, type TypedPrompt } from './typed-prompt.js';
@@ -56,8 +52,7 @@ export interface TuiControllerOptions {
 export class TuiController {
   private state: UiState;
   private backend: AgentBackend;
-  /** The last allowlist the agent ran under: where `Space n` goes from off. */
-  private allowlist: Extract<NetworkPolicy, { mode: 'allowlist' }> | undefined;
+  private readonly network = new NetworkToggle();
   private readonly timers = new UiTimers();
   private stopped = false;
   private readonly feed = new EngineEventFeed({
@@ -167,19 +162,8 @@ export class TuiController {
   }
 
   private async refreshNetwork(): Promise<void> {
-    const network = await this.networkBadge(this.backend);
+    const network = await this.network.badge(this.backend);
     this.dispatch({ type: 'backend', now: this.now(), network });
-  }
-
-  /** The badge's text for `backend`'s network; remembers an allowlist for `Space n` to come back to. */
-  private async networkBadge(backend: AgentBackend): Promise<string> {
-    try {
-      const network = await backend.network();
-      if (network.mode === 'allowlist') this.allowlist = network;
-      return networkLabel(network);
-    } catch {
-      return 'unknown';
-    }
   }
 
   private perform(effect: Effect): void {
@@ -282,7 +266,7 @@ export class TuiController {
         .close()
         .catch((error: unknown) => this.flash(`closing the previous agent: ${message(error)}`));
     }
-    const network = await this.networkBadge(next);
+    const network = await this.network.badge(next);
     this.dispatch({
       type: 'backend',
       now: this.now(),
@@ -314,15 +298,7 @@ export class TuiController {
           }
           return;
         case 'toggle_network': {
-          // off → the run's allowlist (when it has one) → on → off.
-          const current = (await this.backend.network()).mode;
-          const { allowlist } = this;
-          const wanted: NetworkSetting =
-            current === 'off' && allowlist
-              ? { allow: allowlist.allow, deny: allowlist.deny }
-              : current === 'on'
-                ? 'off'
-                : 'on';
+          const wanted = this.network.next((await this.backend.network()).mode);
           const label = networkLabel(networkFromSetting(wanted));
           await this.whileBusy(`network ${label}: restarting the executor…`, () =>
             this.apply({ type: 'set_network', network: wanted }),
