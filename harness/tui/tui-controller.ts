@@ -141,7 +141,9 @@ export class TuiController {
 
   /** A tick at `at` (by `now`'s clock), so what is due then shows even if nothing else happens. */
   private tickAt(at: number): void {
-    this.timers.later(Math.max(0, at - this.now()), this.tick);
+    // A timer can fire before `now` reaches its time (libuv counts from the loop's cached time, and a
+    // busy turn makes that stale): what is due at `at` would then never show, so wait out the rest.
+    this.timers.later(Math.max(0, at - this.now()), () => (this.now() < at ? this.tickAt(at) : this.tick()));
   }
 
   /** The agent's conversation so far (a continued, resumed or forked session), drawn as blocks. */

@@ -18,19 +18,19 @@ afterEach(() => {
   chalk.level = level;
 });
 
-function mount(backend: FakeAgentBackend) {
+function mount(backend: FakeAgentBackend, now: () => number = Date.now) {
   const cache = new BlockLineCache();
   let exited = false;
   const controller = new TuiController({
     backend,
     reduce: createUiReducer(cache.metrics(conversationRows)),
-    initial: initialUiState({ now: Date.now(), columns: 100, rows: 24, model: backend.model }),
-    now: Date.now,
+    initial: initialUiState({ now: now(), columns: 100, rows: 24, model: backend.model }),
+    now,
     onExit: () => {
       exited = true;
     },
   });
-  const app = render(<TuiApp controller={controller} cache={cache} now={Date.now} />);
+  const app = render(<TuiApp controller={controller} cache={cache} now={now} />);
   controller.start();
   return {
     app,
@@ -138,6 +138,19 @@ describe('the UI against an agent backend', () => {
       await ui.type('\x1b', ' ', 'n');
       await until(() => (ui.app.lastFrame() ?? '').includes('[ NET: on ]'), 'NET: on');
       expect(backend.applied).toEqual([{ type: 'set_network', network: 'on' }]);
+    } finally {
+      ui.cleanup();
+    }
+  });
+
+  it('Space shows the chords once their delay is up, even when the timer fires before the clock gets there', async () => {
+    // A clock at half speed: every timer fires early by its reckoning, as one counted from a stale
+    // loop time does by Date.now's. The popup must still come, with no other event to redraw it.
+    const start = Date.now();
+    const ui = mount(new FakeAgentBackend(), () => start + (Date.now() - start) / 2);
+    try {
+      await ui.type('\x1b', ' ');
+      await until(() => (ui.app.lastFrame() ?? '').includes('agent tree'), 'the chords popup');
     } finally {
       ui.cleanup();
     }
