@@ -6,6 +6,7 @@ import { McpServerHandle } from '../../harness/mcp/mcp-server-handle.js';
 import { projectRoot } from '../../harness/project-paths.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import { median, round } from './stats.js';
+import { timeInTurn } from './time-in-turn.js';
 
 const TEST_SERVER = path.join(projectRoot(), 'test', 'fixtures', 'mcp', 'test-server.mjs');
 const BYTE_RELAY = path.join(projectRoot(), 'test', 'fixtures', 'mcp', 'byte-relay.cjs');
@@ -13,28 +14,6 @@ const CALLS = 400;
 const WARM = 20;
 /** Calls of each path timed right after its server started, before any warm-up: what a session's few calls cost. */
 const COLD_CALLS = 20;
-
-/**
- * The paths' calls interleaved (one of each, in turn), so that load from whatever else runs on the
- * machine falls on all alike: the ratios are what the bench is for. The order rotates each round:
- * a call made right after another path's call was measured slower whatever its path.
- */
-async function timeInTurn<K extends string>(
-  paths: Record<K, () => Promise<unknown>>,
-  calls: number,
-): Promise<Record<K, number[]>> {
-  const names = Object.keys(paths) as K[];
-  const times = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<K, number[]>;
-  for (let i = 0; i < calls; i++) {
-    for (let j = 0; j < names.length; j++) {
-      const name = names[(i + j) % names.length]!;
-      const start = performance.now();
-      await paths[name]();
-      times[name].push(performance.now() - start);
-    }
-  }
-  return times;
-}
 
 /**
  * An MCP tool call's round trip through Skate (harness → its executor over tRPC → the SDK's client →

@@ -10,6 +10,7 @@ import { confineWrapper } from '../../harness/sandbox/executor-launch.js';
 import { launchCommand } from '../../harness/sandbox/launch-command.js';
 import type { ResolvedPolicy } from '../../shared/policy.js';
 import { median, round } from './stats.js';
+import { timeInTurn } from './time-in-turn.js';
 
 const TEST_SERVER = path.join(projectRoot(), 'test', 'fixtures', 'mcp', 'test-server.mjs');
 const CALLS = 400;
@@ -17,19 +18,11 @@ const WARM = 40;
 
 type Call = () => Promise<unknown>;
 
-/** Each path's calls in turn, one of each per round, so that the machine's load falls on all alike (µs). */
-async function timeInTurn(paths: Record<string, Call>): Promise<Record<string, number>> {
-  const names = Object.keys(paths);
-  for (let i = 0; i < WARM; i++) for (const name of names) await paths[name]!();
-  const times: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]));
-  for (let i = 0; i < CALLS; i++) {
-    for (const name of names) {
-      const start = performance.now();
-      await paths[name]!();
-      times[name]!.push(performance.now() - start);
-    }
-  }
-  return Object.fromEntries(names.map((name) => [name, round(median(times[name]!) * 1000, 0)]));
+/** Each path's median call (µs) after WARM calls of each, the paths' calls in turn. */
+async function mediansInTurn(paths: Record<string, Call>): Promise<Record<string, number>> {
+  for (let i = 0; i < WARM; i++) for (const call of Object.values(paths)) await call();
+  const times = await timeInTurn(paths, CALLS);
+  return Object.fromEntries(Object.entries(times).map(([name, ms]) => [name, round(median(ms) * 1000, 0)]));
 }
 
 /** `root` and every process below it, from /proc. */
@@ -152,7 +145,7 @@ export async function benchMcpLayers(policy: ResolvedPolicy): Promise<object> {
   try {
     await inProcess.procedures.listTools!.run(undefined, undefined);
     await handle.discover();
-    const wall = await timeInTurn({
+    const wall = await mediansInTurn({
       sdkDirect: () => direct.callTool(echo),
       sdkToSandboxedServer: () => sandboxed.callTool(echo),
       executorInProcess: async () =>

@@ -1,13 +1,11 @@
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { cliEnv } from '../support/cli-world.js';
 import { hostDir } from '../support/host-dir.js';
 import { SERVE_TOKEN, startSkateServe } from '../support/skate-serve.js';
 
-const ENV = {
-  ...process.env,
-  ANTHROPIC_API_KEY: 'sk-ant-test-not-real',
-  ANTHROPIC_BASE_URL: 'http://127.0.0.1:9',
-};
+// No model is reached: the requests here list sessions.
+const ENV = cliEnv({ api: 'http://127.0.0.1:9' });
 
 /**
  * `count` keep-alive connections from this one address, each sending one authorized request and
